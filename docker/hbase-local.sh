@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+# hbase-local.sh: a real standalone HBase 2.6 plus its Thrift2 gateway, for Basalt's
+# tests, examples and CLI, without Docker.
+#
+#   hbase-local.sh start  [options]   start both JVMs, wait until a real Thrift2 call
+#                                      answers, print the Thrift address as the last line
+#   hbase-local.sh stop   --dir DIR   stop both JVMs by pid (TERM, then KILL)
+#   hbase-local.sh status --dir DIR   print "up HOST:PORT" or "down"; exit 0 when up
+#   hbase-local.sh classpath          resolve HBase's jars with Maven, print the classpath
+#
+# Options for start:
+#   --dir DIR               run directory (conf, data, logs, pids); default: a new temp dir
+#   --thrift-port PORT      Thrift2 port; default: a free port
+#   --bind ADDR             address the Thrift2 server listens on; default 127.0.0.1
+#   --framed                framed transport (server's -f); default buffered
+#   --compact               compact protocol (server's -c); default binary
+#   --scanner-timeout-ms N  server-side scanner expiry; default 60000
+#   --heap SIZE             heap of each JVM, e.g. 1g; default 1g
+#   --owner-pid PID         stop everything when PID exits (tests pass their own pid)
+#   --timeout SECONDS       how long to wait for readiness; default 240
+#   --foreground            stay in the foreground and stop both JVMs on TERM/INT (Docker)
+#
+# Environment: BASALT_HBASE_VERSION (Maven version of hbase-server/hbase-thrift),
+# BASALT_CACHE_DIR (where the resolved classpath is cached), JAVA (java binary).
+#
+# Files written in the run directory: conf/hbase-site.xml, logs/master.log,
+# logs/thrift.log, master.pid, thrift.pid, watchdog.pid, thrift.addr, ready.json.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+self="$here/$(basename "${BASH_SOURCE[0]}")"
+java_bin=${JAVA:-java}
+
+die() { echo "hbase-local: $*" >&2; exit 1; }
+log() { echo "hbase-local: $*" >&2; }
+
+require_tools() {
+  command -v "$java_bin" >/dev/null 2>&1 || die "java is missing: install a JDK 17 (Debian: apt-get install openjdk-17-jdk-headless)"
+  local major
+  major=$("$java_bin" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1)
+  [ -n "$major" ] && [ "$major" -ge 11 ] || die "java $major found; HBase 2.6 needs JDK 11 or 17 (Debian: apt-get install openjdk-17-jdk-headless)"
+  command -v mvn >/dev/null 2>&1 || die "mvn is missing: install Maven (Debian: apt-get install maven); it fetches HBase's jars from Maven Central"
+}
+
+cache_dir() { echo "${BASALT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/basalt}"; }
+
+# Prints HBase's classpath, resolving it with Maven once per version and pom content.
+classpath() {
+  local version=${BASALT_HBASE_VERSION:-} key cp_file
+  key=$( (cat "$here/pom.xml"; echo "$version") | cksum | cut -d' ' -f1)
+  cp_file="$(cache_dir)/classpath-$key.txt"
+  if [ -s "$cp_file" ] && classpath_complete "$cp_file"; then
+    cat "$cp_file"; return
+  fi
+  mkdir -p "$(cache_dir)"
+  local args=(-q -B -f "$here/pom.xml" dependency:build-classpath "-Dmdep.outputFile=$cp_file.tmp")
+  [ -n "$version" ] && args+=("-Dhbase.version=$version")
+  log "resolving HBase's jars with Maven (first run downloads about 130 MB)"
+  if ! mvn "${args[@]}" >"$(cache_dir)/mvn-$key.log" 2>&1; then
+    tail -n 30 "$(cache_dir)/mvn-$key.log" >&2
+    die "Maven could not resolve HBase's jars (log: $(cache_dir)/mvn-$key.log)"
+  fi
+  mv "$cp_file.tmp" "$cp_file"
+  cat "$cp_file"
+}
+
+classpath_complete() {
+  local jar
+  while IFS= read -r jar; do
+    [ -z "$jar" ] || [ -f "$jar" ] || return 1
+  done < <(tr ':' '\n' <"$1")
+}
+
+# A TCP port nobody listens on, checked against the kernel's socket tables.
+free_port() {
+  local port
+  for _ in $(seq 1 200); do
+    port=$((20000 + RANDOM % 30000))
+    if ! is_listening "$port"; then echo "$port"; return; fi
+  done
+  die "no free TCP port found"
+}
+
+is_listening() {
+  local hex
+  hex=$(printf '%04X' "$1")
+  awk -v p=":$hex" 'NR>1 && $4=="0A" && substr($2, length($2)-4)==p {found=1} END {exit !found}' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+pid_of() { [ -f "$1/$2.pid" ] && cat "$1/$2.pid" || true; }
+
+jvm_flags() {
+  echo "-Xms256m -Xmx$1 -XX:+UseG1GC -Djava.net.preferIPv4Stack=true"
+  echo "-Dorg.apache.hbase.thirdparty.io.netty.tryReflectionSetAccessible=true"
+  echo "--add-modules jdk.unsupported"
+  local m
+  for m in java.nio sun.nio.ch java.lang jdk.internal.ref java.lang.reflect java.io java.util java.util.concurrent; do
+    echo "--add-opens java.base/$m=ALL-UNNAMED"
+  done
+  echo "--add-exports java.base/jdk.internal.misc=ALL-UNNAMED"
+  echo "--add-exports java.security.jgss/sun.security.krb5=ALL-UNNAMED"
+  echo "--add-exports java.base/sun.net.dns=ALL-UNNAMED"
+  echo "--add-exports java.base/sun.net.util=ALL-UNNAMED"
+}
+
+# Starts a JVM in its own session, so a terminal's signals do not reach it and the
+# whole process group can be stopped by its pid.
+spawn_jvm() {
+  local dir=$1 name=$2 heap=$3 cp=$4; shift 4
+  # shellcheck disable=SC2046
+  setsid "$java_bin" $(jvm_flags "$heap") -Dhbase.log.dir="$dir/logs" -cp "$dir/conf:$cp" "$@" \
+    >"$dir/logs/$name.log" 2>&1 </dev/null &
+  echo $! >"$dir/$name.pid"
+}
+
+cmd_start() {
+  local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 heap=1g
+  local owner="" timeout=240 foreground=false
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      --thrift-port) port=$2; shift 2 ;;
+      --bind) bind=$2; shift 2 ;;
+      --framed) framed=true; shift ;;
+      --compact) compact=true; shift ;;
+      --scanner-timeout-ms) scanner_ms=$2; shift 2 ;;
+      --heap) heap=$2; shift 2 ;;
+      --owner-pid) owner=$2; shift 2 ;;
+      --timeout) timeout=$2; shift 2 ;;
+      --foreground) foreground=true; shift ;;
+      *) die "unknown option for start: $1 (see the header of $self)" ;;
+    esac
+  done
+  [[ $scanner_ms =~ ^[0-9]+$ ]] || die "--scanner-timeout-ms takes milliseconds, got '$scanner_ms'"
+  [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds, got '$timeout'"
+  [[ $heap =~ ^[0-9]+[mMgG]$ ]] || die "--heap takes a size such as 512m or 1g, got '$heap'"
+  require_tools
+  [ -n "$dir" ] || dir=$(mktemp -d "${TMPDIR:-/tmp}/basalt-hbase.XXXXXX")
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  if alive "$(pid_of "$dir" master)" || alive "$(pid_of "$dir" thrift)"; then
+    die "an HBase from $dir is already running; stop it first: $self stop --dir $dir"
+  fi
+  local cp zk_port started
+  cp=$(classpath)
+  [ -n "$port" ] || port=$(free_port)
+  [[ $port =~ ^[0-9]+$ ]] || die "--thrift-port takes a number, got '$port'"
+  is_listening "$port" && die "port $port is already in use; choose another --thrift-port"
+  zk_port=$(free_port)
+  while [ "$zk_port" = "$port" ]; do zk_port=$(free_port); done
+
+  rm -rf "$dir/data" "$dir/logs" "$dir/conf"
+  mkdir -p "$dir/data" "$dir/logs" "$dir/conf"
+  sed -e "s|@DATA_DIR@|$dir/data|g" -e "s|@ZK_PORT@|$zk_port|g" \
+      -e "s|@SCANNER_TIMEOUT_MS@|$scanner_ms|g" "$here/hbase-site.xml.in" >"$dir/conf/hbase-site.xml"
+  cp "$here/log4j2.properties" "$dir/conf/log4j2.properties"
+
+  started=$(date +%s%N)
+  spawn_jvm "$dir" master "$heap" "$cp" org.apache.hadoop.hbase.master.HMaster start
+  local thrift_args=(-b "$bind" -p "$port")
+  $framed && thrift_args+=(-f)
+  $compact && thrift_args+=(-c)
+  spawn_jvm "$dir" thrift "$heap" "$cp" org.apache.hadoop.hbase.thrift2.ThriftServer "${thrift_args[@]}" start
+
+  if [ -n "$owner" ]; then
+    # The watchdog stops both JVMs when the owner goes away, even by SIGKILL.
+    setsid bash -c 'while kill -0 "$1" 2>/dev/null && [ -f "$2/master.pid" ]; do sleep 1; done
+                    [ -f "$2/master.pid" ] && "$3" stop --dir "$2" >/dev/null 2>&1; exit 0' \
+      _ "$owner" "$dir" "$self" </dev/null >/dev/null 2>&1 &
+    echo $! >"$dir/watchdog.pid"
+  fi
+
+  local probe_host=$bind
+  [ "$probe_host" = 0.0.0.0 ] && probe_host=127.0.0.1
+  log "waiting for HBase and Thrift2 on $probe_host:$port (logs: $dir/logs)"
+  # The probe runs beside a liveness check, so a JVM that dies fails the start at once.
+  "$java_bin" -cp "$dir/conf:$cp" "$here/Probe.java" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
+    >"$dir/logs/probe.log" 2>&1 &
+  local probe=$! probe_ok=false
+  while alive "$probe"; do
+    if ! alive "$(pid_of "$dir" master)" || ! alive "$(pid_of "$dir" thrift)"; then
+      kill "$probe" 2>/dev/null || true
+      break
+    fi
+    sleep 0.5
+  done
+  wait "$probe" 2>/dev/null && probe_ok=true
+  if ! $probe_ok; then
+    local why
+    why=$(tail -n 3 "$dir/logs/probe.log")
+    alive "$(pid_of "$dir" master)" || why="the HBase master exited: $(grep -m3 -E 'ERROR|Exception' "$dir/logs/master.log" || tail -n 5 "$dir/logs/master.log")"
+    alive "$(pid_of "$dir" thrift)" || why="the Thrift2 server exited: $(grep -m3 -E 'ERROR|Exception' "$dir/logs/thrift.log" || tail -n 5 "$dir/logs/thrift.log")"
+    cmd_stop --dir "$dir" >/dev/null 2>&1 || true
+    die "HBase did not become ready within ${timeout}s: $why (logs kept in $dir/logs)"
+  fi
+  local ms=$(( ($(date +%s%N) - started) / 1000000 ))
+  echo "$probe_host:$port" >"$dir/thrift.addr"
+  printf '{"thrift":"%s:%s","framed":%s,"compact":%s,"ready_ms":%s,"master_pid":%s,"thrift_pid":%s,"dir":"%s"}\n' \
+    "$probe_host" "$port" "$framed" "$compact" "$ms" "$(pid_of "$dir" master)" "$(pid_of "$dir" thrift)" "$dir" >"$dir/ready.json"
+  log "ready in ${ms} ms; stop with: $self stop --dir $dir"
+
+  if $foreground; then
+    trap 'cmd_stop --dir "$dir"; exit 0' TERM INT
+    echo "$probe_host:$port"
+    while alive "$(pid_of "$dir" master)" && alive "$(pid_of "$dir" thrift)"; do sleep 2; done
+    log "a JVM exited; stopping the other"
+    cmd_stop --dir "$dir"
+    exit 1
+  fi
+  echo "$probe_host:$port"
+}
+
+stop_pid() {
+  local pid=$1 name=$2
+  alive "$pid" || return 0
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 40); do alive "$pid" || return 0; sleep 0.25; done
+  log "$name ($pid) ignored TERM for 10 s; killing it"
+  kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+  for _ in $(seq 1 20); do alive "$pid" || return 0; sleep 0.25; done
+  die "$name ($pid) is still running after KILL"
+}
+
+cmd_stop() {
+  local dir=""
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      *) die "unknown option for stop: $1" ;;
+    esac
+  done
+  [ -n "$dir" ] || die "stop needs --dir DIR (the run directory given to start)"
+  [ -d "$dir" ] || { log "no run directory at $dir; nothing to stop"; return 0; }
+  local thrift master watchdog
+  thrift=$(pid_of "$dir" thrift); master=$(pid_of "$dir" master); watchdog=$(pid_of "$dir" watchdog)
+  # Thrift first (it holds client connections to the master), then the master, whose
+  # process group also holds the embedded ZooKeeper and region server threads.
+  stop_pid "$thrift" "Thrift2 server"
+  stop_pid "$master" "HBase master"
+  rm -f "$dir/thrift.pid" "$dir/master.pid" "$dir/thrift.addr" "$dir/ready.json"
+  if alive "$watchdog" && [ "$watchdog" != "$PPID" ]; then kill "$watchdog" 2>/dev/null || true; fi
+  rm -f "$dir/watchdog.pid"
+  log "stopped"
+}
+
+cmd_status() {
+  local dir=""
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      *) die "unknown option for status: $1" ;;
+    esac
+  done
+  [ -n "$dir" ] || die "status needs --dir DIR"
+  if alive "$(pid_of "$dir" master)" && alive "$(pid_of "$dir" thrift)" && [ -f "$dir/thrift.addr" ]; then
+    echo "up $(cat "$dir/thrift.addr")"
+  else
+    echo "down"; return 1
+  fi
+}
+
+case ${1:-} in
+  start) shift; cmd_start "$@" ;;
+  stop) shift; cmd_stop "$@" ;;
+  status) shift; cmd_status "$@" ;;
+  classpath) require_tools; classpath ;;
+  *) sed -n '2,30p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac
