@@ -7,6 +7,7 @@
 #   hbase-local.sh stop   --dir DIR   stop both JVMs by pid (TERM, then KILL)
 #   hbase-local.sh status --dir DIR   print "up HOST:PORT" or "down"; exit 0 when up
 #   hbase-local.sh classpath          resolve HBase's jars with Maven, print the classpath
+#   hbase-local.sh idl                print the Thrift2 IDL shipped in the hbase-thrift jar
 #
 # Options for start:
 #   --dir DIR               run directory (conf, data, logs, pids); default: a new temp dir
@@ -260,10 +261,26 @@ cmd_status() {
   fi
 }
 
+cmd_idl() {
+  local cp jar entry=org/apache/hadoop/hbase/thrift2/hbase.thrift
+  cp=$(classpath)
+  jar=$(tr ':' '\n' <<<"$cp" | grep '/hbase-thrift-[^/]*\.jar$' || true)
+  [ -n "$jar" ] || die "no hbase-thrift jar on the classpath"
+  jar=${jar%%$'\n'*}
+  if command -v unzip >/dev/null 2>&1; then
+    unzip -p "$jar" "$entry"
+  elif command -v python3 >/dev/null 2>&1; then
+    python3 -c 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())' "$jar" "$entry"
+  else
+    die "reading $jar needs unzip (apt-get install unzip) or python3"
+  fi
+}
+
 case ${1:-} in
   start) shift; cmd_start "$@" ;;
   stop) shift; cmd_stop "$@" ;;
   status) shift; cmd_status "$@" ;;
   classpath) require_tools; classpath ;;
+  idl) require_tools; cmd_idl ;;
   *) sed -n '2,30p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -1,0 +1,219 @@
+//! One way for Basalt's tests, examples and CLI to get a real HBase with its Thrift2
+//! gateway.
+//!
+//! [`HBase::from_env_or_start`] looks, in order, for
+//! 1. an existing gateway named in `BASALT_THRIFT_ADDR` (`host:port`; set
+//!    `BASALT_THRIFT_FRAMED=1` / `BASALT_THRIFT_COMPACT=1` to match its transport);
+//! 2. the native launcher (`docker/hbase-local.sh`): standalone HBase 2.6 and the Thrift2
+//!    server in two JVMs from Maven Central's jars, on free ports, in a fresh directory.
+//!    It needs a JDK 17 and Maven; when one is missing, the error says what to install.
+//!
+//! (Users with a Docker engine can run the same launcher in the image built from
+//! `docker/Dockerfile` and point `BASALT_THRIFT_ADDR` at it.)
+//!
+//! A launched HBase is stopped by pid when its [`HBase`] value is dropped, and also, via
+//! a watchdog, when the owning process dies without dropping it (a panic that aborts,
+//! a SIGKILL): no JVM outlives the run that started it.
+//!
+//! ```no_run
+//! use basalt_testkit::{HBase, LaunchOptions};
+//! let hbase = HBase::from_env_or_start(&LaunchOptions::default())?;
+//! println!("Thrift2 at {}", hbase.addr());
+//! # Ok::<(), basalt_testkit::TestkitError>(())
+//! ```
+
+mod launcher;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use launcher::{launcher_dir, upstream_idl};
+
+/// Environment variable naming an existing Thrift2 gateway (`host:port`).
+pub const ADDR_ENV: &str = "BASALT_THRIFT_ADDR";
+/// Set to `1` when the gateway in [`ADDR_ENV`] uses the framed transport.
+pub const FRAMED_ENV: &str = "BASALT_THRIFT_FRAMED";
+/// Set to `1` when the gateway in [`ADDR_ENV`] uses the compact protocol.
+pub const COMPACT_ENV: &str = "BASALT_THRIFT_COMPACT";
+
+/// Why no HBase could be had.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TestkitError {
+    /// A tool the native launcher needs is missing; the message says what to install.
+    #[error("{0}")]
+    MissingTool(String),
+    /// The launcher ran but HBase did not come up; the message has the launcher's words
+    /// and where the logs are.
+    #[error("the local HBase did not start: {0}")]
+    StartFailed(String),
+    /// Stopping the JVMs failed.
+    #[error("the local HBase did not stop: {0}")]
+    StopFailed(String),
+    /// An environment variable or option is invalid.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+    /// Reading or writing the launcher's files failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Options for a natively launched HBase. `Default` gives a buffered/binary gateway on
+/// a free port, 60 s scanner expiry, 1 GiB heaps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchOptions {
+    /// Thrift2 port; `None` picks a free one.
+    pub thrift_port: Option<u16>,
+    /// Framed transport (the server's `-f`).
+    pub framed: bool,
+    /// Compact protocol (the server's `-c`).
+    pub compact: bool,
+    /// Server-side scanner expiry (`hbase.client.scanner.timeout.period`).
+    pub scanner_timeout: Duration,
+    /// Heap of each JVM, e.g. `"1g"`.
+    pub heap: String,
+    /// How long to wait for HBase to answer a Thrift2 call.
+    pub ready_timeout: Duration,
+    /// Run directory; `None` makes a fresh temporary one, removed on stop.
+    pub dir: Option<PathBuf>,
+    /// Stop the JVMs when this process exits (watchdog). `true` for tests; the CLI's
+    /// `local start` sets it to `false` so HBase outlives the command.
+    pub stop_with_process: bool,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> Self {
+        LaunchOptions {
+            thrift_port: None,
+            framed: false,
+            compact: false,
+            scanner_timeout: Duration::from_secs(60),
+            heap: "1g".to_owned(),
+            ready_timeout: Duration::from_secs(240),
+            dir: None,
+            stop_with_process: true,
+        }
+    }
+}
+
+/// Where the HBase came from.
+#[derive(Debug)]
+enum Source {
+    /// An existing gateway: never stopped by us.
+    External,
+    /// Launched by us; stopped by pid on drop.
+    Native { dir: PathBuf, remove_dir: bool, stopped: bool },
+}
+
+/// A reachable HBase Thrift2 gateway, stopped on drop if this process launched it.
+#[derive(Debug)]
+pub struct HBase {
+    addr: String,
+    framed: bool,
+    compact: bool,
+    ready_in: Option<Duration>,
+    source: Source,
+}
+
+impl HBase {
+    /// An existing gateway from [`ADDR_ENV`], else a natively launched one.
+    pub fn from_env_or_start(options: &LaunchOptions) -> Result<HBase, TestkitError> {
+        match HBase::from_env()? {
+            Some(hbase) => Ok(hbase),
+            None => HBase::start(options),
+        }
+    }
+
+    /// The gateway named in [`ADDR_ENV`], if set.
+    pub fn from_env() -> Result<Option<HBase>, TestkitError> {
+        let Ok(addr) = std::env::var(ADDR_ENV) else {
+            return Ok(None);
+        };
+        if !addr.contains(':') {
+            return Err(TestkitError::Config(format!("{ADDR_ENV}={addr:?} is not host:port")));
+        }
+        Ok(Some(HBase {
+            addr,
+            framed: env_flag(FRAMED_ENV)?,
+            compact: env_flag(COMPACT_ENV)?,
+            ready_in: None,
+            source: Source::External,
+        }))
+    }
+
+    /// Launches a standalone HBase and its Thrift2 server, waiting until a Thrift2 call
+    /// answers.
+    pub fn start(options: &LaunchOptions) -> Result<HBase, TestkitError> {
+        let (dir, remove_dir) = match &options.dir {
+            Some(dir) => (dir.clone(), false),
+            None => (launcher::fresh_run_dir()?, true),
+        };
+        let started = launcher::start(&dir, options)?;
+        Ok(HBase {
+            addr: started.addr,
+            framed: options.framed,
+            compact: options.compact,
+            ready_in: Some(started.ready_in),
+            source: Source::Native { dir, remove_dir, stopped: false },
+        })
+    }
+
+    /// The gateway's `host:port`.
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// Whether the gateway uses the framed transport.
+    pub fn framed(&self) -> bool {
+        self.framed
+    }
+
+    /// Whether the gateway uses the compact protocol.
+    pub fn compact(&self) -> bool {
+        self.compact
+    }
+
+    /// How long the launch took from start to the first answered call (launched only).
+    pub fn ready_in(&self) -> Option<Duration> {
+        self.ready_in
+    }
+
+    /// The run directory (conf, data, logs) of a launched HBase.
+    pub fn run_dir(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Native { dir, .. } => Some(dir),
+            Source::External => None,
+        }
+    }
+
+    /// Stops a launched HBase by pid (TERM, then KILL); a no-op for an external one.
+    pub fn stop(&mut self) -> Result<(), TestkitError> {
+        if let Source::Native { dir, remove_dir, stopped } = &mut self.source {
+            if !*stopped {
+                *stopped = true;
+                launcher::stop(dir)?;
+                if *remove_dir {
+                    // The data is throw-away; logs go with it after a clean stop.
+                    let _ = std::fs::remove_dir_all(&*dir);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for HBase {
+    fn drop(&mut self) {
+        if let Err(e) = self.stop() {
+            eprintln!("basalt-testkit: {e}");
+        }
+    }
+}
+
+fn env_flag(name: &str) -> Result<bool, TestkitError> {
+    match std::env::var(name).as_deref() {
+        Err(_) | Ok("") | Ok("0") | Ok("false") => Ok(false),
+        Ok("1") | Ok("true") => Ok(true),
+        Ok(other) => Err(TestkitError::Config(format!("{name}={other:?}: use 1 or 0"))),
+    }
+}

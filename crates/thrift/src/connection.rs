@@ -1,0 +1,308 @@
+//! One Thrift2 connection on tokio: encode a call, send it, read exactly one reply.
+//!
+//! Thrift's binary and compact protocols carry no request ids, so a connection has one
+//! call in flight at a time; concurrency comes from a pool of connections (the `basalt`
+//! crate's). Encoding and decoding reuse the `thrift` crate's generated types on
+//! in-memory buffers; all network I/O is tokio's, so no thread ever blocks on a socket.
+
+use std::time::Duration;
+
+use bytes::{Buf, BytesMut};
+use thrift::protocol::{
+    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol, TInputProtocol,
+    TMessageIdentifier, TMessageType, TOutputProtocol,
+};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::error::CallError;
+use crate::message_scan::{MessageScanner, ScanError};
+
+/// How messages are delimited on the socket (the server's `-f` flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Framing {
+    /// Plain stream, no length prefix: HBase's default (`TBufferedTransport`).
+    #[default]
+    Buffered,
+    /// Each message prefixed by its 4-byte length (`-f`, and the nonblocking servers).
+    Framed,
+}
+
+/// How values are encoded (the server's `-c` flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Protocol {
+    /// `TBinaryProtocol`, strict: HBase's default.
+    #[default]
+    Binary,
+    /// `TCompactProtocol` (`-c`).
+    Compact,
+}
+
+/// Settings of one connection. `Default` matches HBase's default Thrift2 server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectionOptions {
+    /// Message delimiting; must match the server. Default: buffered.
+    pub framing: Framing,
+    /// Value encoding; must match the server. Default: binary.
+    pub protocol: Protocol,
+    /// Largest reply accepted, in bytes; a larger one fails the call with
+    /// [`CallError::ResponseTooLarge`] before it is buffered. Default: 256 MiB.
+    pub max_response_bytes: usize,
+    /// How long establishing the TCP connection may take. Default: 5 s.
+    pub connect_timeout: Duration,
+    /// Disable Nagle's algorithm (lower latency for small calls). Default: true.
+    pub nodelay: bool,
+}
+
+impl Default for ConnectionOptions {
+    fn default() -> Self {
+        ConnectionOptions {
+            framing: Framing::Buffered,
+            protocol: Protocol::Binary,
+            max_response_bytes: 256 << 20,
+            connect_timeout: Duration::from_secs(5),
+            nodelay: true,
+        }
+    }
+}
+
+/// How much the read buffer grows by when a reply needs more room.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// One open connection to a Thrift2 gateway. The per-method calls (`get`, `put`,
+/// `open_scanner`, ...) are defined in [`crate::hbase`]'s call table.
+#[derive(Debug)]
+pub struct Connection {
+    stream: TcpStream,
+    options: ConnectionOptions,
+    peer: String,
+    seq: i32,
+    write_buf: Vec<u8>,
+    read_buf: BytesMut,
+    /// Set while a call is between its first write and its complete reply. A call
+    /// future dropped half-way leaves it set, and the connection is then unusable:
+    /// the next reply on the socket would belong to the abandoned call.
+    in_flight: bool,
+    /// Set after a transport or protocol failure.
+    broken: bool,
+}
+
+impl Connection {
+    /// Opens a TCP connection to `addr` (`host:port`).
+    pub async fn connect(addr: &str, options: ConnectionOptions) -> Result<Connection, CallError> {
+        let stream = match tokio::time::timeout(options.connect_timeout, TcpStream::connect(addr)).await {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(source)) => return Err(CallError::Connect { addr: addr.to_owned(), source }),
+            Err(_) => return Err(CallError::ConnectTimeout { addr: addr.to_owned(), after: options.connect_timeout }),
+        };
+        stream.set_nodelay(options.nodelay).map_err(CallError::Io)?;
+        Ok(Connection {
+            stream,
+            options,
+            peer: addr.to_owned(),
+            seq: 0,
+            write_buf: Vec::with_capacity(4096),
+            read_buf: BytesMut::with_capacity(READ_CHUNK),
+            in_flight: false,
+            broken: false,
+        })
+    }
+
+    /// The address this connection was opened to.
+    pub fn peer(&self) -> &str {
+        &self.peer
+    }
+
+    /// The options this connection was opened with.
+    pub fn options(&self) -> &ConnectionOptions {
+        &self.options
+    }
+
+    /// Whether the connection can carry another call: no call was abandoned half-way,
+    /// no transport error happened, and the server has not closed the socket (HBase
+    /// closes connections idle for 60 s). Checking never blocks.
+    pub fn is_reusable(&self) -> bool {
+        if self.in_flight || self.broken {
+            return false;
+        }
+        let mut probe = [0u8; 1];
+        match self.stream.try_read(&mut probe) {
+            // Closed by the peer, or bytes nobody asked for: either way, unusable.
+            Ok(_) => false,
+            Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
+        }
+    }
+
+    /// Sends one call and reads its reply. `write_args` writes the argument struct;
+    /// `read_result` reads the result struct and turns it into the call's value.
+    pub(crate) async fn call<R>(
+        &mut self,
+        method: &'static str,
+        write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+        read_result: impl FnOnce(&mut dyn TInputProtocol) -> thrift::Result<R>,
+    ) -> Result<R, CallError> {
+        if self.in_flight || self.broken {
+            return Err(CallError::ConnectionUnusable);
+        }
+        self.seq = self.seq.wrapping_add(1);
+        let seq = self.seq;
+        self.encode(method, seq, write_args)?;
+        self.in_flight = true;
+        let reply = self.exchange().await;
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(e) => {
+                self.broken = true;
+                return Err(e);
+            }
+        };
+        self.in_flight = false;
+        let result = decode(self.options.protocol, &reply, method, seq, read_result);
+        if matches!(result, Err(CallError::Protocol(_))) {
+            self.broken = true;
+        }
+        result
+    }
+
+    fn encode(
+        &mut self,
+        method: &'static str,
+        seq: i32,
+        write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+    ) -> Result<(), CallError> {
+        self.write_buf.clear();
+        let framed = self.options.framing == Framing::Framed;
+        if framed {
+            self.write_buf.extend_from_slice(&[0; 4]);
+        }
+        let ident = TMessageIdentifier::new(method, TMessageType::Call, seq);
+        let buf = &mut self.write_buf;
+        let written = match self.options.protocol {
+            Protocol::Binary => write_message(&mut TBinaryOutputProtocol::new(buf, true), &ident, write_args),
+            Protocol::Compact => write_message(&mut TCompactOutputProtocol::new(buf), &ident, write_args),
+        };
+        written.map_err(|e| CallError::Encode(e.to_string()))?;
+        if framed {
+            let len = u32::try_from(self.write_buf.len() - 4)
+                .map_err(|_| CallError::Encode("request larger than 4 GiB".into()))?;
+            self.write_buf[..4].copy_from_slice(&len.to_be_bytes());
+        }
+        Ok(())
+    }
+
+    /// Writes the encoded request and reads one complete reply; returns its bytes.
+    async fn exchange(&mut self) -> Result<BytesMut, CallError> {
+        self.stream.write_all(&self.write_buf).await.map_err(CallError::Io)?;
+        if self.write_buf.capacity() > 1 << 20 {
+            self.write_buf = Vec::with_capacity(4096);
+        }
+        self.read_buf.clear();
+        let limit = self.options.max_response_bytes;
+        match self.options.framing {
+            Framing::Framed => {
+                self.fill(4).await?;
+                let len = self.read_buf.get_u32() as usize;
+                if len > limit {
+                    return Err(CallError::ResponseTooLarge { limit, declared: Some(len) });
+                }
+                self.fill(len).await?;
+                self.check_no_trailing(len)?;
+                Ok(self.read_buf.split_to(len))
+            }
+            Framing::Buffered => {
+                let mut scanner = MessageScanner::new(self.options.protocol, limit);
+                loop {
+                    let scanned = scanner.advance(&self.read_buf).map_err(|e| match e {
+                        ScanError::TooLarge { limit } => CallError::ResponseTooLarge { limit, declared: None },
+                        ScanError::Malformed(what) => CallError::Protocol(what.to_string()),
+                    })?;
+                    if let Some(len) = scanned {
+                        self.check_no_trailing(len)?;
+                        return Ok(self.read_buf.split_to(len));
+                    }
+                    self.read_more().await?;
+                }
+            }
+        }
+    }
+
+    fn check_no_trailing(&self, len: usize) -> Result<(), CallError> {
+        if self.read_buf.len() > len {
+            return Err(CallError::Protocol(format!("{} unexpected bytes after the reply", self.read_buf.len() - len)));
+        }
+        Ok(())
+    }
+
+    /// Reads until the buffer holds at least `len` bytes.
+    async fn fill(&mut self, len: usize) -> Result<(), CallError> {
+        if self.read_buf.capacity() < len {
+            self.read_buf.reserve(len - self.read_buf.len());
+        }
+        while self.read_buf.len() < len {
+            self.read_more().await?;
+        }
+        Ok(())
+    }
+
+    async fn read_more(&mut self) -> Result<(), CallError> {
+        if self.read_buf.capacity() - self.read_buf.len() < READ_CHUNK / 4 {
+            self.read_buf.reserve(READ_CHUNK);
+        }
+        let n = self.stream.read_buf(&mut self.read_buf).await.map_err(CallError::Io)?;
+        if n == 0 {
+            return Err(CallError::Closed);
+        }
+        Ok(())
+    }
+}
+
+fn write_message(
+    out: &mut dyn TOutputProtocol,
+    ident: &TMessageIdentifier,
+    write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+) -> thrift::Result<()> {
+    out.write_message_begin(ident)?;
+    write_args(out)?;
+    out.write_message_end()?;
+    out.flush()
+}
+
+fn decode<R>(
+    protocol: Protocol,
+    reply: &[u8],
+    method: &'static str,
+    seq: i32,
+    read_result: impl FnOnce(&mut dyn TInputProtocol) -> thrift::Result<R>,
+) -> Result<R, CallError> {
+    let mut input: Box<dyn TInputProtocol + '_> = match protocol {
+        Protocol::Binary => Box::new(TBinaryInputProtocol::new(reply, true)),
+        Protocol::Compact => Box::new(TCompactInputProtocol::new(reply)),
+    };
+    let ident = input.read_message_begin().map_err(CallError::from_decode)?;
+    if ident.name != method || ident.sequence_number != seq {
+        return Err(CallError::Protocol(format!(
+            "reply {}#{} does not answer call {method}#{seq}",
+            ident.name, ident.sequence_number
+        )));
+    }
+    match ident.message_type {
+        TMessageType::Reply => {
+            let value = read_result(input.as_mut());
+            match value {
+                Ok(value) => {
+                    input.read_message_end().map_err(CallError::from_decode)?;
+                    Ok(value)
+                }
+                Err(e) => Err(CallError::from_thrift(e)),
+            }
+        }
+        TMessageType::Exception => {
+            let app = thrift::Error::read_application_error_from_in_protocol(input.as_mut())
+                .map_err(CallError::from_decode)?;
+            Err(CallError::Application { kind: format!("{:?}", app.kind), message: app.message })
+        }
+        other => Err(CallError::Protocol(format!("unexpected message type {other:?}"))),
+    }
+}

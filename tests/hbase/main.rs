@@ -1,0 +1,38 @@
+//! Basalt's integration tests: one binary, one real HBase.
+//!
+//! `main` gets an HBase from `basalt-testkit` (an existing gateway named in
+//! `BASALT_THRIFT_ADDR`, else a standalone HBase 2.6 + Thrift2 launched here), runs every
+//! test against it with libtest-mimic (panics are caught per test), and stops the HBase
+//! it launched before exiting, whatever the tests did. If HBase cannot start, the run
+//! fails with the launcher's reason: nothing is skipped.
+
+mod basics;
+mod idl;
+mod support;
+mod transport;
+
+use std::process::ExitCode;
+
+use libtest_mimic::Arguments;
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let trials: Vec<support::Test> =
+        [basics::trials(), transport::trials(), idl::trials()].into_iter().flatten().collect();
+    if args.list {
+        return libtest_mimic::run(&args, support::into_trials(trials, None)).exit_code();
+    }
+    let env = match support::TestEnv::start() {
+        Ok(env) => env,
+        Err(e) => {
+            eprintln!("error: no HBase for the integration tests: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let conclusion = libtest_mimic::run(&args, support::into_trials(trials, Some(env.clone())));
+    if let Err(e) = env.stop() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    conclusion.exit_code()
+}

@@ -1,0 +1,139 @@
+//! The shared test environment: one HBase, one tokio runtime, helpers.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+
+use basalt_testkit::{HBase, LaunchOptions, TestkitError};
+use basalt_thrift::{Connection, ConnectionOptions, Framing, Protocol};
+use libtest_mimic::{Failed, Trial};
+
+/// What a test returns: `?` works on any error.
+pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
+type BoxedTest = Box<dyn Fn(Env) -> Pin<Box<dyn Future<Output = TestResult> + Send>> + Send + Sync>;
+
+/// A named async test.
+pub struct Test {
+    name: &'static str,
+    run: BoxedTest,
+}
+
+/// Builds the list of a module's tests: `tests![a, b]` for `async fn a(env: Env) -> TestResult`.
+#[macro_export]
+macro_rules! tests {
+    ($($name:ident),* $(,)?) => {
+        vec![$($crate::support::Test::new(
+            concat!(module_path!(), "::", stringify!($name)).trim_start_matches("hbase::"),
+            |env| Box::pin($name(env)),
+        )),*]
+    };
+}
+
+impl Test {
+    /// A test named `name` running `run`.
+    pub fn new<F>(name: &'static str, run: F) -> Test
+    where
+        F: Fn(Env) -> Pin<Box<dyn Future<Output = TestResult> + Send>> + Send + Sync + 'static,
+    {
+        Test { name, run: Box::new(run) }
+    }
+}
+
+/// The environment every test gets (cheap to clone).
+#[derive(Clone)]
+pub struct Env {
+    inner: Arc<EnvInner>,
+}
+
+struct EnvInner {
+    hbase: Mutex<HBase>,
+    addr: String,
+    options: ConnectionOptions,
+    runtime: tokio::runtime::Runtime,
+    counter: AtomicU32,
+}
+
+/// The handle `main` keeps to stop HBase at the end.
+pub type TestEnv = Env;
+
+impl Env {
+    /// Finds or starts the HBase for this run.
+    pub fn start() -> Result<Env, TestkitError> {
+        let launch = LaunchOptions {
+            // Short enough for the scanner-expiry tests to run quickly, long enough for
+            // every other test's pauses between pages.
+            scanner_timeout: std::time::Duration::from_secs(8),
+            ..LaunchOptions::default()
+        };
+        let hbase = HBase::from_env_or_start(&launch)?;
+        if let Some(ready) = hbase.ready_in() {
+            eprintln!("HBase + Thrift2 ready at {} in {:.1} s", hbase.addr(), ready.as_secs_f64());
+        }
+        let options = ConnectionOptions {
+            framing: if hbase.framed() { Framing::Framed } else { Framing::Buffered },
+            protocol: if hbase.compact() { Protocol::Compact } else { Protocol::Binary },
+            ..ConnectionOptions::default()
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(TestkitError::Io)?;
+        Ok(Env {
+            inner: Arc::new(EnvInner {
+                addr: hbase.addr().to_owned(),
+                hbase: Mutex::new(hbase),
+                options,
+                runtime,
+                counter: AtomicU32::new(0),
+            }),
+        })
+    }
+
+    /// Stops the HBase if this run launched it.
+    pub fn stop(&self) -> Result<(), TestkitError> {
+        match self.inner.hbase.lock() {
+            Ok(mut hbase) => hbase.stop(),
+            Err(poisoned) => poisoned.into_inner().stop(),
+        }
+    }
+
+    /// The gateway's address.
+    pub fn addr(&self) -> &str {
+        &self.inner.addr
+    }
+
+    /// Connection options matching the gateway.
+    pub fn options(&self) -> ConnectionOptions {
+        self.inner.options.clone()
+    }
+
+    /// A new raw Thrift2 connection.
+    pub async fn connect(&self) -> Result<Connection, basalt_thrift::CallError> {
+        Connection::connect(self.addr(), self.options()).await
+    }
+
+    /// A name unique within this run (tests run in parallel on one HBase).
+    pub fn unique(&self, prefix: &str) -> String {
+        let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
+        format!("{prefix}_{}_{n}", std::process::id())
+    }
+}
+
+/// Turns the tests into libtest-mimic trials; with no environment (listing only) the
+/// trials are never run.
+pub fn into_trials(tests: Vec<Test>, env: Option<Env>) -> Vec<Trial> {
+    tests
+        .into_iter()
+        .map(|test| {
+            let env = env.clone();
+            let Test { name, run } = test;
+            Trial::test(name, move || {
+                let env = env.ok_or_else(|| Failed::from("no HBase environment"))?;
+                let future = run(env.clone());
+                env.inner.runtime.block_on(future).map_err(|e| Failed::from(e.to_string()))
+            })
+        })
+        .collect()
+}
