@@ -16,6 +16,7 @@
 #   --framed                framed transport (server's -f); default buffered
 #   --compact               compact protocol (server's -c); default binary
 #   --scanner-timeout-ms N  server-side scanner expiry; default 60000
+#   --idle-timeout-ms N     the Thrift2 server closes connections idle this long; default 60000
 #   --heap SIZE             heap of each JVM, e.g. 1g; default 1g
 #   --owner-pid PID         stop everything when PID exits (tests pass their own pid)
 #   --timeout SECONDS       how long to wait for readiness; default 240
@@ -116,7 +117,7 @@ spawn_jvm() {
 }
 
 cmd_start() {
-  local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 heap=1g
+  local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 idle_ms=60000 heap=1g
   local owner="" timeout=240 foreground=false
   while [ $# -gt 0 ]; do
     case $1 in
@@ -126,6 +127,7 @@ cmd_start() {
       --framed) framed=true; shift ;;
       --compact) compact=true; shift ;;
       --scanner-timeout-ms) scanner_ms=$2; shift 2 ;;
+      --idle-timeout-ms) idle_ms=$2; shift 2 ;;
       --heap) heap=$2; shift 2 ;;
       --owner-pid) owner=$2; shift 2 ;;
       --timeout) timeout=$2; shift 2 ;;
@@ -134,6 +136,7 @@ cmd_start() {
     esac
   done
   [[ $scanner_ms =~ ^[0-9]+$ ]] || die "--scanner-timeout-ms takes milliseconds, got '$scanner_ms'"
+  [[ $idle_ms =~ ^[0-9]+$ ]] || die "--idle-timeout-ms takes milliseconds, got '$idle_ms'"
   [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds, got '$timeout'"
   [[ $heap =~ ^[0-9]+[mMgG]$ ]] || die "--heap takes a size such as 512m or 1g, got '$heap'"
   require_tools
@@ -154,7 +157,7 @@ cmd_start() {
   rm -rf "$dir/data" "$dir/logs" "$dir/conf"
   mkdir -p "$dir/data" "$dir/logs" "$dir/conf"
   sed -e "s|@DATA_DIR@|$dir/data|g" -e "s|@ZK_PORT@|$zk_port|g" \
-      -e "s|@SCANNER_TIMEOUT_MS@|$scanner_ms|g" "$here/hbase-site.xml.in" >"$dir/conf/hbase-site.xml"
+      -e "s|@SCANNER_TIMEOUT_MS@|$scanner_ms|g" -e "s|@IDLE_TIMEOUT_MS@|$idle_ms|g" "$here/hbase-site.xml.in" >"$dir/conf/hbase-site.xml"
   cp "$here/log4j2.properties" "$dir/conf/log4j2.properties"
 
   started=$(date +%s%N)

@@ -7,6 +7,9 @@
 //! fails with the launcher's reason: nothing is skipped.
 
 mod basics;
+mod client_admin;
+mod client_data;
+mod client_scan;
 mod idl;
 mod support;
 mod transport;
@@ -17,8 +20,17 @@ use libtest_mimic::Arguments;
 
 fn main() -> ExitCode {
     let args = Arguments::from_args();
-    let trials: Vec<support::Test> =
-        [basics::trials(), transport::trials(), idl::trials()].into_iter().flatten().collect();
+    let trials: Vec<support::Test> = [
+        basics::trials(),
+        transport::trials(),
+        idl::trials(),
+        client_data::trials(),
+        client_scan::trials(),
+        client_admin::trials(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     if args.list {
         return libtest_mimic::run(&args, support::into_trials(trials, None)).exit_code();
     }

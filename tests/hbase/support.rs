@@ -9,6 +9,11 @@ use basalt_testkit::{HBase, LaunchOptions, TestkitError};
 use basalt_thrift::{Connection, ConnectionOptions, Framing, Protocol};
 use libtest_mimic::{Failed, Trial};
 
+/// Server-side scanner expiry of the test HBase.
+pub const SCANNER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(4);
+/// The test gateway closes connections idle this long.
+pub const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(12);
+
 /// What a test returns: `?` works on any error.
 pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 type BoxedTest = Box<dyn Fn(Env) -> Pin<Box<dyn Future<Output = TestResult> + Send>> + Send + Sync>;
@@ -61,9 +66,11 @@ impl Env {
     /// Finds or starts the HBase for this run.
     pub fn start() -> Result<Env, TestkitError> {
         let launch = LaunchOptions {
-            // Short enough for the scanner-expiry tests to run quickly, long enough for
-            // every other test's pauses between pages.
-            scanner_timeout: std::time::Duration::from_secs(8),
+            // Short enough for the scanner-expiry and dead-connection tests to run
+            // quickly; the idle timeout is the longer so that an expired scanner is met
+            // on a live connection ("Invalid scanner Id").
+            scanner_timeout: SCANNER_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
             ..LaunchOptions::default()
         };
         let hbase = HBase::from_env_or_start(&launch)?;
@@ -112,6 +119,29 @@ impl Env {
     /// A new raw Thrift2 connection.
     pub async fn connect(&self) -> Result<Connection, basalt_thrift::CallError> {
         Connection::connect(self.addr(), self.options()).await
+    }
+
+    /// A pooled `basalt` client for the gateway.
+    pub fn client(&self) -> basalt::Client {
+        basalt::Client::builder()
+            .address(self.addr())
+            .framing(self.inner.options.framing)
+            .protocol(self.inner.options.protocol)
+            .build()
+            .expect("valid client settings")
+    }
+
+    /// Creates a fresh table with the given families and split keys; returns its handle.
+    pub async fn fresh_table(&self, families: &[&str], splits: &[&[u8]]) -> Result<basalt::Table, basalt::Error> {
+        let client = self.client();
+        let name = self.unique("t");
+        let mut desc = basalt::TableDescriptor::new(name.clone());
+        for f in families {
+            desc = desc.family(basalt::ColumnFamily::new(f.as_bytes().to_vec()).max_versions(5));
+        }
+        let splits: Vec<bytes::Bytes> = splits.iter().map(|s| bytes::Bytes::copy_from_slice(s)).collect();
+        client.admin().create_table(&desc, &splits).await?;
+        client.table(&name)
     }
 
     /// A name unique within this run (tests run in parallel on one HBase).

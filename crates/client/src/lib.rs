@@ -1,1 +1,75 @@
 //! Basalt: an async client for Apache HBase over the Thrift2 gateway.
+//!
+//! # Quick tour
+//!
+//! ```no_run
+//! use basalt::{Client, ColumnFamily, Delete, Get, Put, Scan, TableDescriptor};
+//! use futures::TryStreamExt;
+//!
+//! # async fn tour() -> basalt::Result<()> {
+//! // One or several Thrift2 gateways; a pool of connections spread over them.
+//! let client = Client::builder().address("127.0.0.1:9090").pool_size(8).build()?;
+//!
+//! // Admin: a pre-split table with two families.
+//! let admin = client.admin();
+//! let desc = TableDescriptor::new("calls")
+//!     .family(ColumnFamily::new("d").max_versions(3))
+//!     .family(ColumnFamily::new("m").ttl_seconds(86_400));
+//! admin.create_table(&desc, &["1|".into(), "2|".into()]).await?;
+//!
+//! // Data: puts, gets, deletes that say which versions they remove.
+//! let calls = client.table("calls")?;
+//! calls.put(Put::new("1|13800000000").cell("d", "dur", "61")).await?;
+//! let row = calls.get(Get::new("1|13800000000").family("d")).await?;
+//! assert_eq!(row.value(b"d", b"dur").map(|v| &v[..]), Some(&b"61"[..]));
+//! calls.delete(Delete::row("1|13800000000").latest_version("d", "dur")).await?;
+//!
+//! // Scans are Streams; dropping one closes the server-side scanner.
+//! let rows: Vec<_> = calls.scan(Scan::new().prefix("1|").limit(100))?.try_collect().await?;
+//! # let _ = rows;
+//! # Ok(()) }
+//! ```
+//!
+//! # What to expect
+//! - **Connections**: [`ClientBuilder`] documents every default. Calls wait for a
+//!   free connection (one call per connection: Thrift has no multiplexing); dead idle
+//!   connections are replaced before use; a call abandoned mid-flight (its future
+//!   dropped, or timed out) never returns its connection to the pool.
+//! - **Retries**: idempotent calls (gets, scans, puts, deletes, admin reads) are
+//!   retried on retryable errors by the [`RetryPolicy`]; increments, appends and
+//!   check-and-mutate never are.
+//! - **Scans**: one page ahead at most; reopened after the last returned row when the
+//!   server's scanner expires or the connection breaks.
+//! - **Errors**: [`Error`] is typed (`TableNotFound`, `NoSuchColumnFamily`,
+//!   `ScannerExpired`, ...) and [`Error::is_retryable`] says whether trying again can
+//!   help. Bad input is rejected before sending ([`InvalidInput`]).
+//! - **Tracing**: one span per call (`hbase.call`) and per scan (`hbase.scan`); the
+//!   library installs no subscriber.
+
+mod admin;
+mod client;
+mod error;
+pub mod filter;
+mod ops;
+mod pool;
+mod region;
+mod retry;
+mod row;
+mod scan;
+mod table;
+mod validate;
+
+pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};
+pub use basalt_thrift::{Framing, Protocol};
+pub use bytes::Bytes;
+pub use client::{Client, ClientBuilder};
+pub use error::{Error, InvalidInput, Result};
+pub use filter::{Comparator, CompareOp, Filter};
+pub use ops::{Append, Compare, Delete, Durability, Get, Increment, Put, RowMutations};
+pub use pool::PoolStats;
+pub use region::RegionLocation;
+pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
+pub use row::{Cell, Row};
+pub use scan::{RowStream, Scan, ScanStats, DEFAULT_CACHING};
+pub use table::{Table, DEFAULT_BATCH_ROWS};
+pub use validate::MAX_ROW_KEY_LEN;

@@ -117,6 +117,8 @@ pub(crate) fn start(dir: &Path, options: &LaunchOptions) -> Result<Started, Test
         .arg(dir)
         .arg("--scanner-timeout-ms")
         .arg(options.scanner_timeout.as_millis().to_string())
+        .arg("--idle-timeout-ms")
+        .arg(options.idle_timeout.as_millis().to_string())
         .arg("--heap")
         .arg(&options.heap)
         .arg("--timeout")

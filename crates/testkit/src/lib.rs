@@ -59,7 +59,7 @@ pub enum TestkitError {
 }
 
 /// Options for a natively launched HBase. `Default` gives a buffered/binary gateway on
-/// a free port, 60 s scanner expiry, 1 GiB heaps.
+/// a free port, 60 s scanner expiry and idle timeout, 1 GiB heaps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaunchOptions {
     /// Thrift2 port; `None` picks a free one.
@@ -70,6 +70,9 @@ pub struct LaunchOptions {
     pub compact: bool,
     /// Server-side scanner expiry (`hbase.client.scanner.timeout.period`).
     pub scanner_timeout: Duration,
+    /// The Thrift2 server closes connections idle this long
+    /// (`hbase.thrift.server.socket.read.timeout`).
+    pub idle_timeout: Duration,
     /// Heap of each JVM, e.g. `"1g"`.
     pub heap: String,
     /// How long to wait for HBase to answer a Thrift2 call.
@@ -88,6 +91,7 @@ impl Default for LaunchOptions {
             framed: false,
             compact: false,
             scanner_timeout: Duration::from_secs(60),
+            idle_timeout: Duration::from_secs(60),
             heap: "1g".to_owned(),
             ready_timeout: Duration::from_secs(240),
             dir: None,

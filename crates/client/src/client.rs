@@ -1,0 +1,310 @@
+//! The client handle, its builder, and how one call is run (pool, timeout, retries).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use basalt_thrift::{CallError, Connection, ConnectionOptions, Framing, Protocol};
+use tracing::Instrument;
+
+use crate::error::{Error, InvalidInput, Result};
+use crate::pool::{Pool, PoolStats};
+use crate::retry::{DefaultRetryPolicy, RetryDecision, RetryPolicy};
+use crate::table::Table;
+use crate::validate;
+
+/// Builds a [`Client`]. Every setting has a documented default.
+#[derive(Clone)]
+pub struct ClientBuilder {
+    addrs: Vec<String>,
+    framing: Framing,
+    protocol: Protocol,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    pool_size: usize,
+    nodelay: bool,
+    max_response_bytes: usize,
+    max_idle: Duration,
+    down_backoff: Duration,
+    max_value_bytes: usize,
+    retry: Arc<dyn RetryPolicy>,
+}
+
+impl std::fmt::Debug for ClientBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("addrs", &self.addrs)
+            .field("framing", &self.framing)
+            .field("protocol", &self.protocol)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("pool_size", &self.pool_size)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ClientBuilder {
+    fn default() -> Self {
+        ClientBuilder {
+            addrs: Vec::new(),
+            framing: Framing::Buffered,
+            protocol: Protocol::Binary,
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(60),
+            pool_size: 16,
+            nodelay: true,
+            max_response_bytes: 256 << 20,
+            max_idle: Duration::from_secs(50),
+            down_backoff: Duration::from_secs(5),
+            max_value_bytes: 10 << 20,
+            retry: Arc::new(DefaultRetryPolicy::default()),
+        }
+    }
+}
+
+impl ClientBuilder {
+    /// Adds a Thrift2 gateway (`host:port`). Several gateways share the load; one that
+    /// is down is skipped and retried after a back-off. At least one is required.
+    pub fn address(mut self, addr: impl Into<String>) -> Self {
+        self.addrs.push(addr.into());
+        self
+    }
+
+    /// Adds several gateways.
+    pub fn addresses<I, S>(mut self, addrs: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.addrs.extend(addrs.into_iter().map(Into::into));
+        self
+    }
+
+    /// Transport: [`Framing::Buffered`] (default, HBase's default) or
+    /// [`Framing::Framed`] (server started with `-f`). Must match the server.
+    pub fn framing(mut self, framing: Framing) -> Self {
+        self.framing = framing;
+        self
+    }
+
+    /// Protocol: [`Protocol::Binary`] (default) or [`Protocol::Compact`] (server
+    /// started with `-c`). Must match the server.
+    pub fn protocol(mut self, protocol: Protocol) -> Self {
+        self.protocol = protocol;
+        self
+    }
+
+    /// How long connecting may take. Default: 5 s.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long one call (one attempt) may take. Default: 60 s.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Most connections open at once, over all gateways (= most calls in flight).
+    /// Default: 16.
+    pub fn pool_size(mut self, size: usize) -> Self {
+        self.pool_size = size;
+        self
+    }
+
+    /// TCP_NODELAY on every connection. Default: true.
+    pub fn nodelay(mut self, nodelay: bool) -> Self {
+        self.nodelay = nodelay;
+        self
+    }
+
+    /// Largest reply accepted; larger ones fail before they are buffered. Default: 256 MiB.
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
+    /// Idle connections older than this are closed instead of reused (the server
+    /// closes them after 60 s). Default: 50 s.
+    pub fn max_idle(mut self, idle: Duration) -> Self {
+        self.max_idle = idle;
+        self
+    }
+
+    /// How long a gateway that refused a connection is skipped. Default: 5 s.
+    pub fn down_backoff(mut self, backoff: Duration) -> Self {
+        self.down_backoff = backoff;
+        self
+    }
+
+    /// Largest cell value accepted by puts (HBase's `hbase.client.keyvalue.maxsize`).
+    /// Default: 10 MiB.
+    pub fn max_value_bytes(mut self, bytes: usize) -> Self {
+        self.max_value_bytes = bytes;
+        self
+    }
+
+    /// The retry policy for idempotent calls. Default: [`DefaultRetryPolicy`].
+    pub fn retry_policy(mut self, policy: impl RetryPolicy + 'static) -> Self {
+        self.retry = Arc::new(policy);
+        self
+    }
+
+    /// Validates the settings and builds the client. No connection is opened yet.
+    pub fn build(self) -> Result<Client> {
+        if self.addrs.is_empty() {
+            return Err(InvalidInput::Option("no Thrift2 gateway address given".into()).into());
+        }
+        for addr in &self.addrs {
+            let port_ok =
+                addr.rsplit_once(':').is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
+            if !port_ok {
+                return Err(InvalidInput::Option(format!("gateway address {addr:?} is not host:port")).into());
+            }
+        }
+        if self.pool_size == 0 {
+            return Err(InvalidInput::Option("pool size must be at least 1".into()).into());
+        }
+        if self.request_timeout.is_zero() || self.connect_timeout.is_zero() {
+            return Err(InvalidInput::Option("timeouts must be positive".into()).into());
+        }
+        let options = ConnectionOptions {
+            framing: self.framing,
+            protocol: self.protocol,
+            max_response_bytes: self.max_response_bytes,
+            connect_timeout: self.connect_timeout,
+            nodelay: self.nodelay,
+        };
+        let pool = Pool::new(self.addrs, self.pool_size, options, self.max_idle, self.down_backoff);
+        Ok(Client {
+            inner: Arc::new(ClientInner {
+                pool,
+                request_timeout: self.request_timeout,
+                retry: self.retry,
+                max_value_bytes: self.max_value_bytes,
+            }),
+        })
+    }
+}
+
+pub(crate) struct ClientInner {
+    pub(crate) pool: Pool,
+    pub(crate) request_timeout: Duration,
+    pub(crate) retry: Arc<dyn RetryPolicy>,
+    pub(crate) max_value_bytes: usize,
+}
+
+/// A handle to HBase through one or more Thrift2 gateways. Cheap to clone (an `Arc`),
+/// `Send + Sync`, and meant to be shared by every task of an application.
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<ClientInner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("gateways", &self.inner.pool.addrs()).finish_non_exhaustive()
+    }
+}
+
+/// A future borrowing a connection: what one attempt of a call is.
+pub(crate) type CallFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, CallError>> + Send + 'a>>;
+
+/// Whether a call may be repeated safely after a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Idempotence {
+    /// Gets, scans, puts, deletes, admin reads: retried on retryable failures.
+    Idempotent,
+    /// Increments, appends, check-and-mutate: never retried automatically.
+    NotIdempotent,
+}
+
+impl Client {
+    /// A builder with the defaults documented on each setting.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// A client for one gateway with default settings.
+    pub fn connect_to(addr: impl Into<String>) -> Result<Client> {
+        Client::builder().address(addr).build()
+    }
+
+    /// A handle on a table (`name` or `namespace:name`); the name is validated here,
+    /// the table's existence on first use.
+    pub fn table(&self, name: &str) -> Result<Table> {
+        validate::table_name(name)?;
+        Ok(Table::new(self.clone(), name))
+    }
+
+    /// Counters of the connection pool.
+    pub fn pool_stats(&self) -> PoolStats {
+        self.inner.pool.stats()
+    }
+
+    /// Runs one call: checks a connection out, applies the request timeout, and
+    /// retries idempotent calls on retryable failures per the retry policy.
+    pub(crate) async fn run<T, F>(
+        &self,
+        operation: &'static str,
+        table: Option<&str>,
+        idempotence: Idempotence,
+        mut call: F,
+    ) -> Result<T>
+    where
+        F: for<'a> FnMut(&'a mut Connection) -> CallFuture<'a, T>,
+    {
+        let span = tracing::debug_span!("hbase.call", operation, table, attempt = tracing::field::Empty);
+        async move {
+            let mut attempt = 0u32;
+            loop {
+                attempt += 1;
+                tracing::Span::current().record("attempt", attempt);
+                let error = match self.attempt(operation, table, &mut call).await {
+                    Ok(value) => return Ok(value),
+                    Err(error) => error,
+                };
+                if idempotence == Idempotence::NotIdempotent {
+                    return Err(error);
+                }
+                match self.inner.retry.decide(attempt, &error) {
+                    RetryDecision::Retry { after } => {
+                        tracing::debug!(%error, ?after, "retrying");
+                        tokio::time::sleep(after).await;
+                    }
+                    RetryDecision::Fail => return Err(error),
+                }
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn attempt<T, F>(&self, operation: &'static str, table: Option<&str>, call: &mut F) -> Result<T>
+    where
+        F: for<'a> FnMut(&'a mut Connection) -> CallFuture<'a, T>,
+    {
+        let timeout = self.inner.request_timeout;
+        let mut pooled = tokio::time::timeout(timeout, self.inner.pool.checkout())
+            .await
+            .map_err(|_| Error::Timeout { operation, after: timeout })??;
+        let addr = pooled.addr().to_owned();
+        match tokio::time::timeout(timeout, call(pooled.conn())).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(Error::from_call(&addr, table, e)),
+            // The abandoned call poisoned the connection; dropping it closes it.
+            Err(_) => Err(Error::Timeout { operation, after: timeout }),
+        }
+    }
+
+    /// Checks a connection out for a multi-call sequence (scanners are bound to the
+    /// gateway that opened them).
+    pub(crate) async fn checkout(&self) -> Result<crate::pool::PooledConnection> {
+        let timeout = self.inner.request_timeout;
+        tokio::time::timeout(timeout, self.inner.pool.checkout())
+            .await
+            .map_err(|_| Error::Timeout { operation: "connect", after: timeout })?
+    }
+}

@@ -1,0 +1,567 @@
+//! Request builders: gets, puts, deletes with explicit intent, increments, appends and
+//! row mutations. Each turns into the Thrift2 struct only after validation.
+
+use basalt_thrift::hbase::{
+    TAppend, TColumn, TColumnIncrement, TColumnValue, TCompareOp, TDelete, TDeleteType, TDurability, TGet, TIncrement,
+    TMutation, TPut, TRowMutations, TTimeRange,
+};
+use bytes::Bytes;
+
+use crate::error::{InvalidInput, Result};
+use crate::filter::Filter;
+use crate::validate;
+
+/// Which columns a read returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ColumnSpec {
+    Family(Bytes),
+    Column(Bytes, Bytes),
+}
+
+pub(crate) fn columns_to_thrift(columns: &[ColumnSpec]) -> Result<Option<Vec<TColumn>>> {
+    if columns.is_empty() {
+        return Ok(None);
+    }
+    columns
+        .iter()
+        .map(|c| match c {
+            ColumnSpec::Family(f) => {
+                validate::family(f)?;
+                Ok(TColumn::new(f.to_vec(), None, None))
+            }
+            ColumnSpec::Column(f, q) => {
+                validate::family(f)?;
+                Ok(TColumn::new(f.to_vec(), q.to_vec(), None))
+            }
+        })
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}
+
+pub(crate) fn render_filter(filter: &Option<Filter>) -> Result<Option<Vec<u8>>> {
+    match filter {
+        None => Ok(None),
+        Some(f) => f.render().map(|b| Some(b.to_vec())).map_err(|e| InvalidInput::Filter(e.to_string()).into()),
+    }
+}
+
+pub(crate) fn time_range(range: Option<(i64, i64)>) -> Result<Option<TTimeRange>> {
+    match range {
+        None => Ok(None),
+        Some((min, max)) if min >= 0 && min <= max => Ok(Some(TTimeRange::new(min, max))),
+        Some((min, max)) => Err(InvalidInput::Option(format!("time range [{min}, {max}) is empty or negative")).into()),
+    }
+}
+
+/// A read of one row. By default: every column, newest version only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Get {
+    row: Bytes,
+    columns: Vec<ColumnSpec>,
+    max_versions: Option<i32>,
+    timestamp: Option<i64>,
+    time_range: Option<(i64, i64)>,
+    filter: Option<Filter>,
+    cache_blocks: Option<bool>,
+}
+
+impl Get {
+    /// A get of `row`.
+    pub fn new(row: impl Into<Bytes>) -> Get {
+        Get {
+            row: row.into(),
+            columns: Vec::new(),
+            max_versions: None,
+            timestamp: None,
+            time_range: None,
+            filter: None,
+            cache_blocks: None,
+        }
+    }
+
+    /// Only this column (may be called repeatedly).
+    pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Get {
+        self.columns.push(ColumnSpec::Column(family.into(), qualifier.into()));
+        self
+    }
+
+    /// Every column of this family (may be called repeatedly).
+    pub fn family(mut self, family: impl Into<Bytes>) -> Get {
+        self.columns.push(ColumnSpec::Family(family.into()));
+        self
+    }
+
+    /// Up to `n` versions of each column, newest first (default 1).
+    pub fn max_versions(mut self, n: u32) -> Get {
+        self.max_versions = Some(i32::try_from(n).unwrap_or(i32::MAX));
+        self
+    }
+
+    /// Only the version written at exactly `ts`.
+    pub fn timestamp(mut self, ts: i64) -> Get {
+        self.timestamp = Some(ts);
+        self
+    }
+
+    /// Only versions with `min <= timestamp < max`.
+    pub fn time_range(mut self, min: i64, max: i64) -> Get {
+        self.time_range = Some((min, max));
+        self
+    }
+
+    /// A server-side filter.
+    pub fn filter(mut self, filter: Filter) -> Get {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// Whether the blocks read are cached on the region server (default: server's).
+    pub fn cache_blocks(mut self, cache: bool) -> Get {
+        self.cache_blocks = Some(cache);
+        self
+    }
+
+    /// The row this get reads.
+    pub fn row(&self) -> &Bytes {
+        &self.row
+    }
+
+    pub(crate) fn to_thrift(&self) -> Result<TGet> {
+        validate::row_key(&self.row)?;
+        if self.max_versions == Some(0) {
+            return Err(InvalidInput::Option("max_versions must be at least 1".into()).into());
+        }
+        Ok(TGet::new(
+            self.row.to_vec(),
+            columns_to_thrift(&self.columns)?,
+            self.timestamp,
+            time_range(self.time_range)?,
+            self.max_versions,
+            render_filter(&self.filter)?,
+            None,
+            None,
+            None,
+            None,
+            self.cache_blocks,
+            None,
+            None,
+            None,
+            None,
+        ))
+    }
+}
+
+/// How durably a mutation is written (the WAL setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Durability {
+    /// The table's setting (default).
+    #[default]
+    UseDefault,
+    /// No write-ahead log: fast, lost if the server crashes.
+    SkipWal,
+    /// Write-ahead log written asynchronously.
+    AsyncWal,
+    /// Write-ahead log written synchronously.
+    SyncWal,
+    /// Write-ahead log written and fsynced.
+    FsyncWal,
+}
+
+impl Durability {
+    fn to_thrift(self) -> Option<TDurability> {
+        match self {
+            Durability::UseDefault => None,
+            Durability::SkipWal => Some(TDurability::SKIP_WAL),
+            Durability::AsyncWal => Some(TDurability::ASYNC_WAL),
+            Durability::SyncWal => Some(TDurability::SYNC_WAL),
+            Durability::FsyncWal => Some(TDurability::FSYNC_WAL),
+        }
+    }
+}
+
+/// A write of cells to one row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Put {
+    row: Bytes,
+    cells: Vec<(Bytes, Bytes, Bytes, Option<i64>)>,
+    timestamp: Option<i64>,
+    durability: Durability,
+}
+
+impl Put {
+    /// A put on `row`; add cells with [`Put::cell`].
+    pub fn new(row: impl Into<Bytes>) -> Put {
+        Put { row: row.into(), cells: Vec::new(), timestamp: None, durability: Durability::UseDefault }
+    }
+
+    /// Adds `family:qualifier = value` (timestamp: the put's, else the server's clock).
+    pub fn cell(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>, value: impl Into<Bytes>) -> Put {
+        self.cells.push((family.into(), qualifier.into(), value.into(), None));
+        self
+    }
+
+    /// Adds a cell with its own timestamp.
+    pub fn cell_at(
+        mut self,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        value: impl Into<Bytes>,
+        timestamp: i64,
+    ) -> Put {
+        self.cells.push((family.into(), qualifier.into(), value.into(), Some(timestamp)));
+        self
+    }
+
+    /// The timestamp of every cell without its own.
+    pub fn timestamp(mut self, ts: i64) -> Put {
+        self.timestamp = Some(ts);
+        self
+    }
+
+    /// The WAL setting.
+    pub fn durability(mut self, durability: Durability) -> Put {
+        self.durability = durability;
+        self
+    }
+
+    /// The row this put writes.
+    pub fn row(&self) -> &Bytes {
+        &self.row
+    }
+
+    pub(crate) fn to_thrift(&self, max_value: usize) -> Result<TPut> {
+        validate::row_key(&self.row)?;
+        if self.cells.is_empty() {
+            return Err(InvalidInput::Option("a put needs at least one cell".into()).into());
+        }
+        let mut values = Vec::with_capacity(self.cells.len());
+        for (family, qualifier, value, ts) in &self.cells {
+            validate::family(family)?;
+            if value.len() > max_value {
+                return Err(InvalidInput::ValueTooLarge { len: value.len(), max: max_value }.into());
+            }
+            values.push(TColumnValue::new(family.to_vec(), qualifier.to_vec(), value.to_vec(), *ts, None, None));
+        }
+        Ok(TPut::new(self.row.to_vec(), values, self.timestamp, None, self.durability.to_thrift(), None))
+    }
+}
+
+/// What a delete removes; every variant says exactly which versions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DeleteSpec {
+    /// The newest version of a column (or the version at exactly `ts`).
+    ColumnVersion(Bytes, Bytes, Option<i64>),
+    /// Every version of a column (or those at or before `ts`).
+    ColumnAllVersions(Bytes, Bytes, Option<i64>),
+    /// Every column of a family (versions at or before `ts`).
+    Family(Bytes, Option<i64>),
+}
+
+/// A delete with explicit intent. Thrift2's own default (a `TDelete` without type)
+/// removes *every* version of each named column; here each call says what it means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Delete {
+    row: Bytes,
+    specs: Vec<DeleteSpec>,
+    row_timestamp: Option<i64>,
+    durability: Durability,
+}
+
+impl Delete {
+    /// Deletes the whole row (every family, every version) unless narrowed by the
+    /// column and family methods.
+    pub fn row(row: impl Into<Bytes>) -> Delete {
+        Delete { row: row.into(), specs: Vec::new(), row_timestamp: None, durability: Durability::UseDefault }
+    }
+
+    /// Removes only the newest version of `family:qualifier`.
+    pub fn latest_version(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Delete {
+        self.specs.push(DeleteSpec::ColumnVersion(family.into(), qualifier.into(), None));
+        self
+    }
+
+    /// Removes the version of `family:qualifier` written at exactly `ts`.
+    pub fn version_at(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>, ts: i64) -> Delete {
+        self.specs.push(DeleteSpec::ColumnVersion(family.into(), qualifier.into(), Some(ts)));
+        self
+    }
+
+    /// Removes every version of `family:qualifier`.
+    pub fn all_versions(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Delete {
+        self.specs.push(DeleteSpec::ColumnAllVersions(family.into(), qualifier.into(), None));
+        self
+    }
+
+    /// Removes the versions of `family:qualifier` at or before `ts`.
+    pub fn versions_until(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>, ts: i64) -> Delete {
+        self.specs.push(DeleteSpec::ColumnAllVersions(family.into(), qualifier.into(), Some(ts)));
+        self
+    }
+
+    /// Removes every column of `family`.
+    pub fn family(mut self, family: impl Into<Bytes>) -> Delete {
+        self.specs.push(DeleteSpec::Family(family.into(), None));
+        self
+    }
+
+    /// Removes the cells of `family` at or before `ts`.
+    pub fn family_until(mut self, family: impl Into<Bytes>, ts: i64) -> Delete {
+        self.specs.push(DeleteSpec::Family(family.into(), Some(ts)));
+        self
+    }
+
+    /// For a whole-row delete: only cells at or before `ts`.
+    pub fn until(mut self, ts: i64) -> Delete {
+        self.row_timestamp = Some(ts);
+        self
+    }
+
+    /// The WAL setting.
+    pub fn durability(mut self, durability: Durability) -> Delete {
+        self.durability = durability;
+        self
+    }
+
+    /// The row this delete touches.
+    pub fn row_key(&self) -> &Bytes {
+        &self.row
+    }
+
+    /// One `TDelete` per delete type (Thrift2 applies one type to all listed columns).
+    pub(crate) fn to_thrift(&self) -> Result<Vec<TDelete>> {
+        validate::row_key(&self.row)?;
+        let durability = self.durability.to_thrift();
+        if self.specs.is_empty() {
+            return Ok(vec![TDelete::new(
+                self.row.to_vec(),
+                None,
+                self.row_timestamp,
+                TDeleteType::DELETE_COLUMNS,
+                None,
+                durability,
+            )]);
+        }
+        if self.row_timestamp.is_some() {
+            return Err(InvalidInput::Option("until(ts) applies to whole-row deletes only".into()).into());
+        }
+        let mut groups: Vec<(TDeleteType, Vec<TColumn>)> = Vec::new();
+        for spec in &self.specs {
+            let (kind, column) = match spec {
+                DeleteSpec::ColumnVersion(f, q, ts) => {
+                    validate::family(f)?;
+                    (TDeleteType::DELETE_COLUMN, TColumn::new(f.to_vec(), q.to_vec(), *ts))
+                }
+                DeleteSpec::ColumnAllVersions(f, q, ts) => {
+                    validate::family(f)?;
+                    (TDeleteType::DELETE_COLUMNS, TColumn::new(f.to_vec(), q.to_vec(), *ts))
+                }
+                DeleteSpec::Family(f, ts) => {
+                    validate::family(f)?;
+                    (TDeleteType::DELETE_FAMILY, TColumn::new(f.to_vec(), None, *ts))
+                }
+            };
+            match groups.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, columns)) => columns.push(column),
+                None => groups.push((kind, vec![column])),
+            }
+        }
+        Ok(groups
+            .into_iter()
+            .map(|(kind, columns)| TDelete::new(self.row.to_vec(), columns, None, kind, None, durability))
+            .collect())
+    }
+}
+
+/// A comparison for check-and-mutate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Compare {
+    /// The cell's value is less than the given one.
+    Less,
+    /// Less or equal.
+    LessOrEqual,
+    /// Equal.
+    Equal,
+    /// Not equal.
+    NotEqual,
+    /// Greater or equal.
+    GreaterOrEqual,
+    /// Greater.
+    Greater,
+}
+
+impl Compare {
+    pub(crate) fn to_thrift(self) -> TCompareOp {
+        match self {
+            Compare::Less => TCompareOp::LESS,
+            Compare::LessOrEqual => TCompareOp::LESS_OR_EQUAL,
+            Compare::Equal => TCompareOp::EQUAL,
+            Compare::NotEqual => TCompareOp::NOT_EQUAL,
+            Compare::GreaterOrEqual => TCompareOp::GREATER_OR_EQUAL,
+            Compare::Greater => TCompareOp::GREATER,
+        }
+    }
+}
+
+/// Puts and deletes applied to one row atomically.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowMutations {
+    row: Bytes,
+    puts: Vec<Put>,
+    deletes: Vec<Delete>,
+}
+
+impl RowMutations {
+    /// Mutations of `row`.
+    pub fn new(row: impl Into<Bytes>) -> RowMutations {
+        RowMutations { row: row.into(), puts: Vec::new(), deletes: Vec::new() }
+    }
+
+    /// Adds a put (its row must be this row).
+    pub fn put(mut self, put: Put) -> RowMutations {
+        self.puts.push(put);
+        self
+    }
+
+    /// Adds a delete (its row must be this row).
+    pub fn delete(mut self, delete: Delete) -> RowMutations {
+        self.deletes.push(delete);
+        self
+    }
+
+    /// The row mutated.
+    pub fn row(&self) -> &Bytes {
+        &self.row
+    }
+
+    pub(crate) fn to_thrift(&self, max_value: usize) -> Result<TRowMutations> {
+        validate::row_key(&self.row)?;
+        let mut mutations = Vec::new();
+        for put in &self.puts {
+            if put.row != self.row {
+                return Err(InvalidInput::Option("a row mutation's put targets another row".into()).into());
+            }
+            mutations.push(TMutation::Put(put.to_thrift(max_value)?));
+        }
+        for delete in &self.deletes {
+            if delete.row != self.row {
+                return Err(InvalidInput::Option("a row mutation's delete targets another row".into()).into());
+            }
+            mutations.extend(delete.to_thrift()?.into_iter().map(TMutation::DeleteSingle));
+        }
+        if mutations.is_empty() {
+            return Err(InvalidInput::Option("row mutations need at least one put or delete".into()).into());
+        }
+        Ok(TRowMutations::new(self.row.to_vec(), mutations))
+    }
+}
+
+/// Atomic additions to counters of one row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Increment {
+    row: Bytes,
+    columns: Vec<(Bytes, Bytes, i64)>,
+    durability: Durability,
+}
+
+impl Increment {
+    /// Increments on `row`.
+    pub fn new(row: impl Into<Bytes>) -> Increment {
+        Increment { row: row.into(), columns: Vec::new(), durability: Durability::UseDefault }
+    }
+
+    /// Adds `amount` (may be negative) to the 8-byte counter at `family:qualifier`.
+    pub fn add(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>, amount: i64) -> Increment {
+        self.columns.push((family.into(), qualifier.into(), amount));
+        self
+    }
+
+    /// The WAL setting.
+    pub fn durability(mut self, durability: Durability) -> Increment {
+        self.durability = durability;
+        self
+    }
+
+    pub(crate) fn to_thrift(&self) -> Result<TIncrement> {
+        validate::row_key(&self.row)?;
+        if self.columns.is_empty() {
+            return Err(InvalidInput::Option("an increment needs at least one column".into()).into());
+        }
+        let mut columns = Vec::new();
+        for (f, q, amount) in &self.columns {
+            validate::family(f)?;
+            columns.push(TColumnIncrement::new(f.to_vec(), q.to_vec(), *amount));
+        }
+        Ok(TIncrement::new(self.row.to_vec(), columns, None, self.durability.to_thrift(), None, true))
+    }
+}
+
+/// Atomic appends to cells of one row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Append {
+    row: Bytes,
+    columns: Vec<(Bytes, Bytes, Bytes)>,
+    durability: Durability,
+}
+
+impl Append {
+    /// Appends on `row`.
+    pub fn new(row: impl Into<Bytes>) -> Append {
+        Append { row: row.into(), columns: Vec::new(), durability: Durability::UseDefault }
+    }
+
+    /// Appends `value` to the cell at `family:qualifier`.
+    pub fn add(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>, value: impl Into<Bytes>) -> Append {
+        self.columns.push((family.into(), qualifier.into(), value.into()));
+        self
+    }
+
+    /// The WAL setting.
+    pub fn durability(mut self, durability: Durability) -> Append {
+        self.durability = durability;
+        self
+    }
+
+    pub(crate) fn to_thrift(&self) -> Result<TAppend> {
+        validate::row_key(&self.row)?;
+        if self.columns.is_empty() {
+            return Err(InvalidInput::Option("an append needs at least one column".into()).into());
+        }
+        let mut columns = Vec::new();
+        for (f, q, v) in &self.columns {
+            validate::family(f)?;
+            columns.push(TColumnValue::new(f.to_vec(), q.to_vec(), v.to_vec(), None, None, None));
+        }
+        Ok(TAppend::new(self.row.to_vec(), columns, None, self.durability.to_thrift(), None, true))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delete_intents_map_to_delete_types() {
+        let whole = Delete::row("r").to_thrift().unwrap();
+        assert_eq!(whole.len(), 1);
+        assert!(whole[0].columns.is_none());
+        let mixed = Delete::row("r").latest_version("d", "a").all_versions("d", "b").family("m").to_thrift().unwrap();
+        let kinds: Vec<_> = mixed.iter().map(|d| d.delete_type).collect();
+        assert_eq!(
+            kinds,
+            vec![Some(TDeleteType::DELETE_COLUMN), Some(TDeleteType::DELETE_COLUMNS), Some(TDeleteType::DELETE_FAMILY)]
+        );
+        assert!(Delete::row("").to_thrift().is_err());
+        assert!(Delete::row("r").family("").to_thrift().is_err());
+    }
+
+    #[test]
+    fn puts_are_validated() {
+        assert!(Put::new("r").to_thrift(10).is_err(), "no cells");
+        assert!(Put::new("r").cell("d", "q", vec![0u8; 11]).to_thrift(10).is_err(), "value too large");
+        assert!(Put::new("r").cell("", "q", "v").to_thrift(10).is_err(), "empty family");
+        let put = Put::new("r").cell("d", "", "v").to_thrift(10).unwrap();
+        assert_eq!(put.column_values[0].qualifier, b"");
+    }
+}

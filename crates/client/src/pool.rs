@@ -1,0 +1,210 @@
+//! The connection pool: a bounded set of Thrift2 connections spread over one or more
+//! gateways.
+//!
+//! Thrift carries one call per connection at a time, so the pool is where concurrency
+//! comes from. A connection goes back to the pool only if it is clean: a call whose
+//! future was dropped half-way, or that failed in transport, poisons its connection,
+//! which is then closed. Idle connections are checked before reuse (the server closes
+//! sockets idle for 60 s) and replaced silently. A gateway that refuses connections is
+//! skipped for a back-off period and retried later.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use basalt_thrift::{CallError, Connection, ConnectionOptions};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::error::{Error, Result};
+
+/// Counters describing the pool's life so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Connections opened.
+    pub opened: u64,
+    /// Idle connections found dead (closed by the server) and replaced.
+    pub replaced_dead: u64,
+    /// Connections discarded after an abandoned or failed call.
+    pub discarded_poisoned: u64,
+    /// Connections discarded for having been idle longer than `max_idle`.
+    pub discarded_idle: u64,
+    /// Failed connection attempts.
+    pub connect_failures: u64,
+}
+
+#[derive(Debug, Default)]
+struct Counters {
+    opened: AtomicU64,
+    replaced_dead: AtomicU64,
+    discarded_poisoned: AtomicU64,
+    discarded_idle: AtomicU64,
+    connect_failures: AtomicU64,
+}
+
+struct Idle {
+    conn: Connection,
+    since: Instant,
+}
+
+struct Gateway {
+    addr: String,
+    idle: Mutex<Vec<Idle>>,
+    down_until: Mutex<Option<Instant>>,
+}
+
+/// Shared pool state (one per `Client` and its clones).
+pub(crate) struct Pool {
+    gateways: Vec<Arc<Gateway>>,
+    next: AtomicUsize,
+    permits: Arc<Semaphore>,
+    options: ConnectionOptions,
+    max_idle: Duration,
+    down_backoff: Duration,
+    counters: Arc<Counters>,
+}
+
+/// A connection checked out of the pool; it returns itself on drop if it is clean.
+pub(crate) struct PooledConnection {
+    conn: Option<Connection>,
+    gateway: Arc<Gateway>,
+    counters: Arc<Counters>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl PooledConnection {
+    /// The connection.
+    pub(crate) fn conn(&mut self) -> &mut Connection {
+        // Invariant: `conn` is `Some` until drop.
+        self.conn.as_mut().expect("pooled connection used after release")
+    }
+
+    /// The gateway's address.
+    pub(crate) fn addr(&self) -> &str {
+        &self.gateway.addr
+    }
+}
+
+impl Drop for PooledConnection {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            if conn.is_reusable() {
+                if let Ok(mut idle) = self.gateway.idle.lock() {
+                    idle.push(Idle { conn, since: Instant::now() });
+                }
+            } else {
+                self.counters.discarded_poisoned.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl Pool {
+    pub(crate) fn new(
+        addrs: Vec<String>,
+        size: usize,
+        options: ConnectionOptions,
+        max_idle: Duration,
+        down_backoff: Duration,
+    ) -> Pool {
+        Pool {
+            gateways: addrs
+                .into_iter()
+                .map(|addr| Arc::new(Gateway { addr, idle: Mutex::new(Vec::new()), down_until: Mutex::new(None) }))
+                .collect(),
+            next: AtomicUsize::new(0),
+            permits: Arc::new(Semaphore::new(size)),
+            options,
+            max_idle,
+            down_backoff,
+            counters: Arc::new(Counters::default()),
+        }
+    }
+
+    pub(crate) fn stats(&self) -> PoolStats {
+        let c = &self.counters;
+        PoolStats {
+            opened: c.opened.load(Ordering::Relaxed),
+            replaced_dead: c.replaced_dead.load(Ordering::Relaxed),
+            discarded_poisoned: c.discarded_poisoned.load(Ordering::Relaxed),
+            discarded_idle: c.discarded_idle.load(Ordering::Relaxed),
+            connect_failures: c.connect_failures.load(Ordering::Relaxed),
+        }
+    }
+
+    pub(crate) fn addrs(&self) -> Vec<String> {
+        self.gateways.iter().map(|g| g.addr.clone()).collect()
+    }
+
+    /// Waits for a free slot, then hands out a clean connection: an idle one that is
+    /// still alive, or a new one to the next gateway that is up.
+    pub(crate) async fn checkout(&self) -> Result<PooledConnection> {
+        let permit = Arc::clone(&self.permits)
+            .acquire_owned()
+            .await
+            .map_err(|_| Error::InvalidInput(crate::InvalidInput::Option("the client was shut down".into())))?;
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        let n = self.gateways.len();
+        let now = Instant::now();
+        // Gateways that are up first (round robin), then those in back-off.
+        let mut order: Vec<&Arc<Gateway>> = (0..n).map(|i| &self.gateways[(start + i) % n]).collect();
+        order.sort_by_key(|g| g.down_until.lock().ok().and_then(|d| *d).is_some_and(|until| until > now));
+        let mut last_error = None;
+        for gateway in order {
+            if let Some(conn) = self.take_idle(gateway) {
+                return Ok(self.wrap(conn, gateway, permit));
+            }
+            match Connection::connect(&gateway.addr, self.options.clone()).await {
+                Ok(conn) => {
+                    self.counters.opened.fetch_add(1, Ordering::Relaxed);
+                    if let Ok(mut down) = gateway.down_until.lock() {
+                        *down = None;
+                    }
+                    return Ok(self.wrap(conn, gateway, permit));
+                }
+                Err(e) => {
+                    self.counters.connect_failures.fetch_add(1, Ordering::Relaxed);
+                    tracing::warn!(addr = %gateway.addr, error = %e, "Thrift2 gateway unreachable; backing off");
+                    if let Ok(mut down) = gateway.down_until.lock() {
+                        *down = Some(Instant::now() + self.down_backoff);
+                    }
+                    last_error = Some(connect_error(&gateway.addr, e));
+                }
+            }
+        }
+        let last = last_error.unwrap_or_else(|| {
+            Error::InvalidInput(crate::InvalidInput::Option("no gateway address configured".into()))
+        });
+        if n == 1 {
+            return Err(last);
+        }
+        Err(Error::NoGateway { tried: self.addrs().join(", "), last: Box::new(last) })
+    }
+
+    fn take_idle(&self, gateway: &Gateway) -> Option<Connection> {
+        let mut idle = gateway.idle.lock().ok()?;
+        while let Some(Idle { conn, since }) = idle.pop() {
+            if since.elapsed() > self.max_idle {
+                self.counters.discarded_idle.fetch_add(1, Ordering::Relaxed);
+                continue;
+            }
+            if conn.is_reusable() {
+                return Some(conn);
+            }
+            self.counters.replaced_dead.fetch_add(1, Ordering::Relaxed);
+        }
+        None
+    }
+
+    fn wrap(&self, conn: Connection, gateway: &Arc<Gateway>, permit: OwnedSemaphorePermit) -> PooledConnection {
+        PooledConnection {
+            conn: Some(conn),
+            gateway: Arc::clone(gateway),
+            counters: Arc::clone(&self.counters),
+            _permit: permit,
+        }
+    }
+}
+
+fn connect_error(addr: &str, e: CallError) -> Error {
+    Error::from_call(addr, None, e)
+}

@@ -1,0 +1,392 @@
+//! Data operations on one table.
+
+use bytes::Bytes;
+
+use crate::client::{Client, Idempotence};
+use crate::error::{Error, InvalidInput, Result};
+use crate::ops::{Append, Compare, Delete, Get, Increment, Put, RowMutations};
+use crate::region::RegionLocation;
+use crate::row::Row;
+use crate::scan::{RowStream, Scan};
+use crate::validate;
+
+/// Rows per `getMultiple` / `putMultiple` / `deleteMultiple` call in the batched
+/// methods: big enough to amortise round trips, small enough for the server's heap.
+pub const DEFAULT_BATCH_ROWS: usize = 1000;
+
+/// A handle on one table, from [`Client::table`]. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Table {
+    client: Client,
+    name: String,
+    name_bytes: Bytes,
+    batch_rows: usize,
+}
+
+impl Table {
+    pub(crate) fn new(client: Client, name: &str) -> Table {
+        Table {
+            client,
+            name: name.to_owned(),
+            name_bytes: Bytes::from(name.as_bytes().to_vec()),
+            batch_rows: DEFAULT_BATCH_ROWS,
+        }
+    }
+
+    /// The table's name as given (`name` or `namespace:name`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The client this table belongs to.
+    pub fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// Rows per call in `get_many`, `put_many`, `delete_many` (default
+    /// [`DEFAULT_BATCH_ROWS`]).
+    pub fn with_batch_rows(mut self, rows: usize) -> Table {
+        self.batch_rows = rows.max(1);
+        self
+    }
+
+    fn table(&self) -> Vec<u8> {
+        self.name_bytes.to_vec()
+    }
+
+    /// Reads one row; a missing row gives an empty [`Row`] (see [`Row::is_empty`]).
+    pub async fn get(&self, get: Get) -> Result<Row> {
+        let tget = get.to_thrift()?;
+        let result = self
+            .client
+            .run("get", Some(&self.name), Idempotence::Idempotent, |conn| {
+                let (table, tget) = (self.table(), tget.clone());
+                Box::pin(conn.get(table, tget))
+            })
+            .await?;
+        let mut row = Row::from_thrift(result);
+        if row.key.is_empty() {
+            row.key = get.row().clone();
+        }
+        Ok(row)
+    }
+
+    /// Reads many rows, `batch_rows` per call; answers are in the order of `gets`
+    /// (missing rows are empty).
+    pub async fn get_many(&self, gets: impl IntoIterator<Item = Get>) -> Result<Vec<Row>> {
+        let gets: Vec<Get> = gets.into_iter().collect();
+        let tgets = gets.iter().map(Get::to_thrift).collect::<Result<Vec<_>>>()?;
+        let mut rows = Vec::with_capacity(gets.len());
+        for (chunk, asked) in tgets.chunks(self.batch_rows).zip(gets.chunks(self.batch_rows)) {
+            let results = self
+                .client
+                .run("get_many", Some(&self.name), Idempotence::Idempotent, |conn| {
+                    let (table, tgets) = (self.table(), chunk.to_vec());
+                    Box::pin(conn.get_multiple(table, tgets))
+                })
+                .await?;
+            if results.len() != chunk.len() {
+                return Err(Error::Protocol {
+                    addr: String::new(),
+                    source: basalt_thrift::CallError::Protocol(format!(
+                        "getMultiple answered {} rows for {} gets",
+                        results.len(),
+                        chunk.len()
+                    )),
+                });
+            }
+            for (result, get) in results.into_iter().zip(asked) {
+                let mut row = Row::from_thrift(result);
+                if row.key.is_empty() {
+                    row.key = get.row().clone();
+                }
+                rows.push(row);
+            }
+        }
+        Ok(rows)
+    }
+
+    /// Whether the row exists (or, if the get names columns, any of them).
+    pub async fn exists(&self, get: Get) -> Result<bool> {
+        let tget = get.to_thrift()?;
+        self.client
+            .run("exists", Some(&self.name), Idempotence::Idempotent, |conn| {
+                let (table, tget) = (self.table(), tget.clone());
+                Box::pin(conn.exists(table, tget))
+            })
+            .await
+    }
+
+    /// `exists` for many gets, in order, `batch_rows` per call.
+    pub async fn exists_many(&self, gets: impl IntoIterator<Item = Get>) -> Result<Vec<bool>> {
+        let tgets = gets.into_iter().map(|g| g.to_thrift()).collect::<Result<Vec<_>>>()?;
+        let mut answers = Vec::with_capacity(tgets.len());
+        for chunk in tgets.chunks(self.batch_rows) {
+            let part = self
+                .client
+                .run("exists_many", Some(&self.name), Idempotence::Idempotent, |conn| {
+                    let (table, tgets) = (self.table(), chunk.to_vec());
+                    Box::pin(conn.exists_all(table, tgets))
+                })
+                .await?;
+            answers.extend(part);
+        }
+        Ok(answers)
+    }
+
+    /// Writes one row.
+    pub async fn put(&self, put: Put) -> Result<()> {
+        let tput = put.to_thrift(self.client.inner.max_value_bytes)?;
+        self.client
+            .run("put", Some(&self.name), Idempotence::Idempotent, |conn| {
+                let (table, tput) = (self.table(), tput.clone());
+                Box::pin(conn.put(table, tput))
+            })
+            .await
+    }
+
+    /// Writes many rows, `batch_rows` per `putMultiple` call. Every put is validated
+    /// before the first is sent. On failure, [`Error::BatchFailed`] says how many rows
+    /// were confirmed and which were not.
+    pub async fn put_many(&self, puts: impl IntoIterator<Item = Put>) -> Result<usize> {
+        let puts: Vec<Put> = puts.into_iter().collect();
+        let max = self.client.inner.max_value_bytes;
+        let tputs = puts.iter().map(|p| p.to_thrift(max)).collect::<Result<Vec<_>>>()?;
+        let mut written = 0;
+        for chunk in tputs.chunks(self.batch_rows) {
+            let sent = self
+                .client
+                .run("put_many", Some(&self.name), Idempotence::Idempotent, |conn| {
+                    let (table, tputs) = (self.table(), chunk.to_vec());
+                    Box::pin(conn.put_multiple(table, tputs))
+                })
+                .await;
+            if let Err(e) = sent {
+                let not_confirmed = puts[written..].iter().map(|p| p.row().clone()).collect();
+                return Err(Error::BatchFailed { confirmed: written, not_confirmed, source: Box::new(e) });
+            }
+            written += chunk.len();
+        }
+        Ok(written)
+    }
+
+    /// Deletes what `delete` says (see [`Delete`]'s constructors: no implicit
+    /// "all versions"). A delete that mixes intents is applied atomically.
+    pub async fn delete(&self, delete: Delete) -> Result<()> {
+        let tdeletes = delete.to_thrift()?;
+        if tdeletes.len() == 1 {
+            let tdelete = tdeletes.into_iter().next().ok_or(InvalidInput::EmptyRowKey)?;
+            return self
+                .client
+                .run("delete", Some(&self.name), Idempotence::Idempotent, |conn| {
+                    let (table, tdelete) = (self.table(), tdelete.clone());
+                    Box::pin(conn.delete_single(table, tdelete))
+                })
+                .await;
+        }
+        self.mutate_row(RowMutations::new(delete.row_key().clone()).delete(delete)).await
+    }
+
+    /// Deletes many rows' cells, `batch_rows` per call.
+    pub async fn delete_many(&self, deletes: impl IntoIterator<Item = Delete>) -> Result<usize> {
+        let deletes: Vec<Delete> = deletes.into_iter().collect();
+        let mut tdeletes = Vec::new();
+        for d in &deletes {
+            tdeletes.extend(d.to_thrift()?);
+        }
+        let mut done = 0;
+        for chunk in tdeletes.chunks(self.batch_rows) {
+            let sent = self
+                .client
+                .run("delete_many", Some(&self.name), Idempotence::Idempotent, |conn| {
+                    let (table, tdeletes) = (self.table(), chunk.to_vec());
+                    Box::pin(conn.delete_multiple(table, tdeletes))
+                })
+                .await;
+            match sent {
+                Ok(failed) if failed.is_empty() => done += chunk.len(),
+                Ok(failed) => {
+                    let not_confirmed = failed.into_iter().map(|d| Bytes::from(d.row)).collect();
+                    let source =
+                        Box::new(Error::Server { message: "deleteMultiple reported failures".into(), can_retry: true });
+                    return Err(Error::BatchFailed { confirmed: done, not_confirmed, source });
+                }
+                Err(e) => {
+                    let not_confirmed = tdeletes[done..].iter().map(|d| Bytes::from(d.row.clone())).collect();
+                    return Err(Error::BatchFailed { confirmed: done, not_confirmed, source: Box::new(e) });
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// Applies puts and deletes to one row atomically.
+    pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
+        let tmut = mutations.to_thrift(self.client.inner.max_value_bytes)?;
+        self.client
+            .run("mutate_row", Some(&self.name), Idempotence::Idempotent, |conn| {
+                let (table, tmut) = (self.table(), tmut.clone());
+                Box::pin(conn.mutate_row(table, tmut))
+            })
+            .await
+    }
+
+    /// Writes `put` only if `family:qualifier` currently equals `expected` (`None`:
+    /// only if the cell is absent). True when written. Never retried automatically.
+    pub async fn check_and_put(
+        &self,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        expected: Option<Bytes>,
+        put: Put,
+    ) -> Result<bool> {
+        let (family, qualifier) = (family.into(), qualifier.into());
+        validate::family(&family)?;
+        let tput = put.to_thrift(self.client.inner.max_value_bytes)?;
+        let row = put.row().to_vec();
+        let value = expected.map(|v| v.to_vec()).unwrap_or_default();
+        self.client
+            .run("check_and_put", Some(&self.name), Idempotence::NotIdempotent, |conn| {
+                Box::pin(conn.check_and_put(
+                    self.table(),
+                    row.clone(),
+                    family.to_vec(),
+                    qualifier.to_vec(),
+                    value.clone(),
+                    tput.clone(),
+                ))
+            })
+            .await
+    }
+
+    /// Applies `delete` only if `family:qualifier` equals `expected` (`None`: only if
+    /// absent). True when applied. Never retried automatically.
+    pub async fn check_and_delete(
+        &self,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        expected: Option<Bytes>,
+        delete: Delete,
+    ) -> Result<bool> {
+        let (family, qualifier) = (family.into(), qualifier.into());
+        validate::family(&family)?;
+        let mut tdeletes = delete.to_thrift()?;
+        if tdeletes.len() != 1 {
+            return Err(InvalidInput::Option(
+                "check_and_delete takes a delete of one kind; use check_and_mutate".into(),
+            )
+            .into());
+        }
+        let tdelete = tdeletes.remove(0);
+        let row = delete.row_key().to_vec();
+        let value = expected.map(|v| v.to_vec()).unwrap_or_default();
+        self.client
+            .run("check_and_delete", Some(&self.name), Idempotence::NotIdempotent, |conn| {
+                Box::pin(conn.check_and_delete(
+                    self.table(),
+                    row.clone(),
+                    family.to_vec(),
+                    qualifier.to_vec(),
+                    value.clone(),
+                    tdelete.clone(),
+                ))
+            })
+            .await
+    }
+
+    /// Applies `mutations` if `family:qualifier` compares to `value` with `op`
+    /// (`value` `None`: if the cell is absent). True when applied. Never retried.
+    pub async fn check_and_mutate(
+        &self,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        op: Compare,
+        value: Option<Bytes>,
+        mutations: RowMutations,
+    ) -> Result<bool> {
+        let (family, qualifier) = (family.into(), qualifier.into());
+        validate::family(&family)?;
+        let tmut = mutations.to_thrift(self.client.inner.max_value_bytes)?;
+        let row = mutations.row().to_vec();
+        let value = value.map(|v| v.to_vec()).unwrap_or_default();
+        self.client
+            .run("check_and_mutate", Some(&self.name), Idempotence::NotIdempotent, |conn| {
+                Box::pin(conn.check_and_mutate(
+                    self.table(),
+                    row.clone(),
+                    family.to_vec(),
+                    qualifier.to_vec(),
+                    op.to_thrift(),
+                    value.clone(),
+                    tmut.clone(),
+                ))
+            })
+            .await
+    }
+
+    /// Adds to counters atomically and returns the row with the new values. Never
+    /// retried automatically (a retry could count twice).
+    pub async fn increment(&self, increment: Increment) -> Result<Row> {
+        let tinc = increment.to_thrift()?;
+        let result = self
+            .client
+            .run("increment", Some(&self.name), Idempotence::NotIdempotent, |conn| {
+                Box::pin(conn.increment(self.table(), tinc.clone()))
+            })
+            .await?;
+        Ok(Row::from_thrift(result))
+    }
+
+    /// Adds `amount` to one counter and returns its new value.
+    pub async fn increment_counter(
+        &self,
+        row: impl Into<Bytes>,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        amount: i64,
+    ) -> Result<i64> {
+        let (family, qualifier) = (family.into(), qualifier.into());
+        let result = self.increment(Increment::new(row).add(family.clone(), qualifier.clone(), amount)).await?;
+        result.counter(&family, &qualifier).ok_or_else(|| Error::Protocol {
+            addr: String::new(),
+            source: basalt_thrift::CallError::Protocol("increment returned no 8-byte counter".into()),
+        })
+    }
+
+    /// Appends to cells atomically and returns the row with the new values. Never
+    /// retried automatically.
+    pub async fn append(&self, append: Append) -> Result<Row> {
+        let tappend = append.to_thrift()?;
+        let result = self
+            .client
+            .run("append", Some(&self.name), Idempotence::NotIdempotent, |conn| {
+                Box::pin(conn.append(self.table(), tappend.clone()))
+            })
+            .await?;
+        Ok(Row::from_thrift(result))
+    }
+
+    /// Streams the rows of a scan (see [`Scan`] and [`RowStream`]).
+    pub fn scan(&self, scan: Scan) -> Result<RowStream> {
+        RowStream::start(self.client.clone(), self.name.clone(), scan)
+    }
+
+    /// Runs a scan and collects every row (for small results; prefer [`Table::scan`]).
+    pub async fn scan_all(&self, scan: Scan) -> Result<Vec<Row>> {
+        use futures::TryStreamExt;
+        self.scan(scan)?.try_collect().await
+    }
+
+    /// Every region of the table, in key order.
+    pub async fn region_locations(&self) -> Result<Vec<RegionLocation>> {
+        let locations = self
+            .client
+            .run("region_locations", Some(&self.name), Idempotence::Idempotent, |conn| {
+                Box::pin(conn.get_all_region_locations(self.table()))
+            })
+            .await?;
+        let mut regions: Vec<RegionLocation> = locations.into_iter().map(RegionLocation::from_thrift).collect();
+        regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
+        Ok(regions)
+    }
+}
