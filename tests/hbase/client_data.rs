@@ -185,7 +185,7 @@ async fn binary_keys_empty_qualifier_large_value(env: Env) -> TestResult {
     table.put(Put::new("big").cell("d", "blob", big.clone())).await?;
     let got = table.get(Get::new("big")).await?;
     assert_eq!(got.value(b"d", b"blob").map(|v| v.len()), Some(big.len()));
-    assert_eq!(got.value(b"d", b"blob").map(|v| &v[..] == &big[..]), Some(true));
+    assert_eq!(got.value(b"d", b"blob").map(|v| v[..] == big[..]), Some(true));
     env.client().admin().delete_table(table.name()).await?;
     Ok(())
 }
