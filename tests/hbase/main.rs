@@ -11,6 +11,7 @@ mod client_admin;
 mod client_data;
 mod client_scan;
 mod idl;
+mod salted;
 mod support;
 mod transport;
 
@@ -27,6 +28,7 @@ fn main() -> ExitCode {
         client_data::trials(),
         client_scan::trials(),
         client_admin::trials(),
+        salted::trials(),
     ]
     .into_iter()
     .flatten()

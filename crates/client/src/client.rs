@@ -299,11 +299,17 @@ impl Client {
         }
     }
 
-    /// Checks a connection out for a multi-call sequence (scanners are bound to the
-    /// gateway that opened them).
-    pub(crate) async fn checkout(&self) -> Result<crate::pool::PooledConnection> {
+    /// Checks a connection out, to any gateway or to the named one (server-side
+    /// scanners live on the gateway that opened them).
+    pub(crate) async fn checkout(&self, gateway: Option<&str>) -> Result<crate::pool::PooledConnection> {
         let timeout = self.inner.request_timeout;
-        tokio::time::timeout(timeout, self.inner.pool.checkout())
+        let checkout = async {
+            match gateway {
+                Some(addr) => self.inner.pool.checkout_to(addr).await,
+                None => self.inner.pool.checkout().await,
+            }
+        };
+        tokio::time::timeout(timeout, checkout)
             .await
             .map_err(|_| Error::Timeout { operation: "connect", after: timeout })?
     }

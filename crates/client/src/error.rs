@@ -40,6 +40,12 @@ pub enum InvalidInput {
     /// A builder option is out of range or contradicts another.
     #[error("invalid option: {0}")]
     Option(String),
+    /// A key could not be encoded, decoded or planned by its schema.
+    #[error("key error: {0}")]
+    Key(#[from] basalt_rowkey::KeyError),
+    /// A salted-scan cursor does not belong to this query or is corrupt.
+    #[error("invalid cursor: {0}")]
+    Cursor(String),
     /// A filter could not be rendered.
     #[error("invalid filter: {0}")]
     Filter(String),
@@ -215,6 +221,12 @@ fn extract_after(line: &str, marker: &str) -> String {
     match line.find(marker) {
         Some(at) => line[at + marker.len()..].trim().to_owned(),
         None => line.trim().to_owned(),
+    }
+}
+
+impl From<basalt_rowkey::KeyError> for Error {
+    fn from(e: basalt_rowkey::KeyError) -> Error {
+        Error::InvalidInput(InvalidInput::Key(e))
     }
 }
 

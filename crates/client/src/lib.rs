@@ -40,6 +40,9 @@
 //!   check-and-mutate never are.
 //! - **Scans**: one page ahead at most; reopened after the last returned row when the
 //!   server's scanner expires or the connection breaks.
+//! - **Salted scans**: [`Table::salted`] binds a table to a `basalt_rowkey::Schema`;
+//!   [`SaltedTable::scan`] plans the buckets a query touches, scans them concurrently
+//!   and heap-merges them into one ordered stream, with limits and resumable cursors.
 //! - **Errors**: [`Error`] is typed (`TableNotFound`, `NoSuchColumnFamily`,
 //!   `ScannerExpired`, ...) and [`Error::is_retryable`] says whether trying again can
 //!   help. Bad input is rejected before sending ([`InvalidInput`]).
@@ -55,6 +58,7 @@ mod pool;
 mod region;
 mod retry;
 mod row;
+mod salted;
 mod scan;
 mod table;
 mod validate;
@@ -70,6 +74,7 @@ pub use pool::PoolStats;
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
 pub use row::{Cell, Row};
+pub use salted::{BucketStats, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable};
 pub use scan::{RowStream, Scan, ScanStats, DEFAULT_CACHING};
 pub use table::{Table, DEFAULT_BATCH_ROWS};
 pub use validate::MAX_ROW_KEY_LEN;

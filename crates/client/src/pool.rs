@@ -180,6 +180,31 @@ impl Pool {
         Err(Error::NoGateway { tried: self.addrs().join(", "), last: Box::new(last) })
     }
 
+    /// Like [`Pool::checkout`], but to one named gateway (server-side scanners live on
+    /// the gateway that opened them).
+    pub(crate) async fn checkout_to(&self, addr: &str) -> Result<PooledConnection> {
+        let Some(gateway) = self.gateways.iter().find(|g| g.addr == addr) else {
+            return Err(Error::InvalidInput(crate::InvalidInput::Option(format!("unknown gateway {addr}"))));
+        };
+        let permit = Arc::clone(&self.permits)
+            .acquire_owned()
+            .await
+            .map_err(|_| Error::InvalidInput(crate::InvalidInput::Option("the client was shut down".into())))?;
+        if let Some(conn) = self.take_idle(gateway) {
+            return Ok(self.wrap(conn, gateway, permit));
+        }
+        match Connection::connect(&gateway.addr, self.options.clone()).await {
+            Ok(conn) => {
+                self.counters.opened.fetch_add(1, Ordering::Relaxed);
+                Ok(self.wrap(conn, gateway, permit))
+            }
+            Err(e) => {
+                self.counters.connect_failures.fetch_add(1, Ordering::Relaxed);
+                Err(connect_error(&gateway.addr, e))
+            }
+        }
+    }
+
     fn take_idle(&self, gateway: &Gateway) -> Option<Connection> {
         let mut idle = gateway.idle.lock().ok()?;
         while let Some(Idle { conn, since }) = idle.pop() {

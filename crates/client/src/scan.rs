@@ -25,7 +25,6 @@ use crate::client::Client;
 use crate::error::{Error, InvalidInput, Result};
 use crate::filter::Filter;
 use crate::ops::{columns_to_thrift, render_filter, time_range, ColumnSpec};
-use crate::pool::PooledConnection;
 use crate::retry::RetryDecision;
 use crate::row::Row;
 
@@ -49,7 +48,27 @@ pub struct Scan {
     pub(crate) limit: Option<u64>,
     pub(crate) reversed: bool,
     cache_blocks: Option<bool>,
+    /// Shared limit on concurrent page fetches (salted scans set it).
+    pub(crate) gate: Option<FetchGate>,
 }
+
+/// A semaphore bounding how many scans fetch a page at the same moment.
+#[derive(Clone)]
+pub(crate) struct FetchGate(pub(crate) Arc<tokio::sync::Semaphore>);
+
+impl std::fmt::Debug for FetchGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FetchGate")
+    }
+}
+
+impl PartialEq for FetchGate {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for FetchGate {}
 
 impl Default for Scan {
     fn default() -> Self {
@@ -72,6 +91,7 @@ impl Scan {
             limit: None,
             reversed: false,
             cache_blocks: None,
+            gate: None,
         }
     }
 
@@ -230,6 +250,7 @@ pub struct ScanStats {
     pages: AtomicU64,
     reopens: AtomicU64,
     first_row_micros: AtomicU64,
+    finished_micros: AtomicU64,
 }
 
 impl ScanStats {
@@ -244,6 +265,13 @@ impl ScanStats {
     /// Times the scanner was reopened after expiring or losing its connection.
     pub fn reopens(&self) -> u64 {
         self.reopens.load(Ordering::Relaxed)
+    }
+    /// Time from the start until the scan finished (ended, failed or was dropped).
+    pub fn finished_after(&self) -> Option<Duration> {
+        match self.finished_micros.load(Ordering::Relaxed) {
+            0 => None,
+            us => Some(Duration::from_micros(us)),
+        }
     }
     /// Time from the start to the first page with rows, if any arrived.
     pub fn time_to_first_row(&self) -> Option<Duration> {
@@ -350,9 +378,10 @@ struct Worker {
     skip: Option<(Bytes, usize)>,
 }
 
-/// An open server-side scanner and the connection it lives on.
+/// An open server-side scanner and the gateway it lives on. No connection is held
+/// between pages, so any number of scans can be open over a small pool.
 struct Open {
-    conn: PooledConnection,
+    gateway: String,
     id: i32,
 }
 
@@ -393,23 +422,36 @@ impl Worker {
                 }
             }
         }
-        if let Some(mut open) = open {
-            let _ = open.conn.conn().close_scanner(open.id).await;
+        if let Some(open) = open {
+            self.close(open).await;
+        }
+        let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX).max(1);
+        self.stats.finished_micros.store(micros, Ordering::Relaxed);
+    }
+
+    async fn close(&self, open: Open) {
+        if let Ok(mut conn) = self.client.checkout(Some(&open.gateway)).await {
+            let timeout = self.client.inner.request_timeout;
+            let _ = tokio::time::timeout(timeout, conn.conn().close_scanner(open.id)).await;
         }
     }
 
     /// Fetches the next page; `Ok(None)` when the scan is over.
     async fn next_page(&mut self, open: &mut Option<Open>) -> Result<Option<Vec<Row>>> {
         let timeout = self.client.inner.request_timeout;
+        let _gate = match &self.scan.gate {
+            Some(gate) => gate.0.clone().acquire_owned().await.ok(),
+            None => None,
+        };
+        let mut conn = self.client.checkout(open.as_ref().map(|o| o.gateway.as_str())).await?;
         if open.is_none() {
-            let mut conn = self.client.checkout().await?;
             let tscan = self.tscan()?;
             let addr = conn.addr().to_owned();
             let id = tokio::time::timeout(timeout, conn.conn().open_scanner(self.table.as_bytes().to_vec(), tscan))
                 .await
                 .map_err(|_| Error::Timeout { operation: "open_scanner", after: timeout })?
                 .map_err(|e| Error::from_call(&addr, Some(&self.table), e))?;
-            *open = Some(Open { conn, id });
+            *open = Some(Open { gateway: addr, id });
             self.skip = self.cursor.partial.clone();
         }
         let Some(state) = open.as_mut() else {
@@ -421,19 +463,18 @@ impl Worker {
             None => u64::from(self.scan.caching),
         };
         let want = i32::try_from(want).unwrap_or(i32::MAX);
-        let addr = state.conn.addr().to_owned();
-        let results = tokio::time::timeout(timeout, state.conn.conn().get_scanner_rows(state.id, want))
+        let results = tokio::time::timeout(timeout, conn.conn().get_scanner_rows(state.id, want))
             .await
             .map_err(|_| Error::Timeout { operation: "get_scanner_rows", after: timeout })?
-            .map_err(|e| Error::from_call(&addr, Some(&self.table), e))?;
+            .map_err(|e| Error::from_call(&state.gateway, Some(&self.table), e))?;
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
         if results.is_empty() {
             if let Some(state) = open.take() {
-                let mut conn = state.conn;
-                let _ = conn.conn().close_scanner(state.id).await;
+                let _ = tokio::time::timeout(timeout, conn.conn().close_scanner(state.id)).await;
             }
             return Ok(None);
         }
+        drop(conn);
         let mut rows = Vec::with_capacity(results.len());
         for result in results {
             let row = Row::from_thrift(result);

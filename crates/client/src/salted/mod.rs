@@ -1,0 +1,530 @@
+//! Salted tables and merged salted scans.
+//!
+//! A [`SaltedTable`] binds a table to a [`Schema`] whose keys start with a salt.
+//! Writes and point reads take the logical key's field values and compute the salt;
+//! a [`SaltedScan`] asks the schema which buckets a query can touch (all of them when
+//! the salt depends on fields the query leaves open; exactly the needed ones
+//! otherwise, e.g. one per month for seed 003's telecom design), runs one scan per
+//! planned range at the same time, and merges them with a binary heap on the logical
+//! key into one ordered stream, ascending or descending.
+//!
+//! - **Memory** stays flat: each bucket fetches at most one page ahead, and no
+//!   connection is held between pages, so hundreds of buckets share a small pool; a
+//!   shared gate bounds how many buckets fetch at once ([`SaltedScan::concurrency`]).
+//! - **Limits** stop the merge early; each bucket asks for no more rows than the limit,
+//!   and every scanner is closed as soon as it is not needed.
+//! - **Cancellation**: dropping the stream stops every bucket and closes its scanner.
+//!   An error in one bucket (after retries and scanner-expiry recovery) ends the stream
+//!   with that error and closes the others.
+//! - **Cursors**: [`SaltedStream::cursor`] is a serialisable position (each bucket's last
+//!   returned key); [`SaltedScan::resume`] continues the same query from it with no
+//!   duplicate and no gap.
+
+mod merge;
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use basalt_rowkey::{Query, ScanPlan, Schema, Value};
+use bytes::Bytes;
+use futures::stream::{self, SelectAll};
+use futures::{Stream, StreamExt};
+
+use crate::error::{Error, InvalidInput, Result};
+use crate::ops::{Delete, Get, Put};
+use crate::row::Row;
+use crate::scan::{FetchGate, Scan, ScanStats};
+use crate::table::Table;
+use merge::{Head, Merge};
+
+/// A table whose row keys follow a salted [`Schema`].
+#[derive(Debug, Clone)]
+pub struct SaltedTable {
+    table: Table,
+    schema: Arc<Schema>,
+}
+
+impl Table {
+    /// Binds this table to a key schema (usually salted).
+    pub fn salted(&self, schema: Schema) -> SaltedTable {
+        SaltedTable { table: self.clone(), schema: Arc::new(schema) }
+    }
+}
+
+/// A row of a salted table, with its salt bucket and logical key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaltedRow {
+    /// The row as stored (its `key` includes the salt).
+    pub row: Row,
+    /// The key without its salt: what the merge orders by.
+    pub logical_key: Bytes,
+    /// Index of the planned range the row came from.
+    pub range: usize,
+}
+
+impl SaltedRow {
+    /// Decodes the logical key's field values.
+    pub fn values(&self, schema: &Schema) -> Result<Vec<Value>> {
+        Ok(schema.decode_logical(&self.logical_key)?)
+    }
+}
+
+impl SaltedTable {
+    /// The plain table underneath.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// The key schema.
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The stored (salted) key for these field values.
+    pub fn key(&self, values: &[Value]) -> Result<Bytes> {
+        Ok(self.schema.encode(values)?)
+    }
+
+    /// A put on the row for these values; add cells and pass it to
+    /// [`Table::put`] / [`Table::put_many`] (or use [`SaltedTable::put`]).
+    pub fn new_put(&self, values: &[Value]) -> Result<Put> {
+        Ok(Put::new(self.key(values)?))
+    }
+
+    /// Writes cells to the row for these values.
+    pub async fn put(&self, values: &[Value], build: impl FnOnce(Put) -> Put) -> Result<()> {
+        self.table.put(build(self.new_put(values)?)).await
+    }
+
+    /// Reads the row for these values.
+    pub async fn get(&self, values: &[Value]) -> Result<Row> {
+        self.table.get(Get::new(self.key(values)?)).await
+    }
+
+    /// Reads many rows: grouped by salt bucket (one batched call per bucket, run
+    /// concurrently), answers in the order asked.
+    pub async fn get_many(&self, keys: &[Vec<Value>]) -> Result<Vec<Row>> {
+        let mut groups: HashMap<Option<u32>, Vec<(usize, Bytes)>> = HashMap::new();
+        for (i, values) in keys.iter().enumerate() {
+            let report = self.schema.encode_report(values)?;
+            groups.entry(report.bucket).or_default().push((i, report.key));
+        }
+        let calls = groups.into_values().map(|group| {
+            let table = self.table.clone();
+            async move {
+                let rows = table.get_many(group.iter().map(|(_, key)| Get::new(key.clone()))).await?;
+                Ok::<_, Error>(group.into_iter().map(|(i, _)| i).zip(rows).collect::<Vec<_>>())
+            }
+        });
+        let mut out = vec![Row::default(); keys.len()];
+        for group in futures::future::try_join_all(calls).await? {
+            for (i, row) in group {
+                out[i] = row;
+            }
+        }
+        Ok(out)
+    }
+
+    /// Deletes the whole row for these values.
+    pub async fn delete(&self, values: &[Value]) -> Result<()> {
+        self.table.delete(Delete::row(self.key(values)?)).await
+    }
+
+    /// A merged scan of the rows matching `query` (see [`SaltedScan`]).
+    pub fn scan(&self, query: Query) -> SaltedScan {
+        SaltedScan {
+            salted: self.clone(),
+            query,
+            template: Scan::new(),
+            limit: None,
+            ordered: true,
+            concurrency: 16,
+            split_by_regions: false,
+            resume: None,
+        }
+    }
+}
+
+/// A merged scan over a salted table, built by [`SaltedTable::scan`].
+#[derive(Debug, Clone)]
+pub struct SaltedScan {
+    salted: SaltedTable,
+    query: Query,
+    template: Scan,
+    limit: Option<u64>,
+    ordered: bool,
+    concurrency: usize,
+    split_by_regions: bool,
+    resume: Option<SaltedCursor>,
+}
+
+impl SaltedScan {
+    /// Settings every bucket's scan copies: columns, filter, time range, versions,
+    /// caching, batch, cache_blocks. Its bounds, limit and direction are ignored (the
+    /// plan and this builder decide them).
+    pub fn template(mut self, scan: Scan) -> Self {
+        self.template = scan;
+        self
+    }
+
+    /// At most `rows` rows in all; buckets never fetch more than this.
+    pub fn limit(mut self, rows: u64) -> Self {
+        self.limit = Some(rows);
+        self
+    }
+
+    /// `false`: rows as they arrive from any bucket (for aggregations); default `true`.
+    pub fn ordered(mut self, ordered: bool) -> Self {
+        self.ordered = ordered;
+        self
+    }
+
+    /// Most buckets fetching a page at the same moment (default 16).
+    pub fn concurrency(mut self, buckets: usize) -> Self {
+        self.concurrency = buckets.max(1);
+        self
+    }
+
+    /// Cut each bucket's range at region boundaries and scan the pieces in parallel,
+    /// concatenated in order: more parallelism on large tables.
+    pub fn split_by_regions(mut self, split: bool) -> Self {
+        self.split_by_regions = split;
+        self
+    }
+
+    /// Continue a previous run of the same query from its cursor.
+    pub fn resume(mut self, cursor: SaltedCursor) -> Self {
+        self.resume = Some(cursor);
+        self
+    }
+
+    /// The ranges this scan will run.
+    pub fn plan(&self) -> Result<ScanPlan> {
+        Ok(self.salted.schema.plan(&self.query)?)
+    }
+
+    /// Starts every bucket's scan and returns the merged stream.
+    pub async fn stream(self) -> Result<SaltedStream> {
+        let plan = self.plan()?;
+        let reversed = plan.reverse;
+        let fingerprint = fingerprint(self.salted.table.name(), &plan);
+        let mut last: Vec<Option<Bytes>> = vec![None; plan.ranges.len()];
+        if let Some(cursor) = &self.resume {
+            if cursor.fingerprint != fingerprint || cursor.last.len() != plan.ranges.len() {
+                return Err(InvalidInput::Cursor("the cursor belongs to another query or table".into()).into());
+            }
+            last.clone_from(&cursor.last);
+        }
+        let regions = if self.split_by_regions { self.salted.table.region_locations().await? } else { Vec::new() };
+        let gate = FetchGate(Arc::new(tokio::sync::Semaphore::new(self.concurrency)));
+        let mut sources = Vec::with_capacity(plan.ranges.len());
+        let mut stats = Vec::with_capacity(plan.ranges.len());
+        for (index, range) in plan.ranges.iter().enumerate() {
+            let (mut start, mut stop) = (range.start.clone(), range.stop.clone());
+            if let Some(key) = &last[index] {
+                if reversed {
+                    stop = key.clone();
+                } else {
+                    let mut next = key.to_vec();
+                    next.push(0);
+                    start = Bytes::from(next);
+                }
+            }
+            let mut pieces = vec![(start.clone(), stop.clone())];
+            if self.split_by_regions {
+                pieces = cut_at_regions(&start, &stop, regions.iter().map(|r| &r.start_key));
+            }
+            if reversed {
+                pieces.reverse();
+            }
+            let mut piece_stats = Vec::new();
+            let mut streams = Vec::new();
+            for (piece_start, piece_stop) in pieces {
+                let mut scan = self.template.clone().start(piece_start).stop(piece_stop).reversed(reversed);
+                scan.limit = self.limit;
+                scan.gate = Some(gate.clone());
+                let stream = self.salted.table.scan(scan)?;
+                piece_stats.push(stream.stats());
+                streams.push(stream);
+            }
+            stats.push(BucketStats { bucket: range.bucket, range: index, pieces: piece_stats, emitted: 0 });
+            let chained: BucketStream = Box::pin(stream::iter(streams).flatten());
+            sources.push(chained);
+        }
+        let schema = Arc::clone(&self.salted.schema);
+        let logical: LogicalFn = Box::new(move |key: &Bytes| {
+            let logical_len = schema.logical_key(key)?.len();
+            Ok(key.slice(key.len() - logical_len..))
+        });
+        let inner = if self.ordered {
+            Inner::Ordered(Merge::new(sources, reversed, logical))
+        } else {
+            let tagged = sources
+                .into_iter()
+                .enumerate()
+                .map(|(i, s)| -> TaggedStream { Box::pin(s.map(move |r| r.map(|row| (i, row)))) });
+            Inner::Unordered(futures::stream::select_all(tagged), logical)
+        };
+        Ok(SaltedStream { inner, remaining: self.limit, last, fingerprint, stats, done: false })
+    }
+}
+
+type BucketStream = Pin<Box<dyn Stream<Item = Result<Row>> + Send>>;
+type TaggedStream = Pin<Box<dyn Stream<Item = Result<(usize, Row)>> + Send>>;
+type LogicalFn = Box<dyn Fn(&Bytes) -> Result<Bytes> + Send + Sync>;
+
+enum Inner {
+    Ordered(Merge<BucketStream, LogicalFn>),
+    Unordered(SelectAll<TaggedStream>, LogicalFn),
+}
+
+/// Figures of one planned range of a salted scan.
+#[derive(Debug, Clone)]
+pub struct BucketStats {
+    /// The salt bucket, if the schema is salted.
+    pub bucket: Option<u32>,
+    /// Index of the range in the plan.
+    pub range: usize,
+    pieces: Vec<Arc<ScanStats>>,
+    /// Rows this range contributed to the merged stream so far.
+    pub emitted: u64,
+}
+
+impl BucketStats {
+    /// Rows fetched from the server (may exceed `emitted` by up to a page).
+    pub fn rows_fetched(&self) -> u64 {
+        self.pieces.iter().map(|p| p.rows()).sum()
+    }
+    /// Pages fetched.
+    pub fn pages(&self) -> u64 {
+        self.pieces.iter().map(|p| p.pages()).sum()
+    }
+    /// Scanner reopens (expiry or broken connections).
+    pub fn reopens(&self) -> u64 {
+        self.pieces.iter().map(|p| p.reopens()).sum()
+    }
+    /// Time from the start to this range's first row.
+    pub fn time_to_first_row(&self) -> Option<Duration> {
+        self.pieces.iter().filter_map(|p| p.time_to_first_row()).min()
+    }
+    /// Time from the start until the range's last piece finished, if it has.
+    pub fn finished_after(&self) -> Option<Duration> {
+        self.pieces.iter().map(|p| p.finished_after()).collect::<Option<Vec<_>>>()?.into_iter().max()
+    }
+}
+
+/// The merged rows of a salted scan. Dropping it stops every bucket's scan.
+pub struct SaltedStream {
+    inner: Inner,
+    remaining: Option<u64>,
+    last: Vec<Option<Bytes>>,
+    fingerprint: u64,
+    stats: Vec<BucketStats>,
+    done: bool,
+}
+
+impl std::fmt::Debug for SaltedStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SaltedStream").field("ranges", &self.stats.len()).finish_non_exhaustive()
+    }
+}
+
+impl SaltedStream {
+    /// The position after the last row returned: pass it to [`SaltedScan::resume`] to
+    /// continue later. With `batch` set, a cursor taken inside a wide row resumes at
+    /// the start of that row.
+    pub fn cursor(&self) -> SaltedCursor {
+        SaltedCursor { fingerprint: self.fingerprint, last: self.last.clone() }
+    }
+
+    /// Per-range figures so far.
+    pub fn bucket_stats(&self) -> &[BucketStats] {
+        &self.stats
+    }
+
+    /// Skew of the rows contributed per range: max / mean (1.0 = perfectly even).
+    pub fn skew(&self) -> f64 {
+        let counts: Vec<u64> = self.stats.iter().map(|s| s.emitted).collect();
+        let total: u64 = counts.iter().sum();
+        if counts.is_empty() || total == 0 {
+            return 1.0;
+        }
+        let mean = total as f64 / counts.len() as f64;
+        counts.iter().copied().max().unwrap_or(0) as f64 / mean
+    }
+
+    fn finish(&mut self) {
+        self.done = true;
+        // Dropping the sources stops their workers, which close their scanners.
+        self.inner = Inner::Unordered(SelectAll::new(), Box::new(|k: &Bytes| Ok(k.clone())));
+    }
+}
+
+impl Stream for SaltedStream {
+    type Item = Result<SaltedRow>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        if this.done || this.remaining == Some(0) {
+            if !this.done {
+                this.finish();
+            }
+            return Poll::Ready(None);
+        }
+        let next = match &mut this.inner {
+            Inner::Ordered(merge) => match Pin::new(merge).poll_next(cx) {
+                Poll::Ready(Some(Ok(Head { logical, source, row }))) => Some(Ok((logical, source, row))),
+                Poll::Ready(Some(Err(e))) => Some(Err(e)),
+                Poll::Ready(None) => None,
+                Poll::Pending => return Poll::Pending,
+            },
+            Inner::Unordered(select, logical) => match Pin::new(select).poll_next(cx) {
+                Poll::Ready(Some(Ok((source, row)))) => Some(logical(&row.key).map(|l| (l, source, row))),
+                Poll::Ready(Some(Err(e))) => Some(Err(e)),
+                Poll::Ready(None) => None,
+                Poll::Pending => return Poll::Pending,
+            },
+        };
+        match next {
+            None => {
+                this.finish();
+                Poll::Ready(None)
+            }
+            Some(Err(e)) => {
+                this.finish();
+                Poll::Ready(Some(Err(e)))
+            }
+            Some(Ok((logical_key, range, row))) => {
+                if !row.partial {
+                    this.last[range] = Some(row.key.clone());
+                    this.stats[range].emitted += 1;
+                    if let Some(n) = &mut this.remaining {
+                        *n -= 1;
+                    }
+                }
+                Poll::Ready(Some(Ok(SaltedRow { row, logical_key, range })))
+            }
+        }
+    }
+}
+
+/// Where a salted scan stopped: each planned range's last returned key. Serialise it
+/// with [`SaltedCursor::to_token`] to page across requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SaltedCursor {
+    fingerprint: u64,
+    last: Vec<Option<Bytes>>,
+}
+
+impl SaltedCursor {
+    /// A compact text form: `v1.<fingerprint>.<hex key or ->...`.
+    pub fn to_token(&self) -> String {
+        let mut out = format!("v1.{:016x}", self.fingerprint);
+        for key in &self.last {
+            out.push('.');
+            match key {
+                Some(k) => k.iter().for_each(|b| out.push_str(&format!("{b:02x}"))),
+                None => out.push('-'),
+            }
+        }
+        out
+    }
+
+    /// Parses [`SaltedCursor::to_token`]'s form.
+    pub fn from_token(token: &str) -> Result<SaltedCursor> {
+        let bad = |why: &str| Error::from(InvalidInput::Cursor(why.to_owned()));
+        let mut parts = token.split('.');
+        if parts.next() != Some("v1") {
+            return Err(bad("unknown cursor version"));
+        }
+        let fingerprint = u64::from_str_radix(parts.next().ok_or_else(|| bad("no fingerprint"))?, 16)
+            .map_err(|_| bad("bad fingerprint"))?;
+        let mut last = Vec::new();
+        for part in parts {
+            if part == "-" {
+                last.push(None);
+                continue;
+            }
+            if part.len() % 2 != 0 {
+                return Err(bad("odd hex length"));
+            }
+            let bytes = (0..part.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&part[i..i + 2], 16))
+                .collect::<std::result::Result<Vec<u8>, _>>()
+                .map_err(|_| bad("bad hex"))?;
+            last.push(Some(Bytes::from(bytes)));
+        }
+        Ok(SaltedCursor { fingerprint, last })
+    }
+}
+
+fn fingerprint(table: &str, plan: &ScanPlan) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for &b in bytes {
+            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        hash = (hash ^ 0xff).wrapping_mul(0x0100_0000_01b3);
+    };
+    feed(table.as_bytes());
+    feed(&[u8::from(plan.reverse)]);
+    for range in &plan.ranges {
+        feed(&range.start);
+        feed(&range.stop);
+    }
+    hash
+}
+
+/// Cuts `[start, stop)` at every region start key strictly inside it.
+fn cut_at_regions<'a>(
+    start: &Bytes,
+    stop: &Bytes,
+    region_starts: impl Iterator<Item = &'a Bytes>,
+) -> Vec<(Bytes, Bytes)> {
+    let mut cuts: Vec<Bytes> = region_starts
+        .filter(|k| !k.is_empty() && k[..] > start[..] && (stop.is_empty() || k[..] < stop[..]))
+        .cloned()
+        .collect();
+    cuts.sort();
+    cuts.dedup();
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let mut from = start.clone();
+    for cut in cuts {
+        pieces.push((from, cut.clone()));
+        from = cut;
+    }
+    pieces.push((from, stop.clone()));
+    pieces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_tokens_round_trip_and_reject_garbage() {
+        let cursor = SaltedCursor { fingerprint: 42, last: vec![Some(Bytes::from_static(b"\x00ab\xff")), None] };
+        let token = cursor.to_token();
+        assert_eq!(SaltedCursor::from_token(&token).unwrap(), cursor);
+        for bad in ["", "v2.1", "v1.zz", "v1.1.abc", "v1.1.0g"] {
+            assert!(SaltedCursor::from_token(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ranges_are_cut_at_region_starts_inside_them() {
+        let starts: Vec<Bytes> = ["", "b", "d", "f"].into_iter().map(Bytes::from).collect();
+        let pieces = cut_at_regions(&Bytes::from("a"), &Bytes::from("e"), starts.iter());
+        let as_str: Vec<(String, String)> = pieces
+            .iter()
+            .map(|(a, b)| (String::from_utf8_lossy(a).into_owned(), String::from_utf8_lossy(b).into_owned()))
+            .collect();
+        assert_eq!(as_str, [("a".into(), "b".into()), ("b".into(), "d".into()), ("d".into(), "e".into())]);
+        let open = cut_at_regions(&Bytes::from("c"), &Bytes::new(), starts.iter());
+        assert_eq!(open.len(), 3);
+    }
+}
