@@ -169,7 +169,7 @@ async fn telecom_months_plan_one_salt_each(env: Env) -> TestResult {
     for phone in phones {
         for month in 6..=12u64 {
             for day in [1u64, 15, 28] {
-                let t = 2021_00_00_000000 + month * 1_00_000000 + day * 1_000000 + 123045;
+                let t = 20_210_000_000_000 + month * 100_000_000 + day * 1_000_000 + 123_045;
                 let values = [Value::str(phone), Value::UInt(t)];
                 puts.push(salted.new_put(&values)?.cell("d", "dur", "60"));
                 if phone == "13812345678" && (9..=11).contains(&month) {
