@@ -462,6 +462,22 @@ impl SaltedCursor {
     }
 }
 
+/// Merges streams that are each sorted by `logical(key)` (ascending, or descending
+/// when `descending`) into one sorted stream of `(source index, row)`; ties go to the
+/// lower source index. This is the heap merge behind [`SaltedStream`], public for
+/// callers that bring their own ordered streams.
+pub fn merge_ordered<S, F>(
+    sources: Vec<S>,
+    descending: bool,
+    logical: F,
+) -> impl Stream<Item = Result<(usize, Row)>> + Unpin
+where
+    S: Stream<Item = Result<Row>> + Unpin,
+    F: Fn(&Bytes) -> Result<Bytes> + Unpin,
+{
+    Merge::new(sources, descending, logical).map(|head| head.map(|h| (h.source, h.row)))
+}
+
 fn fingerprint(table: &str, plan: &ScanPlan) -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut feed = |bytes: &[u8]| {
