@@ -1,0 +1,307 @@
+//! `basalt ns ...` and `basalt table ...`: namespaces, tables, families, split keys.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use basalt::{BlockEncoding, BloomFilter, Client, ColumnFamily, Compression, TableDescriptor};
+use bytes::Bytes;
+use clap::{Args, Subcommand};
+
+use crate::error::{CliError, CliResult};
+use crate::keyfmt::{escape, parse_bytes};
+use crate::keys::{load_schema, splits_for, SplitAlgo};
+
+/// `basalt ns ...`.
+#[derive(Debug, Args)]
+pub struct NsArgs {
+    #[command(subcommand)]
+    cmd: NsCmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum NsCmd {
+    /// Create a namespace.
+    #[command(after_help = "Example:\n  basalt ns create telecom --config owner=billing")]
+    Create {
+        /// Namespace name.
+        name: String,
+        /// Configuration entries KEY=VALUE (repeatable).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+    },
+    /// List namespaces.
+    #[command(after_help = "Example:\n  basalt ns list")]
+    List,
+    /// Show a namespace's configuration and tables.
+    #[command(after_help = "Example:\n  basalt ns describe telecom")]
+    Describe {
+        /// Namespace name.
+        name: String,
+    },
+    /// Delete an (empty) namespace.
+    #[command(after_help = "Example:\n  basalt ns delete telecom")]
+    Delete {
+        /// Namespace name.
+        name: String,
+    },
+}
+
+/// `basalt table ...`.
+#[derive(Debug, Args)]
+pub struct TableArgs {
+    #[command(subcommand)]
+    cmd: TableCmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum TableCmd {
+    /// Create a table with column families and optional split keys.
+    #[command(
+        after_help = "Examples:\n  basalt table create telecom:calls --family d:versions=1,bloom=row,ttl=31536000 \
+                            --schema calls.toml\n  basalt table create logs --family d --algo hex --regions 8\n  \
+                            basalt table create t --split 0x10 --split 0x20\n\n\
+                            Family settings: versions, min_versions, ttl (s), bloom=none|row|rowcol, \
+                            compression=none|gz|snappy|lz4|zstd,\n  encoding=none|prefix|diff|fast_diff|row_index_v1, \
+                            blocksize (bytes), in_memory=true|false, block_cache=true|false, dfs_replication"
+    )]
+    Create {
+        /// Table name (`table` or `namespace:table`).
+        name: String,
+        /// Column family NAME[:key=value,...] (repeatable; default `d`).
+        #[arg(long = "family", short = 'f', value_name = "SPEC")]
+        families: Vec<String>,
+        /// A split key, escaped or 0x hex (repeatable).
+        #[arg(long = "split", value_name = "KEY")]
+        splits: Vec<String>,
+        /// Pre-split with one region per salt bucket of this schema file.
+        #[arg(long, short)]
+        schema: Option<PathBuf>,
+        /// Pre-split with an algorithm (with --regions).
+        #[arg(long, value_enum)]
+        algo: Option<SplitAlgo>,
+        /// Number of regions for --algo.
+        #[arg(long)]
+        regions: Option<u32>,
+    },
+    /// List tables (of one namespace, or all).
+    #[command(after_help = "Example:\n  basalt table list --namespace telecom")]
+    List {
+        /// Only this namespace.
+        #[arg(long, short)]
+        namespace: Option<String>,
+    },
+    /// Show a table's families, settings and regions.
+    #[command(after_help = "Example:\n  basalt table describe telecom:calls")]
+    Describe {
+        /// Table name.
+        name: String,
+    },
+    /// Disable and delete a table.
+    #[command(after_help = "Example:\n  basalt table drop telecom:calls")]
+    Drop {
+        /// Table name.
+        name: String,
+        /// Succeed when the table does not exist.
+        #[arg(long)]
+        if_exists: bool,
+    },
+}
+
+fn bool_of(k: &str, v: &str) -> CliResult<bool> {
+    match v {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" => Ok(false),
+        _ => Err(CliError::usage(format!("{k}={v}: use true or false"))),
+    }
+}
+
+fn num_of(k: &str, v: &str) -> CliResult<u32> {
+    v.parse().map_err(|_| CliError::usage(format!("{k}={v}: not a non-negative number")))
+}
+
+/// Parses `NAME[:key=value,...]` into a column family.
+pub fn parse_family(spec: &str) -> CliResult<ColumnFamily> {
+    let (name, settings) = spec.split_once(':').unwrap_or((spec, ""));
+    if name.is_empty() {
+        return Err(CliError::usage(format!("family {spec:?} has no name")));
+    }
+    let mut f = ColumnFamily::new(name.to_owned());
+    for kv in settings.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (k, v) =
+            kv.split_once('=').ok_or_else(|| CliError::usage(format!("family setting {kv:?} is not key=value")))?;
+        let bad = |choices: &str| CliError::usage(format!("{k}={v}: use {choices}"));
+        f = match k {
+            "versions" => f.max_versions(num_of(k, v)?),
+            "min_versions" => f.min_versions(num_of(k, v)?),
+            "ttl" => f.ttl_seconds(num_of(k, v)?),
+            "blocksize" => f.block_size(num_of(k, v)?),
+            "in_memory" => f.in_memory(bool_of(k, v)?),
+            "block_cache" => f.block_cache(bool_of(k, v)?),
+            "dfs_replication" => f.dfs_replication(u16::try_from(num_of(k, v)?).map_err(|_| bad("a small number"))?),
+            "bloom" => f.bloom_filter(match v {
+                "none" => BloomFilter::None,
+                "row" => BloomFilter::Row,
+                "rowcol" => BloomFilter::RowCol,
+                _ => return Err(bad("none|row|rowcol")),
+            }),
+            "compression" => f.compression(match v {
+                "none" => Compression::None,
+                "gz" => Compression::Gz,
+                "snappy" => Compression::Snappy,
+                "lz4" => Compression::Lz4,
+                "zstd" => Compression::Zstd,
+                _ => return Err(bad("none|gz|snappy|lz4|zstd")),
+            }),
+            "encoding" => f.block_encoding(match v {
+                "none" => BlockEncoding::None,
+                "prefix" => BlockEncoding::Prefix,
+                "diff" => BlockEncoding::Diff,
+                "fast_diff" => BlockEncoding::FastDiff,
+                "row_index_v1" => BlockEncoding::RowIndexV1,
+                _ => return Err(bad("none|prefix|diff|fast_diff|row_index_v1")),
+            }),
+            _ => return Err(CliError::usage(format!("unknown family setting {k:?}"))),
+        };
+    }
+    Ok(f)
+}
+
+fn describe_family(f: &ColumnFamily) -> String {
+    let mut parts = vec![escape(f.name())];
+    let mut push = |k: &str, v: Option<String>| {
+        if let Some(v) = v {
+            parts.push(format!("{k}={v}"));
+        }
+    };
+    push("versions", f.get_max_versions().map(|v| v.to_string()));
+    push("ttl", f.get_ttl_seconds().map(|v| if v == i32::MAX { "forever".into() } else { v.to_string() }));
+    push("bloom", f.get_bloom_filter().map(|v| format!("{v:?}")));
+    push("compression", f.get_compression().map(|v| format!("{v:?}")));
+    push("encoding", f.get_block_encoding().map(|v| format!("{v:?}")));
+    push("blocksize", f.get_block_size().map(|v| v.to_string()));
+    push("in_memory", f.get_in_memory().map(|v| v.to_string()));
+    parts.join("  ")
+}
+
+/// Runs `basalt ns ...`.
+pub async fn run_ns(args: NsArgs, client: &Client) -> CliResult {
+    let admin = client.admin();
+    match args.cmd {
+        NsCmd::Create { name, config } => {
+            let mut map = BTreeMap::new();
+            for kv in config {
+                let (k, v) =
+                    kv.split_once('=').ok_or_else(|| CliError::usage(format!("--config {kv:?} is not KEY=VALUE")))?;
+                map.insert(k.to_owned(), v.to_owned());
+            }
+            admin.create_namespace(&name, map).await?;
+            println!("created namespace {name}");
+        }
+        NsCmd::List => {
+            for ns in admin.list_namespaces().await? {
+                println!("{ns}");
+            }
+        }
+        NsCmd::Describe { name } => {
+            let config = admin.describe_namespace(&name).await?;
+            println!("namespace {name}");
+            for (k, v) in config {
+                println!("  {k} = {v}");
+            }
+            let tables = admin.list_tables(&name).await?;
+            println!("  tables: {}", if tables.is_empty() { "(none)".to_owned() } else { tables.join(", ") });
+        }
+        NsCmd::Delete { name } => {
+            admin.delete_namespace(&name).await?;
+            println!("deleted namespace {name}");
+        }
+    }
+    Ok(())
+}
+
+/// Runs `basalt table ...`.
+pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
+    let admin = client.admin();
+    match args.cmd {
+        TableCmd::Create { name, families, splits, schema, algo, regions } => {
+            let families = if families.is_empty() { vec!["d".to_owned()] } else { families };
+            let mut desc = TableDescriptor::new(name.clone());
+            for f in &families {
+                desc = desc.family(parse_family(f)?);
+            }
+            let mut keys: Vec<Bytes> =
+                splits.iter().map(|s| parse_bytes(s, false).map(Bytes::from)).collect::<CliResult<_>>()?;
+            if schema.is_some() || algo.is_some() {
+                let schema = schema.as_deref().map(load_schema).transpose()?;
+                keys.extend(splits_for(schema.as_ref(), algo, regions)?);
+            }
+            if keys.iter().any(|k| k.is_empty()) {
+                return Err(CliError::usage("a split key must not be empty"));
+            }
+            keys.sort();
+            keys.dedup();
+            admin.create_table(&desc, &keys).await?;
+            println!("created table {name} with {} region(s)", keys.len() + 1);
+        }
+        TableCmd::List { namespace } => {
+            let names = match namespace {
+                Some(ns) => admin.list_tables(&ns).await?,
+                None => admin.list_tables_matching(".*", false).await?,
+            };
+            for n in names {
+                println!("{n}");
+            }
+        }
+        TableCmd::Describe { name } => {
+            let desc = admin.describe_table(&name).await?;
+            let enabled = admin.is_table_enabled(&name).await?;
+            println!("table {}  ({})", desc.name(), if enabled { "enabled" } else { "disabled" });
+            for f in desc.families() {
+                println!("  family {}", describe_family(f));
+            }
+            let regions = client.table(&name)?.region_locations().await?;
+            println!("  {} region(s):", regions.len());
+            for r in regions {
+                let start = if r.start_key.is_empty() { "(first)".to_owned() } else { escape(&r.start_key) };
+                let end = if r.end_key.is_empty() { "(last)".to_owned() } else { escape(&r.end_key) };
+                println!("    [{start}, {end})  on {}:{}", r.host, r.port.unwrap_or(0));
+            }
+        }
+        TableCmd::Drop { name, if_exists } => {
+            if !admin.table_exists(&name).await? {
+                if if_exists {
+                    println!("table {name} does not exist");
+                    return Ok(());
+                }
+                return Err(CliError::usage(format!("table not found: {name}")));
+            }
+            if admin.is_table_enabled(&name).await? {
+                admin.disable_table(&name).await?;
+            }
+            admin.delete_table(&name).await?;
+            println!("dropped table {name}");
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn family_specs() {
+        let f =
+            parse_family("d:versions=3,ttl=60,bloom=rowcol,compression=gz,encoding=fast_diff,in_memory=true").unwrap();
+        assert_eq!(f.get_max_versions(), Some(3));
+        assert_eq!(f.get_ttl_seconds(), Some(60));
+        assert_eq!(f.get_bloom_filter(), Some(BloomFilter::RowCol));
+        assert_eq!(f.get_compression(), Some(Compression::Gz));
+        assert_eq!(f.get_block_encoding(), Some(BlockEncoding::FastDiff));
+        assert_eq!(f.get_in_memory(), Some(true));
+        assert_eq!(parse_family("m").unwrap().name().as_ref(), b"m");
+        for bad in ["", ":versions=1", "d:versions", "d:versions=-1", "d:bloom=huge", "d:colour=red"] {
+            assert!(parse_family(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! `basalt get | put | delete | scan`, and row output as an aligned table, JSON lines or CSV.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use basalt::{Client, Delete, Filter, Get, Put, Row, Scan};
+use clap::{Args, ValueEnum};
+use futures::StreamExt;
+
+use crate::error::{CliError, CliResult};
+use crate::keyfmt::{parse_bytes, parse_column, show};
+use crate::keys::{build_query, load_schema, QueryArgs};
+use crate::merge::MergedScan;
+
+/// Output formats for rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned columns: key, column, timestamp, value (one line per cell).
+    Table,
+    /// One JSON object per row.
+    Json,
+    /// CSV: key,column,timestamp,value (one line per cell).
+    Csv,
+}
+
+/// Options shared by the data commands.
+#[derive(Debug, Clone, Args)]
+pub struct RowOpts {
+    /// Output format.
+    #[arg(long, short, value_enum, default_value = "table")]
+    pub output: Format,
+    /// Keys and values are hex, in and out (else `\xNN`-escaped; `0x...` input is always hex).
+    #[arg(long)]
+    pub hex: bool,
+}
+
+/// `basalt get`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  basalt get telecom:calls 2_13812345678_20210915123045\n  \
+                        basalt get t 0x00ff01 --columns d:dur,d:type --output json")]
+pub struct GetArgs {
+    /// Table name.
+    table: String,
+    /// Row key (escaped or 0x hex).
+    key: String,
+    /// Only these columns (family or family:qualifier, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',')]
+    columns: Vec<String>,
+    /// Up to N versions per column.
+    #[arg(long)]
+    versions: Option<u32>,
+    #[command(flatten)]
+    opts: RowOpts,
+}
+
+/// `basalt put`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  basalt put telecom:calls 2_13812345678_20210915123045 d:dur=00061 d:type=out")]
+pub struct PutArgs {
+    /// Table name.
+    table: String,
+    /// Row key (escaped or 0x hex).
+    key: String,
+    /// Cells family:qualifier=value (value escaped or 0x hex).
+    #[arg(required = true, value_name = "FAMILY:QUALIFIER=VALUE")]
+    cells: Vec<String>,
+    /// Keys and values are hex.
+    #[arg(long)]
+    hex: bool,
+}
+
+/// `basalt delete`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  basalt delete t row1\n  basalt delete t row1 --columns d:dur")]
+pub struct DeleteArgs {
+    /// Table name.
+    table: String,
+    /// Row key (escaped or 0x hex).
+    key: String,
+    /// Only these columns (every version) or families; default the whole row.
+    #[arg(long, value_delimiter = ',')]
+    columns: Vec<String>,
+    /// The key is hex.
+    #[arg(long)]
+    hex: bool,
+}
+
+/// `basalt scan`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  basalt scan t --prefix host1 --limit 10\n  \
+                        basalt scan t --start a --stop m --reverse --output csv\n  \
+                        basalt scan t --filter \"SingleColumnValueFilter('d','type',=,'binary:out')\"\n  \
+                        basalt scan telecom:calls --salted calls.toml --fixed 13812345678 \
+                        --from 20210901000000 --to 20211200000000")]
+pub struct ScanArgs {
+    /// Table name.
+    table: String,
+    /// Rows whose key starts with this prefix.
+    #[arg(long, conflicts_with_all = ["start", "stop"])]
+    prefix: Option<String>,
+    /// First key (inclusive).
+    #[arg(long)]
+    start: Option<String>,
+    /// Last key (exclusive).
+    #[arg(long)]
+    stop: Option<String>,
+    /// From the largest key down.
+    #[arg(long)]
+    reverse: bool,
+    /// At most N rows.
+    #[arg(long)]
+    limit: Option<u64>,
+    /// Only these columns (family or family:qualifier, comma-separated or repeated).
+    #[arg(long, value_delimiter = ',')]
+    columns: Vec<String>,
+    /// A server-side filter in HBase's filter language.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Merged salted scan: plan the ranges with this schema file (with --fixed/--from/--to).
+    #[arg(long, value_name = "SCHEMA", conflicts_with_all = ["prefix", "start", "stop"])]
+    salted: Option<PathBuf>,
+    #[command(flatten)]
+    query: QueryArgs,
+    /// Rows per round trip.
+    #[arg(long, default_value_t = 500)]
+    caching: u32,
+    #[command(flatten)]
+    opts: RowOpts,
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// Writes rows in one of the formats; table output is aligned when finished.
+pub struct RowWriter {
+    opts: RowOpts,
+    table: Vec<[String; 4]>,
+    out: std::io::StdoutLock<'static>,
+    header: bool,
+}
+
+impl RowWriter {
+    /// A writer to stdout.
+    pub fn new(opts: RowOpts) -> RowWriter {
+        RowWriter { opts, table: Vec::new(), out: std::io::stdout().lock(), header: false }
+    }
+
+    /// Writes one row.
+    pub fn row(&mut self, row: &Row) -> std::io::Result<()> {
+        let h = self.opts.hex;
+        let key = show(&row.key, h);
+        let column = |c: &basalt::Cell| format!("{}:{}", show(&c.family, h), show(&c.qualifier, h));
+        match self.opts.output {
+            Format::Table => {
+                for c in &row.cells {
+                    self.table.push([key.clone(), column(c), c.timestamp.to_string(), show(&c.value, h)]);
+                }
+            }
+            Format::Json => {
+                let columns: serde_json::Map<String, serde_json::Value> = row
+                    .cells
+                    .iter()
+                    .map(|c| (column(c), serde_json::json!({ "value": show(&c.value, h), "timestamp": c.timestamp })))
+                    .collect();
+                writeln!(self.out, "{}", serde_json::json!({ "key": key, "columns": columns }))?;
+            }
+            Format::Csv => {
+                if !self.header {
+                    self.header = true;
+                    writeln!(self.out, "key,column,timestamp,value")?;
+                }
+                for c in &row.cells {
+                    let line = [
+                        csv_field(&key),
+                        csv_field(&column(c)),
+                        c.timestamp.to_string(),
+                        csv_field(&show(&c.value, h)),
+                    ];
+                    writeln!(self.out, "{}", line.join(","))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Flushes (and aligns) what was written.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        if self.opts.output == Format::Table && !self.table.is_empty() {
+            let head = ["KEY", "COLUMN", "TIMESTAMP", "VALUE"].map(str::to_owned);
+            let mut w = [0usize; 4];
+            for r in std::iter::once(&head).chain(&self.table) {
+                for i in 0..4 {
+                    w[i] = w[i].max(r[i].chars().count());
+                }
+            }
+            for r in std::iter::once(&head).chain(&self.table) {
+                writeln!(
+                    self.out,
+                    "{:<w0$}  {:<w1$}  {:>w2$}  {}",
+                    r[0],
+                    r[1],
+                    r[2],
+                    r[3],
+                    w0 = w[0],
+                    w1 = w[1],
+                    w2 = w[2]
+                )?;
+            }
+        }
+        self.out.flush()
+    }
+}
+
+fn columns_of<T>(
+    cols: &[String],
+    mut target: T,
+    col: impl Fn(T, Vec<u8>, Vec<u8>) -> T,
+    fam: impl Fn(T, Vec<u8>) -> T,
+) -> CliResult<T> {
+    for c in cols.iter().filter(|c| !c.is_empty()) {
+        target = match parse_column(c)? {
+            (f, Some(q)) => col(target, f, q),
+            (f, None) => fam(target, f),
+        };
+    }
+    Ok(target)
+}
+
+fn io_err(e: std::io::Error) -> CliError {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        // The reader went away (`| head`): not an error.
+        return CliError { code: 0, message: String::new() };
+    }
+    CliError::failed(format!("writing output: {e}"))
+}
+
+/// Runs `basalt get`.
+pub async fn get(args: GetArgs, client: &Client) -> CliResult {
+    let table = client.table(&args.table)?;
+    let key = parse_bytes(&args.key, args.opts.hex)?;
+    let mut get = columns_of(&args.columns, Get::new(key.clone()), |g, f, q| g.column(f, q), |g, f| g.family(f))?;
+    if let Some(v) = args.versions {
+        get = get.max_versions(v.max(1));
+    }
+    let row = table.get(get).await?;
+    if row.is_empty() {
+        return Err(CliError::failed(format!("row {} not found in {}", show(&key, args.opts.hex), args.table)));
+    }
+    let mut w = RowWriter::new(args.opts);
+    w.row(&row).and_then(|_| w.finish()).map_err(io_err)
+}
+
+/// Runs `basalt put`.
+pub async fn put(args: PutArgs, client: &Client) -> CliResult {
+    let table = client.table(&args.table)?;
+    let key = parse_bytes(&args.key, args.hex)?;
+    let mut put = Put::new(key.clone());
+    for cell in &args.cells {
+        let (col, value) = cell
+            .split_once('=')
+            .ok_or_else(|| CliError::usage(format!("cell {cell:?} is not family:qualifier=value")))?;
+        let (f, q) = parse_column(col)?;
+        let q = q.ok_or_else(|| CliError::usage(format!("cell {cell:?} needs family:qualifier")))?;
+        put = put.cell(f, q, parse_bytes(value, args.hex)?);
+    }
+    table.put(put).await?;
+    println!("put {} cell(s) into {} {}", args.cells.len(), args.table, show(&key, args.hex));
+    Ok(())
+}
+
+/// Runs `basalt delete`.
+pub async fn delete(args: DeleteArgs, client: &Client) -> CliResult {
+    let table = client.table(&args.table)?;
+    let key = parse_bytes(&args.key, args.hex)?;
+    let del = columns_of(&args.columns, Delete::row(key.clone()), |d, f, q| d.all_versions(f, q), |d, f| d.family(f))?;
+    table.delete(del).await?;
+    println!("deleted from {} {}", args.table, show(&key, args.hex));
+    Ok(())
+}
+
+/// Runs `basalt scan`.
+pub async fn scan(args: ScanArgs, client: &Client) -> CliResult {
+    let table = client.table(&args.table)?;
+    let h = args.opts.hex;
+    let mut scan = columns_of(&args.columns, Scan::new(), |s, f, q| s.column(f, q), |s, f| s.family(f))?;
+    scan = scan.caching(args.caching.max(1));
+    if let Some(f) = &args.filter {
+        scan = scan.filter(Filter::raw(f.clone()));
+    }
+    let mut w = RowWriter::new(args.opts.clone());
+    let mut n = 0u64;
+    if let Some(path) = &args.salted {
+        let schema = load_schema(path)?;
+        let plan = schema.plan(&build_query(&schema, &args.query, args.reverse)?)?;
+        let mut merged = MergedScan::open(&table, &schema, &plan, &scan, args.limit)?;
+        while let Some(row) = merged.next().await? {
+            w.row(&row).map_err(io_err)?;
+            n += 1;
+        }
+    } else {
+        if !args.query.fixed.is_empty() || args.query.from.is_some() || args.query.to.is_some() {
+            return Err(CliError::usage("--fixed/--from/--to need --salted SCHEMA"));
+        }
+        if let Some(p) = &args.prefix {
+            scan = scan.prefix(parse_bytes(p, h)?);
+        }
+        if let Some(s) = &args.start {
+            scan = scan.start(parse_bytes(s, h)?);
+        }
+        if let Some(s) = &args.stop {
+            scan = scan.stop(parse_bytes(s, h)?);
+        }
+        if let Some(l) = args.limit {
+            scan = scan.limit(l);
+        }
+        let mut stream = table.scan(scan.reversed(args.reverse))?;
+        while let Some(row) = stream.next().await {
+            w.row(&row?).map_err(io_err)?;
+            n += 1;
+        }
+    }
+    w.finish().map_err(io_err)?;
+    eprintln!("{n} row(s)");
+    Ok(())
+}

@@ -1,0 +1,515 @@
+//! `basalt demo`: the seeds' key designs end to end on a real HBase, every step checked.
+
+use std::collections::VecDeque;
+use std::io::IsTerminal;
+use std::ops::Bound;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use basalt::{Client, ColumnFamily, Comparator, CompareOp, Filter, Put, Row, Scan, Table, TableDescriptor};
+use basalt_rowkey::{hotspot, split, Query, Schema, Value};
+use basalt_testkit::{HBase, LaunchOptions};
+use bytes::Bytes;
+use clap::Args;
+use futures::StreamExt;
+
+use crate::analyze::{region_table, svg};
+use crate::conn::{client_for, ConnOpts};
+use crate::demo_data as data;
+use crate::error::{CliError, CliResult};
+use crate::keyfmt::{escape, thousands};
+use crate::local;
+use crate::merge::MergedScan;
+
+/// `basalt demo`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  basalt demo                       # starts and stops its own local HBase\n  \
+                        basalt demo --rows 5000 --addr 127.0.0.1:9090\n  \
+                        basalt demo --keep                # leave HBase and the tables up (stop: basalt local stop)")]
+pub struct DemoArgs {
+    /// Rows to write in all (40% salted calls, 40% the same calls unsalted, 20% logs).
+    #[arg(long, default_value_t = 200_000)]
+    rows: usize,
+    /// Keep the tables, and the local HBase if the demo started it (stop it with `basalt local stop`).
+    #[arg(long)]
+    keep: bool,
+    /// Concurrent writer tasks.
+    #[arg(long, default_value_t = 4)]
+    tasks: usize,
+    /// Rows per put_many batch.
+    #[arg(long, default_value_t = 1000)]
+    batch: usize,
+    /// Namespace of the demo tables.
+    #[arg(long, default_value = "basalt_demo")]
+    namespace: String,
+    /// Salt buckets (= pre-split regions) of the call-record table.
+    #[arg(long, default_value_t = 6)]
+    regions: u32,
+    /// The phone whose calls are queried.
+    #[arg(long, default_value = "13812345678")]
+    phone: String,
+    /// Write the rows-per-region chart (salted vs unsalted) as SVG to this file.
+    #[arg(long, value_name = "PATH")]
+    svg: Option<PathBuf>,
+    /// Random seed of the data.
+    #[arg(long, default_value_t = 2021)]
+    seed: u64,
+}
+
+/// Records each check; the demo fails if any does.
+#[derive(Default)]
+struct Checks {
+    passed: usize,
+    failed: Vec<String>,
+}
+
+impl Checks {
+    fn check(&mut self, ok: bool, what: &str, detail: impl std::fmt::Display) {
+        if ok {
+            self.passed += 1;
+            println!("  ok    {what} ({detail})");
+        } else {
+            self.failed.push(what.to_owned());
+            println!("  FAIL  {what}: {detail}");
+        }
+    }
+}
+
+fn step(n: u32, title: &str) -> Instant {
+    println!("\n[{n}/8] {title}");
+    Instant::now()
+}
+
+fn ms(t: Instant) -> String {
+    format!("{:.0} ms", t.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// Where the demo's HBase comes from; a launched one is stopped on drop.
+enum Source {
+    Given,
+    Running,
+    Launched(HBase),
+    Kept,
+}
+
+/// Runs `basalt demo`.
+pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
+    if !(100..=10_000_000).contains(&args.rows) {
+        return Err(CliError::usage("--rows: use 100..=10000000"));
+    }
+    if !(2..=100).contains(&args.regions) || args.tasks == 0 || args.batch == 0 {
+        return Err(CliError::usage("--regions must be 2..=100, --tasks and --batch at least 1"));
+    }
+    if args.phone.len() != 11 || !args.phone.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(CliError::usage(format!("--phone {:?}: use 11 digits", args.phone)));
+    }
+    let (addr, source) = match conn.addr.as_deref().filter(|a| !a.is_empty()) {
+        Some(a) => (a.to_owned(), Source::Given),
+        None => {
+            let dir = local::default_dir();
+            if let Some(a) = local::status(&dir)? {
+                println!("using the local HBase at {a} (run dir {})", dir.display());
+                (a, Source::Running)
+            } else if args.keep {
+                let options = LaunchOptions { framed: conn.framed, compact: conn.compact, ..LaunchOptions::default() };
+                (local::start_detached(&dir, options)?, Source::Kept)
+            } else {
+                let pb = local::spinner("starting a local HBase + Thrift2 for the demo...");
+                let options = LaunchOptions { framed: conn.framed, compact: conn.compact, ..LaunchOptions::default() };
+                let started = HBase::start(&options);
+                if let Some(pb) = pb {
+                    pb.finish_and_clear();
+                }
+                let hbase = started?;
+                println!(
+                    "started HBase at {} in {:.1} s",
+                    hbase.addr(),
+                    hbase.ready_in().unwrap_or_default().as_secs_f64()
+                );
+                (hbase.addr().to_owned(), Source::Launched(hbase))
+            }
+        }
+    };
+    let pool = args.tasks + 2 * args.regions as usize + 4;
+    let client = client_for(&addr, conn.framed, conn.compact, conn.connect_timeout, conn.request_timeout, pool)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failed(format!("cannot start the async runtime: {e}")))?;
+    let started = Instant::now();
+    let result = rt.block_on(demo(&args, &client, &addr));
+    drop(rt);
+    match source {
+        Source::Launched(mut hbase) => {
+            hbase.stop()?;
+            println!("stopped the demo's HBase");
+        }
+        Source::Kept => println!("HBase keeps running at {addr}; stop it with: basalt local stop"),
+        Source::Given | Source::Running => {}
+    }
+    let checks = result?;
+    println!(
+        "\n{} checks passed, {} failed, in {:.1} s",
+        checks.passed,
+        checks.failed.len(),
+        started.elapsed().as_secs_f64()
+    );
+    if checks.failed.is_empty() {
+        Ok(())
+    } else {
+        Err(CliError::failed(format!("demo checks failed: {}", checks.failed.join("; "))))
+    }
+}
+
+async fn recreate(client: &Client, name: &str, splits: &[Bytes]) -> CliResult<Table> {
+    let admin = client.admin();
+    if admin.table_exists(name).await? {
+        if admin.is_table_enabled(name).await? {
+            admin.disable_table(name).await?;
+        }
+        admin.delete_table(name).await?;
+    }
+    let family = ColumnFamily::new("d").max_versions(1).bloom_filter(basalt::BloomFilter::Row);
+    admin.create_table(&TableDescriptor::new(name).family(family), splits).await?;
+    Ok(client.table(name)?)
+}
+
+/// Writes `puts` with `tasks` concurrent `put_many` calls of `batch` rows; returns rows/s.
+async fn write_all(
+    table: &Table,
+    puts: Vec<Put>,
+    batch: usize,
+    tasks: usize,
+    bar: &indicatif::ProgressBar,
+) -> CliResult<f64> {
+    let total = puts.len();
+    let mut queue = VecDeque::new();
+    let mut puts = puts.into_iter().peekable();
+    while puts.peek().is_some() {
+        queue.push_back(puts.by_ref().take(batch).collect::<Vec<_>>());
+    }
+    let queue = Arc::new(Mutex::new(queue));
+    let start = Instant::now();
+    let mut workers = Vec::new();
+    for _ in 0..tasks {
+        let (queue, table, bar) = (Arc::clone(&queue), table.clone(), bar.clone());
+        workers.push(tokio::spawn(async move {
+            loop {
+                let next = queue.lock().ok().and_then(|mut q| q.pop_front());
+                let Some(chunk) = next else { return Ok::<(), basalt::Error>(()) };
+                let n = chunk.len();
+                table.put_many(chunk).await?;
+                bar.inc(n as u64);
+            }
+        }));
+    }
+    for w in workers {
+        w.await.map_err(|e| CliError::failed(format!("writer task failed: {e}")))??;
+    }
+    Ok(total as f64 / start.elapsed().as_secs_f64().max(1e-9))
+}
+
+/// Rows per region, counted by scanning each region (key only), all regions at once.
+async fn count_regions(table: &Table) -> CliResult<(Vec<Bytes>, Vec<u64>)> {
+    let regions = table.region_locations().await?;
+    let splits: Vec<Bytes> = regions.iter().skip(1).map(|r| r.start_key.clone()).collect();
+    let scans = regions.iter().map(|r| {
+        let scan = Scan::new()
+            .start(r.start_key.clone())
+            .stop(r.end_key.clone())
+            .filter(Filter::first_key_only().and(Filter::key_only()))
+            .caching(5000);
+        let table = table.clone();
+        async move {
+            let mut s = table.scan(scan)?;
+            let mut n = 0u64;
+            while let Some(row) = s.next().await {
+                row?;
+                n += 1;
+            }
+            Ok::<u64, basalt::Error>(n)
+        }
+    });
+    let counts = futures::future::join_all(scans).await.into_iter().collect::<Result<Vec<_>, _>>()?;
+    Ok((splits, counts))
+}
+
+fn logical_keys(schema: &Schema, rows: &[Row]) -> CliResult<Vec<Bytes>> {
+    rows.iter().map(|r| schema.logical_key(&r.key).map(Bytes::copy_from_slice).map_err(CliError::from)).collect()
+}
+
+fn strictly_sorted(keys: &[Bytes], descending: bool) -> bool {
+    keys.windows(2).all(|w| if descending { w[0] > w[1] } else { w[0] < w[1] })
+}
+
+fn calltime_of(schema: &Schema, key: &[u8]) -> String {
+    match schema.decode(key).ok().and_then(|d| d.values.get(1).cloned()) {
+        Some(v) => v.to_string(),
+        None => escape(key),
+    }
+}
+
+async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks> {
+    let mut checks = Checks::default();
+    let ns = &args.namespace;
+    println!("basalt demo: {} rows on HBase at {addr}", thousands(args.rows as u64));
+
+    // 1. Schemas.
+    step(1, "key designs (basalt-rowkey)");
+    let calls_schema = data::calls_schema(args.regions)?;
+    let plain_schema = data::plain_schema()?;
+    let logs_schema = data::logs_schema()?;
+    let sample = data::Call { phone: args.phone.clone(), time: 20210915123045, kind: "out", dur: 61 };
+    let key = calls_schema.encode(&data::call_values(&sample))?;
+    println!(
+        "  P5 calls      XX_phone_yyyyMMddHHmmss, XX = seed 003 salt over {} buckets: {}",
+        args.regions,
+        escape(&key)
+    );
+    println!("  P5 unsalted   phone_yyyyMMddHHmmss (the same key without its salt)");
+    println!("  P1 logs       [ts % {}][ts ms][host][event] (time is the only dimension)", data::LOG_BUCKETS);
+    let decoded = calls_schema.decode(&key)?;
+    checks.check(decoded.values[1] == Value::UInt(20210915123045), "encode/decode round trip", escape(&key));
+
+    // 2. Namespace and pre-split tables.
+    let t2 = step(2, "namespace and pre-split tables");
+    let admin = client.admin();
+    match admin.create_namespace(ns, Default::default()).await {
+        Ok(()) | Err(basalt::Error::AlreadyExists { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
+    let (calls_t, plain_t, logs_t) = (format!("{ns}:calls"), format!("{ns}:calls_plain"), format!("{ns}:logs"));
+    let calls_splits = split::seed003_split_keys(args.regions);
+    let log_splits = split::bucket_split_keys(&logs_schema);
+    let calls_table = recreate(client, &calls_t, &calls_splits).await?.with_batch_rows(args.batch);
+    let plain_table = recreate(client, &plain_t, &calls_splits).await?.with_batch_rows(args.batch);
+    let logs_table = recreate(client, &logs_t, &log_splits).await?.with_batch_rows(args.batch);
+    let shown: Vec<String> = calls_splits.iter().map(|k| escape(k)).collect();
+    println!("  split keys (seed 003 getSplitKeys): {}", shown.join(" "));
+    let regions = calls_table.region_locations().await?.len();
+    checks.check(
+        regions == args.regions as usize,
+        &format!("{calls_t} has {} regions", args.regions),
+        format!("{regions} regions"),
+    );
+    let log_regions = logs_table.region_locations().await?.len();
+    checks.check(
+        log_regions == data::LOG_BUCKETS as usize,
+        &format!("{logs_t} has one region per bucket"),
+        format!("{log_regions} regions, {}", ms(t2)),
+    );
+
+    // 3. Writes.
+    step(3, "writing (put_many batches, concurrent tasks)");
+    let n_calls = args.rows * 2 / 5;
+    let n_logs = args.rows - 2 * n_calls;
+    let calls = data::calls(n_calls, &args.phone, args.seed);
+    let logs = data::logs(n_logs, args.seed);
+    let bar = if std::io::stdout().is_terminal() {
+        let pb =
+            indicatif::ProgressBar::with_draw_target(Some(args.rows as u64), indicatif::ProgressDrawTarget::stdout());
+        let style = indicatif::ProgressStyle::with_template("  {bar:40} {pos}/{len} rows {per_sec} {msg}")
+            .map_err(|e| CliError::failed(format!("progress bar: {e}")))?;
+        pb.set_style(style);
+        pb
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut rates = Vec::new();
+    let all = Instant::now();
+    for (name, table, puts) in [
+        (
+            &calls_t,
+            &calls_table,
+            calls.iter().map(|c| data::call_put(&calls_schema, c)).collect::<CliResult<Vec<_>>>()?,
+        ),
+        (
+            &plain_t,
+            &plain_table,
+            calls.iter().map(|c| data::call_put(&plain_schema, c)).collect::<CliResult<Vec<_>>>()?,
+        ),
+        (&logs_t, &logs_table, logs.iter().map(|l| data::log_put(&logs_schema, l)).collect::<CliResult<Vec<_>>>()?),
+    ] {
+        bar.set_message(name.clone());
+        let n = puts.len();
+        let t = Instant::now();
+        let rate = write_all(table, puts, args.batch, args.tasks, &bar).await?;
+        rates.push(format!(
+            "  {name:<28} {:>9} rows in {:>6.2} s = {:>7} rows/s",
+            thousands(n as u64),
+            t.elapsed().as_secs_f64(),
+            thousands(rate as u64)
+        ));
+    }
+    bar.finish_and_clear();
+    for r in &rates {
+        println!("{r}");
+    }
+    let secs = all.elapsed().as_secs_f64();
+    println!(
+        "  total {} rows in {secs:.2} s = {} rows/s ({} tasks x {} rows per batch)",
+        thousands(args.rows as u64),
+        thousands((args.rows as f64 / secs) as u64),
+        args.tasks,
+        args.batch
+    );
+
+    // 4. Merged salted range scan over every bucket of the logs.
+    let t = step(4, "merged salted range scan (one scanner per bucket, heap-merged by logical key)");
+    let span = logs.last().map(|l| l.ts).unwrap_or(data::LOGS_FROM_MS) - data::LOGS_FROM_MS;
+    let (lo, hi) = (data::LOGS_FROM_MS + span / 4, data::LOGS_FROM_MS + span / 2);
+    let plan = logs_schema.plan(&Query::new().between(Value::Timestamp(lo), Value::Timestamp(hi)))?;
+    let rows = MergedScan::open(&logs_table, &logs_schema, &plan, &Scan::new().caching(1000), None)?.collect().await?;
+    let keys = logical_keys(&logs_schema, &rows)?;
+    let expected = logs.iter().filter(|l| l.ts >= lo && l.ts < hi).count();
+    println!(
+        "  ts in [{lo}, {hi}): {} ranges (buckets {:?}), {} rows in {}",
+        plan.ranges.len(),
+        plan.buckets(),
+        thousands(rows.len() as u64),
+        ms(t)
+    );
+    checks.check(
+        plan.ranges.len() == data::LOG_BUCKETS as usize,
+        "one range per bucket",
+        format!("{} ranges", plan.ranges.len()),
+    );
+    checks.check(
+        rows.len() == expected,
+        "merged scan returns every row in the window",
+        format!("{} of {expected}", rows.len()),
+    );
+    checks.check(strictly_sorted(&keys, false), "merged rows are in time order", "logical keys strictly ascending");
+
+    // 5. Multi-month query: one salt per month.
+    let t = step(5, "calls of one phone over three months (seed 003: one salt per month)");
+    let (from, to) = (20210901000000u64, 20211200000000u64);
+    let q = Query::new().fixed(args.phone.as_str()).between(Value::UInt(from), Value::UInt(to));
+    let plan = calls_schema.plan(&q)?;
+    for r in &plan.ranges {
+        println!("  bucket {:?}: [{}, {})", r.bucket.unwrap_or(0), escape(&r.start), escape(&r.stop));
+    }
+    let rows = MergedScan::open(&calls_table, &calls_schema, &plan, &Scan::new(), None)?.collect().await?;
+    let keys = logical_keys(&calls_schema, &rows)?;
+    let expected =
+        data::expected_calls(&calls_schema, &calls, |c| c.phone == args.phone && c.time >= from && c.time < to)?;
+    checks.check(
+        plan.ranges.len() == 3,
+        "three months = three scans",
+        format!("{} ranges, buckets {:?}", plan.ranges.len(), plan.buckets()),
+    );
+    checks.check(
+        keys == expected,
+        "exactly the phone's calls of Sep-Nov, in time order",
+        format!("{} rows, {}", rows.len(), ms(t)),
+    );
+
+    // 6. Latest N, reversed.
+    let t = step(6, "latest 10 calls of one phone (reversed scans, merged newest first)");
+    let q = Query::new()
+        .fixed(args.phone.as_str())
+        .between(Value::UInt(20210700000000), Value::UInt(20211300000000))
+        .reverse(true);
+    let plan = calls_schema.plan(&q)?;
+    let rows = MergedScan::open(&calls_table, &calls_schema, &plan, &Scan::new(), Some(10))?.collect().await?;
+    let keys = logical_keys(&calls_schema, &rows)?;
+    let mut expected = data::expected_calls(&calls_schema, &calls, |c| c.phone == args.phone)?;
+    expected.reverse();
+    expected.truncate(10);
+    let times: Vec<String> = rows.iter().take(3).map(|r| calltime_of(&calls_schema, &r.key)).collect();
+    println!("  {} ranges (one per month), newest: {} ...", plan.ranges.len(), times.join(", "));
+    checks.check(plan.ranges.len() == 6, "July-December = six scans", format!("{} ranges", plan.ranges.len()));
+    checks.check(keys == expected, "the 10 newest calls, newest first", format!("{} rows, {}", rows.len(), ms(t)));
+
+    // 7. Filtered, paged (P3): SingleColumnValueFilter + PageFilter, continuing after the last key.
+    let t = step(7, "filtered, paged query (SingleColumnValueFilter d:type = out, PageFilter)");
+    let page = if n_calls >= 20_000 { 10 } else { 5 };
+    let scv =
+        Filter::single_column_value("d", "type", CompareOp::Equal, Comparator::binary("out")).filter_if_missing(true);
+    let template = Scan::new().filter(scv.build().and(Filter::page(page as i64)));
+    let mut got = Vec::new();
+    let mut pages = 0;
+    let mut after: Option<u64> = None;
+    loop {
+        let lower = after.map_or(Bound::Included(Value::UInt(from)), |t| Bound::Excluded(Value::UInt(t)));
+        let q = Query::new().fixed(args.phone.as_str()).range(lower, Bound::Excluded(Value::UInt(to)));
+        let plan = calls_schema.plan(&q)?;
+        let rows = MergedScan::open(&calls_table, &calls_schema, &plan, &template, Some(page))?.collect().await?;
+        if rows.is_empty() {
+            break;
+        }
+        pages += 1;
+        let ok_type = rows.iter().all(|r| r.value(b"d", b"type").map(|v| &v[..]) == Some(b"out"));
+        if !ok_type || pages > 10_000 {
+            checks.check(false, "every row on a page passes the filter", "a row without d:type = out");
+            break;
+        }
+        let last = rows.last().map(|r| calls_schema.decode(&r.key)).transpose()?;
+        after = last.and_then(|d| match d.values.get(1) {
+            Some(Value::UInt(t)) => Some(*t),
+            _ => None,
+        });
+        got.extend(logical_keys(&calls_schema, &rows)?);
+        if rows.len() < page as usize || after.is_none() {
+            break;
+        }
+    }
+    let expected = data::expected_calls(&calls_schema, &calls, |c| {
+        c.phone == args.phone && c.kind == "out" && c.time >= from && c.time < to
+    })?;
+    println!("  {} pages of up to {page} rows, {} rows", pages, got.len());
+    checks.check(
+        got == expected,
+        "pages add up to exactly the filtered rows, in order",
+        format!("{} rows, {}", got.len(), ms(t)),
+    );
+
+    // 8. Hotspots: rows per region, salted vs unsalted.
+    let t = step(8, "rows per region: salted vs the same keys unsalted (same split keys)");
+    let (splits, salted_counts) = count_regions(&calls_table).await?;
+    let (plain_splits, plain_counts) = count_regions(&plain_table).await?;
+    let predicted = hotspot::analyze(data::stored_keys(&calls_schema, &calls)?, &splits);
+    let predicted_plain = hotspot::analyze(data::stored_keys(&plain_schema, &calls)?, &plain_splits);
+    print!("{}", region_table(&splits, &[("salted", &predicted), ("unsalted", &predicted_plain)]));
+    checks.check(
+        salted_counts == predicted.counts,
+        "salted: counted rows per region = predicted by hotspot::analyze",
+        format!("{salted_counts:?}"),
+    );
+    checks.check(
+        plain_counts == predicted_plain.counts,
+        "unsalted: counted rows per region = predicted",
+        format!("{plain_counts:?}"),
+    );
+    checks.check(
+        predicted.skew < 1.5 && predicted_plain.skew > 2.0,
+        "the salt spreads rows; without it one region takes them",
+        format!("skew {:.2} vs {:.2}, {}", predicted.skew, predicted_plain.skew, ms(t)),
+    );
+    if let Some(p) = &args.svg {
+        std::fs::write(
+            p,
+            svg(
+                "rows per region: seed 003 salt vs none",
+                &splits,
+                &[("salted", &predicted), ("unsalted", &predicted_plain)],
+            ),
+        )
+        .map_err(|e| CliError::failed(format!("cannot write {}: {e}", p.display())))?;
+        println!("  chart written to {}", p.display());
+    }
+
+    if !args.keep {
+        for name in [&calls_t, &plain_t, &logs_t] {
+            admin.disable_table(name).await?;
+            admin.delete_table(name).await?;
+        }
+        if admin.list_tables(ns).await?.is_empty() {
+            admin.delete_namespace(ns).await?;
+        }
+        println!("\ndropped the demo tables (use --keep to keep them)");
+    }
+    Ok(checks)
+}

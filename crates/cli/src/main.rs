@@ -1,0 +1,137 @@
+//! `basalt`: the command line for HBase over its Thrift2 gateway: a local HBase, the
+//! end-to-end demo of the seeds' key designs, key-design tools, namespaces and tables,
+//! and get/put/delete/scan with binary-safe keys.
+//!
+//! Exit codes: 0 success, 1 runtime failure (or a failed demo check), 2 bad usage or
+//! input (arguments, schema files, unknown tables), 3 HBase unreachable.
+
+mod admin;
+mod analyze;
+mod conn;
+mod data;
+mod demo;
+mod demo_data;
+mod error;
+mod keyfmt;
+mod keys;
+mod local;
+mod merge;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::conn::ConnOpts;
+use crate::error::{CliError, CliResult, EXIT_USAGE};
+
+const AFTER_HELP: &str = "\
+Examples:
+  basalt demo                                  # start a local HBase, run the whole demo, stop it
+  basalt local start                           # a local HBase in the background; prints host:port
+  export BASALT_THRIFT_ADDR=127.0.0.1:9090
+  basalt keys encode --schema calls.toml 13812345678 20210915123045
+  basalt table create telecom:calls --schema calls.toml
+  basalt scan telecom:calls --prefix 2_ --limit 10 --output json
+
+Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 HBase unreachable.";
+
+/// The command line.
+#[derive(Debug, Parser)]
+#[command(name = "basalt", version, about = "HBase over Thrift2: local server, demo, key design, admin and data", after_help = AFTER_HELP)]
+struct Cli {
+    #[command(flatten)]
+    conn: ConnOpts,
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Run a standalone HBase + Thrift2 in the background: start | stop | status.
+    #[command(after_help = "Examples:\n  basalt local start\n  basalt local status\n  basalt local stop")]
+    Local(local::LocalArgs),
+    /// The end-to-end demo: salted call records (P5) and bucketed logs (P1) on a real HBase.
+    Demo(demo::DemoArgs),
+    /// Row-key design with a schema file: encode | decode | plan | splits | analyze.
+    #[command(after_help = "Example:\n  basalt keys plan --schema calls.toml --fixed 13812345678 \
+                            --from 20210901000000 --to 20211200000000")]
+    Keys(keys::KeysArgs),
+    /// Namespaces: create | list | describe | delete.
+    #[command(after_help = "Example:\n  basalt ns create telecom")]
+    Ns(admin::NsArgs),
+    /// Tables: create | list | describe | drop.
+    #[command(
+        after_help = "Example:\n  basalt table create telecom:calls --family d:versions=1 --algo seed003 --regions 6"
+    )]
+    Table(admin::TableArgs),
+    /// Read one row.
+    Get(data::GetArgs),
+    /// Write cells of one row.
+    Put(data::PutArgs),
+    /// Delete a row, or some of its columns.
+    Delete(data::DeleteArgs),
+    /// Scan rows: by prefix or range, reversed, filtered, or merged over salt buckets.
+    Scan(data::ScanArgs),
+}
+
+fn runtime() -> CliResult<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failed(format!("cannot start the async runtime: {e}")))
+}
+
+fn run(cli: Cli) -> CliResult {
+    let conn = cli.conn;
+    match cli.cmd {
+        Cmd::Local(a) => local::run(a, conn.framed, conn.compact),
+        Cmd::Keys(a) => keys::run(a),
+        Cmd::Demo(a) => demo::run(a, &conn),
+        cmd => {
+            let client = conn.client(4)?;
+            runtime()?.block_on(async move {
+                match cmd {
+                    Cmd::Ns(a) => admin::run_ns(a, &client).await,
+                    Cmd::Table(a) => admin::run_table(a, &client).await,
+                    Cmd::Get(a) => data::get(a, &client).await,
+                    Cmd::Put(a) => data::put(a, &client).await,
+                    Cmd::Delete(a) => data::delete(a, &client).await,
+                    Cmd::Scan(a) => data::scan(a, &client).await,
+                    Cmd::Local(_) | Cmd::Keys(_) | Cmd::Demo(_) => Ok(()),
+                }
+            })
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    // Never a backtrace: a bug is reported on one line like any other error.
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".to_owned());
+        eprintln!("basalt: internal error: {what}");
+    }));
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => {
+            // --help and --version.
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("bad usage").trim_start_matches("error: ");
+            eprintln!("basalt: error: {first} (see --help)");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => e.report(),
+    }
+}

@@ -1,0 +1,2 @@
+//! CLI tests against a real HBase (written next).
+fn main() {}
