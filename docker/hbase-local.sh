@@ -4,8 +4,15 @@
 #
 #   hbase-local.sh start  [options]   start both JVMs, wait until a real Thrift2 call
 #                                      answers, print the Thrift address as the last line
-#   hbase-local.sh stop   --dir DIR   stop both JVMs by pid (TERM, then KILL)
+#   hbase-local.sh stop   --dir DIR   stop both JVMs, every extra gateway and the
+#                                      watchdogs by pid (TERM, then KILL)
 #   hbase-local.sh status --dir DIR   print "up HOST:PORT" or "down"; exit 0 when up
+#   hbase-local.sh gateway start --dir DIR --name NAME [gateway options]
+#                                      start an ADDITIONAL Thrift2 server JVM against the
+#                                      HBase running from DIR (its conf and classpath),
+#                                      wait until a real call answers, print host:port last
+#   hbase-local.sh gateway stop  --dir DIR --name NAME    stop that gateway by pid
+#   hbase-local.sh gateway list  --dir DIR   print "NAME HOST:PORT" per running gateway
 #   hbase-local.sh classpath          resolve HBase's jars with Maven, print the classpath
 #   hbase-local.sh idl                print the Thrift2 IDL shipped in the hbase-thrift jar
 #
@@ -22,11 +29,17 @@
 #   --timeout SECONDS       how long to wait for readiness; default 240
 #   --foreground            stay in the foreground and stop both JVMs on TERM/INT (Docker)
 #
+# Options for gateway start (NAME: letters, digits, '-', '_'):
+#   --framed, --compact, --thrift-port PORT, --bind ADDR, --heap SIZE (default 512m),
+#   --timeout SECONDS (default 120), --owner-pid PID   as for start
+#
 # Environment: BASALT_HBASE_VERSION (Maven version of hbase-server/hbase-thrift),
 # BASALT_CACHE_DIR (where the resolved classpath is cached), JAVA (java binary).
 #
 # Files written in the run directory: conf/hbase-site.xml, logs/master.log,
-# logs/thrift.log, master.pid, thrift.pid, watchdog.pid, thrift.addr, ready.json.
+# logs/thrift.log, master.pid, thrift.pid, watchdog.pid, thrift.addr, ready.json; per
+# extra gateway: logs/gateway-NAME.log, gateway-NAME.pid, gateway-NAME.addr,
+# gateway-NAME.json (with ready_ms), gwatch-NAME.pid (its watchdog, with --owner-pid).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -236,7 +249,13 @@ cmd_stop() {
   done
   [ -n "$dir" ] || die "stop needs --dir DIR (the run directory given to start)"
   [ -d "$dir" ] || { log "no run directory at $dir; nothing to stop"; return 0; }
-  local thrift master watchdog
+  local thrift master watchdog gw
+  # Extra gateways first: they are clients of the master like the main Thrift2 server.
+  for gw in "$dir"/gateway-*.pid; do
+    [ -e "$gw" ] || continue
+    gw=${gw##*/gateway-}
+    stop_gateway "$dir" "${gw%.pid}"
+  done
   thrift=$(pid_of "$dir" thrift); master=$(pid_of "$dir" master); watchdog=$(pid_of "$dir" watchdog)
   # Thrift first (it holds client connections to the master), then the master, whose
   # process group also holds the embedded ZooKeeper and region server threads.
@@ -246,6 +265,140 @@ cmd_stop() {
   if alive "$watchdog" && [ "$watchdog" != "$PPID" ]; then kill "$watchdog" 2>/dev/null || true; fi
   rm -f "$dir/watchdog.pid"
   log "stopped"
+}
+
+valid_name() { [[ ${1:-} =~ ^[A-Za-z0-9_-]+$ ]] || die "gateway --name takes letters, digits, '-' and '_', got '${1:-}'"; }
+
+# Stops one extra gateway and its watchdog; removes its files.
+stop_gateway() {
+  local dir=$1 name=$2 pid watch
+  pid=$(pid_of "$dir" "gateway-$name"); watch=$(pid_of "$dir" "gwatch-$name")
+  stop_pid "$pid" "Thrift2 gateway $name"
+  rm -f "$dir/gateway-$name.pid" "$dir/gateway-$name.addr" "$dir/gateway-$name.json"
+  if alive "$watch" && [ "$watch" != "$PPID" ]; then kill "$watch" 2>/dev/null || true; fi
+  rm -f "$dir/gwatch-$name.pid"
+}
+
+cmd_gateway_start() {
+  local dir="" name="" port="" bind=127.0.0.1 framed=false compact=false heap=512m owner="" timeout=120
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      --name) name=$2; shift 2 ;;
+      --thrift-port) port=$2; shift 2 ;;
+      --bind) bind=$2; shift 2 ;;
+      --framed) framed=true; shift ;;
+      --compact) compact=true; shift ;;
+      --heap) heap=$2; shift 2 ;;
+      --owner-pid) owner=$2; shift 2 ;;
+      --timeout) timeout=$2; shift 2 ;;
+      *) die "unknown option for gateway start: $1 (see the header of $self)" ;;
+    esac
+  done
+  [ -n "$dir" ] || die "gateway start needs --dir DIR (the run directory of a running HBase)"
+  valid_name "$name"
+  [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds, got '$timeout'"
+  [[ $heap =~ ^[0-9]+[mMgG]$ ]] || die "--heap takes a size such as 512m or 1g, got '$heap'"
+  [ -d "$dir" ] || die "no run directory at $dir; start HBase first: $self start --dir $dir"
+  dir=$(cd "$dir" && pwd)
+  alive "$(pid_of "$dir" master)" && [ -f "$dir/conf/hbase-site.xml" ] \
+    || die "no HBase is running from $dir; start it first: $self start --dir $dir"
+  alive "$(pid_of "$dir" "gateway-$name")" \
+    && die "gateway $name of $dir is already running; stop it first: $self gateway stop --dir $dir --name $name"
+  require_tools
+  local cp started
+  cp=$(classpath)
+  [ -n "$port" ] || port=$(free_port)
+  [[ $port =~ ^[0-9]+$ ]] || die "--thrift-port takes a number, got '$port'"
+  is_listening "$port" && die "port $port is already in use; choose another --thrift-port"
+
+  started=$(date +%s%N)
+  local thrift_args=(-b "$bind" -p "$port")
+  $framed && thrift_args+=(-f)
+  $compact && thrift_args+=(-c)
+  spawn_jvm "$dir" "gateway-$name" "$heap" "$cp" org.apache.hadoop.hbase.thrift2.ThriftServer "${thrift_args[@]}" start
+  local pid
+  pid=$(pid_of "$dir" "gateway-$name")
+  if [ -n "$owner" ]; then
+    # Stops this gateway when the owner goes away (even by SIGKILL) or when the
+    # gateway's pid file is removed (stopped by other means).
+    setsid bash -c 'while kill -0 "$1" 2>/dev/null && [ -f "$2/gateway-$4.pid" ]; do sleep 1; done
+                    [ -f "$2/gateway-$4.pid" ] && "$3" gateway stop --dir "$2" --name "$4" >/dev/null 2>&1; exit 0' \
+      _ "$owner" "$dir" "$self" "$name" </dev/null >/dev/null 2>&1 &
+    echo $! >"$dir/gwatch-$name.pid"
+  fi
+
+  local probe_host=$bind
+  [ "$probe_host" = 0.0.0.0 ] && probe_host=127.0.0.1
+  log "waiting for gateway $name on $probe_host:$port (log: $dir/logs/gateway-$name.log)"
+  "$java_bin" -cp "$dir/conf:$cp" "$here/Probe.java" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
+    >"$dir/logs/probe-$name.log" 2>&1 &
+  local probe=$! probe_ok=false
+  while alive "$probe"; do
+    if ! alive "$pid" || ! alive "$(pid_of "$dir" master)"; then
+      kill "$probe" 2>/dev/null || true
+      break
+    fi
+    sleep 0.2
+  done
+  wait "$probe" 2>/dev/null && probe_ok=true
+  if ! $probe_ok; then
+    local why
+    why=$(tail -n 3 "$dir/logs/probe-$name.log")
+    alive "$(pid_of "$dir" master)" || why="the HBase master of $dir is not running"
+    alive "$pid" || why="the gateway exited: $(grep -m3 -E 'ERROR|Exception' "$dir/logs/gateway-$name.log" || tail -n 5 "$dir/logs/gateway-$name.log")"
+    stop_gateway "$dir" "$name" >/dev/null 2>&1 || true
+    die "gateway $name did not become ready within ${timeout}s: $why (logs kept in $dir/logs)"
+  fi
+  local ms=$(( ($(date +%s%N) - started) / 1000000 ))
+  echo "$probe_host:$port" >"$dir/gateway-$name.addr"
+  printf '{"thrift":"%s:%s","framed":%s,"compact":%s,"ready_ms":%s,"pid":%s}\n' \
+    "$probe_host" "$port" "$framed" "$compact" "$ms" "$pid" >"$dir/gateway-$name.json"
+  log "gateway $name ready in ${ms} ms; stop with: $self gateway stop --dir $dir --name $name"
+  echo "$probe_host:$port"
+}
+
+cmd_gateway_stop() {
+  local dir="" name=""
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      --name) name=$2; shift 2 ;;
+      *) die "unknown option for gateway stop: $1" ;;
+    esac
+  done
+  [ -n "$dir" ] || die "gateway stop needs --dir DIR"
+  valid_name "$name"
+  [ -d "$dir" ] || { log "no run directory at $dir; nothing to stop"; return 0; }
+  stop_gateway "$dir" "$name"
+  log "gateway $name stopped"
+}
+
+cmd_gateway_list() {
+  local dir="" gw name
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      *) die "unknown option for gateway list: $1" ;;
+    esac
+  done
+  [ -n "$dir" ] || die "gateway list needs --dir DIR"
+  for gw in "$dir"/gateway-*.pid; do
+    [ -e "$gw" ] || continue
+    name=${gw##*/gateway-}; name=${name%.pid}
+    alive "$(pid_of "$dir" "gateway-$name")" && [ -f "$dir/gateway-$name.addr" ] \
+      && echo "$name $(cat "$dir/gateway-$name.addr")"
+  done
+  return 0
+}
+
+cmd_gateway() {
+  case ${1:-} in
+    start) shift; cmd_gateway_start "$@" ;;
+    stop) shift; cmd_gateway_stop "$@" ;;
+    list) shift; cmd_gateway_list "$@" ;;
+    *) die "gateway takes start, stop or list (see the header of $self)" ;;
+  esac
 }
 
 cmd_status() {
@@ -283,7 +436,8 @@ case ${1:-} in
   start) shift; cmd_start "$@" ;;
   stop) shift; cmd_stop "$@" ;;
   status) shift; cmd_status "$@" ;;
+  gateway) shift; cmd_gateway "$@" ;;
   classpath) require_tools; classpath ;;
   idl) require_tools; cmd_idl ;;
-  *) sed -n '2,30p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,44p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use basalt_testkit::{HBase, LaunchOptions, TestkitError};
+use basalt_testkit::{GatewayLauncher, HBase, LaunchOptions, TestkitError};
 use basalt_thrift::{Connection, ConnectionOptions, Framing, Protocol};
 use libtest_mimic::{Failed, Trial};
 
@@ -98,11 +98,24 @@ impl Env {
         })
     }
 
-    /// Stops the HBase if this run launched it.
+    /// Stops the HBase if this run launched it, first printing its JVMs' peak memory.
     pub fn stop(&self) -> Result<(), TestkitError> {
+        let mut hbase = match self.inner.hbase.lock() {
+            Ok(hbase) => hbase,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        for (jvm, bytes) in hbase.jvm_peak_rss() {
+            eprintln!("JVM peak RSS (VmHWM): {jvm} {} MiB", bytes >> 20);
+        }
+        hbase.stop()
+    }
+
+    /// Starts extra Thrift2 gateways against the launched HBase (an error for an
+    /// external one); the lock is held only to clone the launcher.
+    pub fn gateways(&self) -> Result<GatewayLauncher, TestkitError> {
         match self.inner.hbase.lock() {
-            Ok(mut hbase) => hbase.stop(),
-            Err(poisoned) => poisoned.into_inner().stop(),
+            Ok(hbase) => hbase.gateways(),
+            Err(poisoned) => poisoned.into_inner().gateways(),
         }
     }
 

@@ -136,6 +136,12 @@ pub(crate) fn start(dir: &Path, options: &LaunchOptions) -> Result<Started, Test
         cmd.arg("--owner-pid").arg(std::process::id().to_string());
     }
     let started = std::time::Instant::now();
+    let addr = run_for_addr(cmd)?;
+    Ok(Started { addr, ready_in: started.elapsed() })
+}
+
+/// Runs a launcher command that prints an address as its last line.
+fn run_for_addr(mut cmd: Command) -> Result<String, TestkitError> {
     let output = cmd.stdin(Stdio::null()).output()?;
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !output.status.success() {
@@ -143,13 +149,60 @@ pub(crate) fn start(dir: &Path, options: &LaunchOptions) -> Result<Started, Test
         return Err(TestkitError::StartFailed(why.trim_start_matches("hbase-local: ").to_owned()));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let addr = stdout
+    stdout
         .lines()
         .rev()
         .find(|l| !l.trim().is_empty())
         .map(|l| l.trim().to_owned())
-        .ok_or_else(|| TestkitError::StartFailed(format!("the launcher printed no address: {stderr}")))?;
+        .ok_or_else(|| TestkitError::StartFailed(format!("the launcher printed no address: {stderr}")))
+}
+
+/// How to start an extra Thrift2 gateway against a running HBase.
+pub(crate) struct GatewaySpec<'a> {
+    pub dir: &'a Path,
+    pub name: &'a str,
+    pub framed: bool,
+    pub compact: bool,
+    pub heap: &'a str,
+    pub owner_pid: Option<u32>,
+    pub timeout: Duration,
+}
+
+pub(crate) fn start_gateway(spec: &GatewaySpec<'_>) -> Result<Started, TestkitError> {
+    check_tools()?;
+    let script = launcher_dir()?.join("hbase-local.sh");
+    let mut cmd = Command::new("bash");
+    cmd.arg(&script)
+        .args(["gateway", "start", "--name", spec.name, "--heap", spec.heap, "--dir"])
+        .arg(spec.dir)
+        .arg("--timeout")
+        .arg(spec.timeout.as_secs().max(1).to_string());
+    if spec.framed {
+        cmd.arg("--framed");
+    }
+    if spec.compact {
+        cmd.arg("--compact");
+    }
+    if let Some(pid) = spec.owner_pid {
+        cmd.arg("--owner-pid").arg(pid.to_string());
+    }
+    let started = std::time::Instant::now();
+    let addr = run_for_addr(cmd)?;
     Ok(Started { addr, ready_in: started.elapsed() })
+}
+
+pub(crate) fn stop_gateway(dir: &Path, name: &str) -> Result<(), TestkitError> {
+    let script = launcher_dir()?.join("hbase-local.sh");
+    let output = Command::new("bash")
+        .arg(&script)
+        .args(["gateway", "stop", "--name", name, "--dir"])
+        .arg(dir)
+        .stdin(Stdio::null())
+        .output()?;
+    if !output.status.success() {
+        return Err(TestkitError::StopFailed(String::from_utf8_lossy(&output.stderr).trim().to_owned()));
+    }
+    Ok(())
 }
 
 pub(crate) fn stop(dir: &Path) -> Result<(), TestkitError> {

@@ -15,6 +15,10 @@
 //! a watchdog, when the owning process dies without dropping it (a panic that aborts,
 //! a SIGKILL): no JVM outlives the run that started it.
 //!
+//! A launched HBase can also serve extra Thrift2 gateways with other transports
+//! ([`HBase::start_gateway`]), e.g. to test a client against framed and compact
+//! servers; each is stopped with its [`Gateway`] value or with the HBase.
+//!
 //! ```no_run
 //! use basalt_testkit::{HBase, LaunchOptions};
 //! let hbase = HBase::from_env_or_start(&LaunchOptions::default())?;
@@ -22,11 +26,13 @@
 //! # Ok::<(), basalt_testkit::TestkitError>(())
 //! ```
 
+mod gateway;
 mod launcher;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use gateway::{Gateway, GatewayLauncher};
 pub use launcher::{launcher_dir, upstream_idl};
 
 /// Environment variable naming an existing Thrift2 gateway (`host:port`).
@@ -106,7 +112,7 @@ enum Source {
     /// An existing gateway: never stopped by us.
     External,
     /// Launched by us; stopped by pid on drop.
-    Native { dir: PathBuf, remove_dir: bool, stopped: bool },
+    Native { dir: PathBuf, remove_dir: bool, stopped: bool, gateways: GatewayLauncher },
 }
 
 /// A reachable HBase Thrift2 gateway, stopped on drop if this process launched it.
@@ -153,12 +159,18 @@ impl HBase {
             None => (launcher::fresh_run_dir()?, true),
         };
         let started = launcher::start(&dir, options)?;
+        let gateways = GatewayLauncher {
+            dir: dir.clone(),
+            heap: options.heap.clone(),
+            stop_with_process: options.stop_with_process,
+            ready_timeout: options.ready_timeout,
+        };
         Ok(HBase {
             addr: started.addr,
             framed: options.framed,
             compact: options.compact,
             ready_in: Some(started.ready_in),
-            source: Source::Native { dir, remove_dir, stopped: false },
+            source: Source::Native { dir, remove_dir, stopped: false, gateways },
         })
     }
 
@@ -190,9 +202,44 @@ impl HBase {
         }
     }
 
-    /// Stops a launched HBase by pid (TERM, then KILL); a no-op for an external one.
+    /// Starts an extra Thrift2 gateway against this HBase with the given transport
+    /// (`framed`: the server's `-f`) and protocol (`compact`: `-c`), and waits until a
+    /// real call answers through it. Only for a launched HBase: for an external one
+    /// (`BASALT_THRIFT_ADDR`) this fails with [`TestkitError::Config`].
+    pub fn start_gateway(&self, framed: bool, compact: bool) -> Result<Gateway, TestkitError> {
+        self.gateways()?.start(framed, compact)
+    }
+
+    /// A handle that starts extra gateways, for starting several in parallel threads
+    /// (see [`HBase::start_gateway`]).
+    pub fn gateways(&self) -> Result<GatewayLauncher, TestkitError> {
+        match &self.source {
+            Source::Native { stopped: false, gateways, .. } => Ok(gateways.clone()),
+            Source::Native { stopped: true, .. } => {
+                Err(TestkitError::Config("this HBase was stopped; no gateway can be started against it".into()))
+            }
+            Source::External => Err(TestkitError::Config(format!(
+                "extra Thrift2 gateways need an HBase launched by basalt-testkit; the one at {} comes from \
+                 {ADDR_ENV} (unset it to launch one, or start gateways next to that HBase yourself)",
+                self.addr
+            ))),
+        }
+    }
+
+    /// Peak resident memory (`VmHWM`, in bytes) of each running JVM of a launched HBase:
+    /// `master` (master, region server and ZooKeeper), `thrift`, and `gateway-NAME` per
+    /// extra gateway. Empty for an external HBase, after stop, or off Linux.
+    pub fn jvm_peak_rss(&self) -> Vec<(String, u64)> {
+        match &self.source {
+            Source::Native { dir, stopped: false, .. } => gateway::jvm_peak_rss(dir),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Stops a launched HBase by pid (TERM, then KILL), with its extra gateways; a
+    /// no-op for an external one.
     pub fn stop(&mut self) -> Result<(), TestkitError> {
-        if let Source::Native { dir, remove_dir, stopped } = &mut self.source {
+        if let Source::Native { dir, remove_dir, stopped, .. } = &mut self.source {
             if !*stopped {
                 *stopped = true;
                 launcher::stop(dir)?;
