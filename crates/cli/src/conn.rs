@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use basalt::{Client, DefaultRetryPolicy, Framing, Protocol, RetryDecision, RetryPolicy};
+use clap::builder::BoolishValueParser;
 use clap::Args;
 
 use crate::error::{is_unreachable, CliError, CliResult};
@@ -15,10 +16,10 @@ pub struct ConnOpts {
     #[arg(long, env = "BASALT_THRIFT_ADDR", global = true, value_name = "HOST:PORT")]
     pub addr: Option<String>,
     /// The gateway uses the framed transport (server's -f).
-    #[arg(long, env = "BASALT_THRIFT_FRAMED", global = true)]
+    #[arg(long, env = "BASALT_THRIFT_FRAMED", global = true, value_parser = BoolishValueParser::new())]
     pub framed: bool,
     /// The gateway uses the compact protocol (server's -c).
-    #[arg(long, env = "BASALT_THRIFT_COMPACT", global = true)]
+    #[arg(long, env = "BASALT_THRIFT_COMPACT", global = true, value_parser = BoolishValueParser::new())]
     pub compact: bool,
     /// How long connecting may take (500ms, 5s, ...).
     #[arg(long, global = true, default_value = "5s", value_parser = parse_duration, value_name = "DURATION")]

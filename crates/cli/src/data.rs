@@ -296,8 +296,8 @@ pub async fn scan(args: ScanArgs, client: &Client) -> CliResult {
     let mut n = 0u64;
     if let Some(path) = &args.salted {
         let schema = load_schema(path)?;
-        let plan = schema.plan(&build_query(&schema, &args.query, args.reverse)?)?;
-        let mut merged = MergedScan::open(&table, &schema, &plan, &scan, args.limit)?;
+        let query = build_query(&schema, &args.query, args.reverse)?;
+        let mut merged = MergedScan::open(&table, &schema, query, &scan, args.limit, None).await?;
         while let Some(row) = merged.next().await? {
             w.row(&row).map_err(io_err)?;
             n += 1;

@@ -2,7 +2,6 @@
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;
-use std::ops::Bound;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -361,7 +360,9 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let span = logs.last().map(|l| l.ts).unwrap_or(data::LOGS_FROM_MS) - data::LOGS_FROM_MS;
     let (lo, hi) = (data::LOGS_FROM_MS + span / 4, data::LOGS_FROM_MS + span / 2);
     let plan = logs_schema.plan(&Query::new().between(Value::Timestamp(lo), Value::Timestamp(hi)))?;
-    let rows = MergedScan::open(&logs_table, &logs_schema, &plan, &Scan::new().caching(1000), None)?.collect().await?;
+    let q = Query::new().between(Value::Timestamp(lo), Value::Timestamp(hi));
+    let rows =
+        MergedScan::open(&logs_table, &logs_schema, q, &Scan::new().caching(1000), None, None).await?.collect().await?;
     let keys = logical_keys(&logs_schema, &rows)?;
     let expected = logs.iter().filter(|l| l.ts >= lo && l.ts < hi).count();
     println!(
@@ -391,7 +392,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     for r in &plan.ranges {
         println!("  bucket {:?}: [{}, {})", r.bucket.unwrap_or(0), escape(&r.start), escape(&r.stop));
     }
-    let rows = MergedScan::open(&calls_table, &calls_schema, &plan, &Scan::new(), None)?.collect().await?;
+    let rows = MergedScan::open(&calls_table, &calls_schema, q, &Scan::new(), None, None).await?.collect().await?;
     let keys = logical_keys(&calls_schema, &rows)?;
     let expected =
         data::expected_calls(&calls_schema, &calls, |c| c.phone == args.phone && c.time >= from && c.time < to)?;
@@ -413,7 +414,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
         .between(Value::UInt(20210700000000), Value::UInt(20211300000000))
         .reverse(true);
     let plan = calls_schema.plan(&q)?;
-    let rows = MergedScan::open(&calls_table, &calls_schema, &plan, &Scan::new(), Some(10))?.collect().await?;
+    let rows = MergedScan::open(&calls_table, &calls_schema, q, &Scan::new(), Some(10), None).await?.collect().await?;
     let keys = logical_keys(&calls_schema, &rows)?;
     let mut expected = data::expected_calls(&calls_schema, &calls, |c| c.phone == args.phone)?;
     expected.reverse();
@@ -431,12 +432,12 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let template = Scan::new().filter(scv.build().and(Filter::page(page as i64)));
     let mut got = Vec::new();
     let mut pages = 0;
-    let mut after: Option<u64> = None;
+    let mut cursor = None;
+    let q = Query::new().fixed(args.phone.as_str()).between(Value::UInt(from), Value::UInt(to));
     loop {
-        let lower = after.map_or(Bound::Included(Value::UInt(from)), |t| Bound::Excluded(Value::UInt(t)));
-        let q = Query::new().fixed(args.phone.as_str()).range(lower, Bound::Excluded(Value::UInt(to)));
-        let plan = calls_schema.plan(&q)?;
-        let rows = MergedScan::open(&calls_table, &calls_schema, &plan, &template, Some(page))?.collect().await?;
+        // Each page is a new merged scan resumed after every bucket's last returned key.
+        let mut scan = MergedScan::open(&calls_table, &calls_schema, q.clone(), &template, Some(page), cursor).await?;
+        let rows = scan.collect().await?;
         if rows.is_empty() {
             break;
         }
@@ -446,15 +447,15 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
             checks.check(false, "every row on a page passes the filter", "a row without d:type = out");
             break;
         }
-        let last = rows.last().map(|r| calls_schema.decode(&r.key)).transpose()?;
-        after = last.and_then(|d| match d.values.get(1) {
-            Some(Value::UInt(t)) => Some(*t),
-            _ => None,
-        });
         got.extend(logical_keys(&calls_schema, &rows)?);
-        if rows.len() < page as usize || after.is_none() {
+        let next = scan.cursor();
+        if pages == 1 {
+            println!("  page 1: {} rows; page 2 resumes from cursor {}", rows.len(), next.to_token());
+        }
+        if rows.len() < page as usize {
             break;
         }
+        cursor = Some(next);
     }
     let expected = data::expected_calls(&calls_schema, &calls, |c| {
         c.phone == args.phone && c.kind == "out" && c.time >= from && c.time < to

@@ -1,2 +1,466 @@
-//! CLI tests against a real HBase (written next).
-fn main() {}
+//! The `basalt` command against a real HBase: one HBase for the whole binary (from
+//! `BASALT_THRIFT_ADDR`, else launched by basalt-testkit), every case run through
+//! assert_cmd, the HBase stopped at the end whatever the cases did.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use basalt_testkit::{HBase, LaunchOptions};
+use libtest_mimic::{Arguments, Failed, Trial};
+
+/// What every case gets.
+struct Env {
+    addr: String,
+    framed: bool,
+    compact: bool,
+    dir: PathBuf,
+}
+
+type Case = fn(&Env) -> Result<(), String>;
+
+/// The result of one command run.
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    fn ok(self) -> Result<Out, String> {
+        self.code_is(0)
+    }
+
+    fn code_is(self, code: i32) -> Result<Out, String> {
+        if self.code == code {
+            Ok(self)
+        } else {
+            Err(format!("exit {} (wanted {code})\nstdout: {}\nstderr: {}", self.code, self.stdout, self.stderr))
+        }
+    }
+
+    fn has(self, text: &str) -> Result<Out, String> {
+        if self.stdout.contains(text) {
+            Ok(self)
+        } else {
+            Err(format!("stdout lacks {text:?}:\n{}\nstderr: {}", self.stdout, self.stderr))
+        }
+    }
+
+    /// A failure: one line on stderr, saying `text`, no backtrace.
+    fn says(self, text: &str) -> Result<Out, String> {
+        let lines: Vec<&str> = self.stderr.lines().collect();
+        if lines.len() != 1 || !lines[0].starts_with("basalt: error: ") || !self.stderr.contains(text) {
+            return Err(format!("stderr should be one error line with {text:?}, got:\n{}", self.stderr));
+        }
+        Ok(self)
+    }
+}
+
+fn basalt(env: &Env, args: &[&str]) -> Out {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_basalt"));
+    cmd.args(args)
+        .env("BASALT_THRIFT_ADDR", &env.addr)
+        .env("BASALT_THRIFT_FRAMED", if env.framed { "1" } else { "0" })
+        .env("BASALT_THRIFT_COMPACT", if env.compact { "1" } else { "0" })
+        .env("BASALT_HOME", env.dir.join("home"))
+        .env_remove("RUST_BACKTRACE")
+        .timeout(Duration::from_secs(600));
+    match cmd.output() {
+        Ok(o) => Out {
+            code: o.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        },
+        Err(e) => Out { code: -1, stdout: String::new(), stderr: format!("could not run basalt: {e}") },
+    }
+}
+
+/// Writes `text` to a new file of the run directory (unique: cases run in parallel).
+fn file(env: &Env, name: &str, text: &str) -> Result<String, String> {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let p = env.dir.join(format!("{}-{name}", NEXT.fetch_add(1, Ordering::Relaxed)));
+    std::fs::write(&p, text).map_err(|e| e.to_string())?;
+    Ok(p.display().to_string())
+}
+
+const CALLS_TOML: &str = r#"
+[salt]
+strategy = "seed003"
+buckets = 6
+inputs = ["phone", "calltime"]
+
+[[fields]]
+name = "phone"
+type = "string"
+width = 11
+
+[[fields]]
+type = "literal"
+value = "_"
+
+[[fields]]
+name = "calltime"
+type = "decimal"
+digits = 14
+"#;
+
+fn help_for_every_command(env: &Env) -> Result<(), String> {
+    let commands: &[&[&str]] = &[
+        &[],
+        &["local"],
+        &["local", "start"],
+        &["local", "stop"],
+        &["local", "status"],
+        &["demo"],
+        &["keys"],
+        &["keys", "encode"],
+        &["keys", "decode"],
+        &["keys", "plan"],
+        &["keys", "splits"],
+        &["keys", "analyze"],
+        &["ns"],
+        &["ns", "create"],
+        &["ns", "list"],
+        &["ns", "describe"],
+        &["ns", "delete"],
+        &["table"],
+        &["table", "create"],
+        &["table", "list"],
+        &["table", "describe"],
+        &["table", "drop"],
+        &["get"],
+        &["put"],
+        &["delete"],
+        &["scan"],
+    ];
+    for c in commands {
+        let mut args = c.to_vec();
+        args.push("--help");
+        basalt(env, &args).ok()?.has("Example").map_err(|e| format!("{c:?}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn usage_errors(env: &Env) -> Result<(), String> {
+    basalt(env, &["frobnicate"]).code_is(2)?.says("unrecognized subcommand")?;
+    basalt(env, &["scan"]).code_is(2)?.says("required")?;
+    basalt(env, &["scan", "t", "--limit", "many"]).code_is(2)?.says("invalid value")?;
+    basalt(env, &["--connect-timeout", "soon", "ns", "list"]).code_is(2)?.says("not a duration")?;
+    basalt(env, &["get", "t", "bad\\q"]).code_is(2)?.says("bad escape")?;
+    basalt(env, &["put", "t", "k", "novalue"]).code_is(2)?.says("family:qualifier=value")?;
+    let mut no_addr = Command::new(env!("CARGO_BIN_EXE_basalt"));
+    let o = no_addr.args(["ns", "list"]).env_remove("BASALT_THRIFT_ADDR").output().map_err(|e| e.to_string())?;
+    let out = Out {
+        code: o.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&o.stdout).into(),
+        stderr: String::from_utf8_lossy(&o.stderr).into(),
+    };
+    out.code_is(2)?.says("no HBase address")?;
+    Ok(())
+}
+
+fn keys_encode_decode(env: &Env) -> Result<(), String> {
+    let s = file(env, "calls.toml", CALLS_TOML)?;
+    let out = basalt(env, &["keys", "encode", "--schema", &s, "13812345678", "20210915123045"]).ok()?;
+    out.has("key     2_13812345678_20210915123045")?.has("bucket  2")?.has("length  28 bytes")?;
+    let hex = "0x325f31333831323334353637385f3230323130393135313233303435";
+    basalt(env, &["keys", "encode", "-s", &s, "13812345678", "20210915123045"]).ok()?.has(hex)?;
+    basalt(env, &["keys", "decode", "-s", &s, "2_13812345678_20210915123045"])
+        .ok()?
+        .has("bucket  2")?
+        .has("calltime 20210915123045")?;
+    basalt(env, &["keys", "decode", "-s", &s, hex]).ok()?.has("phone   13812345678")?;
+    let bin = file(
+        env,
+        "bin.toml",
+        "[[fields]]\nname = \"id\"\ntype = \"u32\"\n[[fields]]\nname = \"b\"\ntype = \"bytes\"\n",
+    )?;
+    basalt(env, &["keys", "encode", "-s", &bin, "258", "0x00ff"])
+        .ok()?
+        .has("key     \\x00\\x00\\x01\\x02\\x00\\xFF\\xFF")?;
+    basalt(env, &["keys", "decode", "-s", &bin, "--hex", "00000102610001"]).ok()?.has("id      258")?;
+    Ok(())
+}
+
+fn keys_plan_splits_analyze(env: &Env) -> Result<(), String> {
+    let s = file(env, "calls.toml", CALLS_TOML)?;
+    let plan = ["keys", "plan", "-s", &s, "--fixed", "13812345678", "--from", "20210901000000"];
+    basalt(env, &[&plan[..], &["--to", "20211200000000"]].concat())
+        .ok()?
+        .has("3 range(s), buckets [2, 4, 5], targeted")?
+        .has("4_13812345678_20211000000000")?;
+    let splits = basalt(env, &["keys", "splits", "-s", &s]).ok()?;
+    if splits.stdout.lines().collect::<Vec<_>>() != ["1_", "2_", "3_", "4_", "5_"] {
+        return Err(format!("bucket splits: {}", splits.stdout));
+    }
+    let splits = basalt(env, &["keys", "splits", "--algo", "seed003", "--regions", "6"]).ok()?;
+    if splits.stdout.lines().collect::<Vec<_>>() != ["0|", "1|", "2|", "3|", "4|"] {
+        return Err(format!("seed 003 splits: {}", splits.stdout));
+    }
+    basalt(env, &["keys", "splits", "--algo", "hex", "--regions", "4"]).ok()?.has("40000000\n80000000\nc0000000")?;
+    basalt(env, &["keys", "splits", "--algo", "hex"]).code_is(2)?.says("--regions")?;
+    let svg = env.dir.join("regions.svg");
+    let svg_s = svg.display().to_string();
+    basalt(env, &["keys", "analyze", "-s", &s, "--samples", "20000", "--svg", &svg_s])
+        .ok()?
+        .has("this design: 20000 keys, 6 regions")?
+        .has("without salt: 20000 keys, 6 regions")?
+        .has("skew 1.0")?;
+    let text = std::fs::read_to_string(&svg).map_err(|e| e.to_string())?;
+    if !text.starts_with("<svg") || !text.contains("skew") {
+        return Err("the SVG chart is not one".into());
+    }
+    let plain = file(env, "plain.toml", "[[fields]]\nname = \"ts\"\ntype = \"timestamp\"\n")?;
+    basalt(env, &["keys", "analyze", "-s", &plain, "--samples", "1000", "--regions", "4"]).ok()?.has("tail 100%")?;
+    Ok(())
+}
+
+fn keys_bad_input(env: &Env) -> Result<(), String> {
+    let s = file(env, "calls.toml", CALLS_TOML)?;
+    let missing = env.dir.join("missing.toml").display().to_string();
+    basalt(env, &["keys", "encode", "-s", &missing, "1", "2"]).code_is(2)?.says("cannot read schema file")?;
+    let bad = file(env, "bad.toml", "[[fields]]\nname = \"x\"\ntype = \"u128\"\n")?;
+    basalt(env, &["keys", "encode", "-s", &bad, "1"]).code_is(2)?.says("unknown type")?;
+    let broken = file(env, "broken.toml", "[[fields]\nname = ")?;
+    basalt(env, &["keys", "decode", "-s", &broken, "k"]).code_is(2)?.says("schema file")?;
+    basalt(env, &["keys", "encode", "-s", &s, "138123456789", "20210915123045"]).code_is(2)?;
+    basalt(env, &["keys", "encode", "-s", &s, "13812345678", "123456789012345"]).code_is(2)?;
+    basalt(env, &["keys", "encode", "-s", &s, "13812345678", "soon"]).code_is(2)?.says("calltime")?;
+    basalt(env, &["keys", "encode", "-s", &s, "13812345678"]).code_is(2)?.says("needs 2")?;
+    basalt(env, &["keys", "decode", "-s", &s, "0x12g4"]).code_is(2)?.says("hex")?;
+    basalt(env, &["keys", "decode", "-s", &s, "9_13812345678_20210915123045"]).code_is(2)?.says("key")?;
+    basalt(env, &["keys", "plan", "-s", &s, "--fixed", "1", "--fixed", "2", "--fixed", "3"]).code_is(2)?;
+    Ok(())
+}
+
+fn namespaces(env: &Env) -> Result<(), String> {
+    basalt(env, &["ns", "create", "cli_ns", "--config", "owner=tests"]).ok()?.has("created namespace cli_ns")?;
+    basalt(env, &["ns", "create", "cli_ns"]).code_is(2)?.says("already exists")?;
+    basalt(env, &["ns", "list"]).ok()?.has("cli_ns")?.has("default")?;
+    basalt(env, &["ns", "describe", "cli_ns"]).ok()?.has("owner = tests")?;
+    basalt(env, &["ns", "delete", "cli_ns"]).ok()?;
+    basalt(env, &["ns", "describe", "cli_ns"]).code_is(2)?;
+    basalt(env, &["ns", "create", "bad name!"]).code_is(2)?;
+    Ok(())
+}
+
+fn tables(env: &Env) -> Result<(), String> {
+    let s = file(env, "calls.toml", CALLS_TOML)?;
+    let fam = "d:versions=3,bloom=rowcol,ttl=86400,encoding=fast_diff";
+    basalt(env, &["table", "drop", "cli_tables", "--if-exists"]).ok()?;
+    basalt(env, &["table", "create", "cli_tables", "-f", fam, "-f", "m", "--schema", &s]).ok()?.has("6 region(s)")?;
+    basalt(env, &["table", "create", "cli_tables"]).code_is(2)?.says("already exists")?;
+    basalt(env, &["table", "list"]).ok()?.has("cli_tables")?;
+    basalt(env, &["table", "describe", "cli_tables"])
+        .ok()?
+        .has("versions=3")?
+        .has("bloom=RowCol")?
+        .has("ttl=86400")?
+        .has("6 region(s)")?
+        .has("[3_, 4_)")?;
+    basalt(env, &["table", "drop", "cli_tables"]).ok()?;
+    basalt(env, &["table", "drop", "cli_tables"]).code_is(2)?.says("not found")?;
+    basalt(env, &["table", "drop", "cli_tables", "--if-exists"]).ok()?;
+    basalt(env, &["table", "create", "cli_t2", "--algo", "hex", "--regions", "4", "--split", "0x00"])
+        .ok()?
+        .has("5 region(s)")?;
+    basalt(env, &["table", "drop", "cli_t2"]).ok()?;
+    basalt(env, &["table", "create", "cli_t3", "-f", "d:bloom=huge"]).code_is(2)?.says("none|row|rowcol")?;
+    Ok(())
+}
+
+fn data_commands(env: &Env) -> Result<(), String> {
+    basalt(env, &["table", "drop", "cli_data", "--if-exists"]).ok()?;
+    basalt(env, &["table", "create", "cli_data", "-f", "d:versions=2"]).ok()?;
+    basalt(env, &["put", "cli_data", "0x00ff01", "d:a=1", "d:b=0x00ff"]).ok()?;
+    for k in ["host1", "host12", "host2", "host3"] {
+        basalt(env, &["put", "cli_data", k, &format!("d:v={k} value, \"q\"")]).ok()?;
+    }
+    basalt(env, &["get", "cli_data", "\\x00\\xFF\\x01"]).ok()?.has("d:b")?.has("\\x00\\xFF")?;
+    basalt(env, &["get", "cli_data", "00ff01", "--hex", "--columns", "d:a"]).ok()?.has("0x00ff01")?.has("0x31")?;
+    basalt(env, &["get", "cli_data", "host1", "-o", "json"]).ok()?.has(r#""key":"host1""#)?;
+    basalt(env, &["get", "cli_data", "nope"]).code_is(1)?.says("not found")?;
+    // A raw byte prefix: `host1` matches `host12` too (K3: why keys need fixed widths).
+    let out = basalt(env, &["scan", "cli_data", "--prefix", "host1", "-o", "csv"]).ok()?;
+    if out.stdout.lines().count() != 3
+        || !out.stdout.contains("host1,d:v,")
+        || !out.stdout.contains("\"host1 value, \"\"q\"\"\"")
+    {
+        return Err(format!("prefix scan as CSV:\n{}", out.stdout));
+    }
+    let out =
+        basalt(env, &["scan", "cli_data", "--start", "host12", "--stop", "host3", "--reverse", "-o", "json"]).ok()?;
+    let keys: Vec<String> = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["key"].as_str().map(str::to_owned))
+        .collect();
+    if keys != ["host2", "host12"] {
+        return Err(format!("reversed range scan: {keys:?}"));
+    }
+    let out = basalt(env, &["scan", "cli_data", "--limit", "2", "--columns", "d:v"]).ok()?;
+    if out.stdout.lines().count() != 3 || !out.stdout.starts_with("KEY") {
+        return Err(format!("limited table output:\n{}", out.stdout));
+    }
+    let f = "SingleColumnValueFilter('d','v',=,'binary:host3 value, \"q\"')";
+    basalt(env, &["scan", "cli_data", "--filter", f, "-o", "json"]).ok()?.has("host3")?;
+    basalt(env, &["scan", "cli_data", "--filter", "NoSuchFilter(1)"]).code_is(1)?;
+    basalt(env, &["delete", "cli_data", "host2"]).ok()?;
+    basalt(env, &["get", "cli_data", "host2"]).code_is(1)?;
+    basalt(env, &["delete", "cli_data", "0x00ff01", "--columns", "d:a"]).ok()?;
+    basalt(env, &["get", "cli_data", "0x00ff01"]).ok()?.has("d:b")?;
+    basalt(env, &["table", "drop", "cli_data"]).ok()?;
+    Ok(())
+}
+
+fn salted_scan(env: &Env) -> Result<(), String> {
+    let s = file(env, "calls.toml", CALLS_TOML)?;
+    basalt(env, &["table", "drop", "cli_calls", "--if-exists"]).ok()?;
+    basalt(env, &["table", "create", "cli_calls", "--schema", &s]).ok()?;
+    let times =
+        ["20210815000000", "20210905120000", "20211001080000", "20211015090000", "20211130235959", "20211201000000"];
+    for (i, t) in times.iter().enumerate() {
+        let out = basalt(env, &["keys", "encode", "-s", &s, "13812345678", t]).ok()?;
+        let key = out.stdout.lines().next().and_then(|l| l.strip_prefix("key")).map(str::trim).unwrap_or_default();
+        basalt(env, &["put", "cli_calls", key, &format!("d:n={i}")]).ok()?;
+    }
+    let q = ["scan", "cli_calls", "--salted", &s, "--fixed", "13812345678", "--from", "20210901000000"];
+    let out = basalt(env, &[&q[..], &["--to", "20211200000000", "-o", "csv"]].concat()).ok()?;
+    let got: Vec<&str> = out.stdout.lines().skip(1).filter_map(|l| l.split(',').next()).collect();
+    let want: Vec<String> = times[1..5].iter().map(|t| format!("{}_13812345678_{t}", salt_of(t))).collect();
+    if got != want {
+        return Err(format!("merged salted scan: {got:?}, wanted {want:?}"));
+    }
+    let out =
+        basalt(env, &[&q[..], &["--to", "20211200000000", "--reverse", "--limit", "2", "-o", "csv"]].concat()).ok()?;
+    let got: Vec<&str> = out.stdout.lines().skip(1).filter_map(|l| l.split(',').next()).collect();
+    if got != [want[3].as_str(), want[2].as_str()] {
+        return Err(format!("reversed merged scan with limit 2: {got:?}"));
+    }
+    basalt(env, &["table", "drop", "cli_calls"]).ok()?;
+    Ok(())
+}
+
+/// The salt seed 003 gives phone 13812345678 per month (from the crate's P5 example).
+fn salt_of(t: &str) -> &'static str {
+    match &t[..6] {
+        "202109" => "2",
+        "202110" => "4",
+        "202111" => "5",
+        _ => "?",
+    }
+}
+
+fn unknown_table(env: &Env) -> Result<(), String> {
+    basalt(env, &["get", "cli_no_such_table", "k"]).code_is(2)?.says("table not found")?;
+    basalt(env, &["scan", "cli_no_such_table"]).code_is(2)?.says("not found")?;
+    basalt(env, &["put", "cli_no_such_table", "k", "d:a=1"]).code_is(2)?.says("not found")?;
+    basalt(env, &["table", "describe", "cli_no_such_table"]).code_is(2)?.says("not found")?;
+    Ok(())
+}
+
+fn unreachable_address(env: &Env) -> Result<(), String> {
+    let t = Instant::now();
+    basalt(env, &["--addr", "127.0.0.1:1", "--connect-timeout", "2s", "ns", "list"]).code_is(3)?.says("unreachable")?;
+    basalt(env, &["--addr", "127.0.0.1:1", "get", "t", "k"]).code_is(3)?.says("127.0.0.1:1")?;
+    basalt(env, &["--addr", "127.0.0.1:1", "demo", "--rows", "1000"]).code_is(3)?.says("unreachable")?;
+    if t.elapsed() > Duration::from_secs(10) {
+        return Err(format!("unreachable errors took {:?}", t.elapsed()));
+    }
+    basalt(env, &["--addr", "nonsense", "ns", "list"]).code_is(2)?.says("host:port")?;
+    Ok(())
+}
+
+fn demo_small(env: &Env) -> Result<(), String> {
+    let svg = env.dir.join("demo.svg").display().to_string();
+    let out = basalt(env, &["demo", "--rows", "5000", "--namespace", "cli_demo", "--svg", &svg]).ok()?;
+    out.has("0 failed")?.has("three months = three scans")?.has("rows/s")?.has("skew")?;
+    basalt(env, &["ns", "describe", "cli_demo"]).code_is(2)?;
+    basalt(env, &["demo", "--rows", "5"]).code_is(2)?.says("--rows")?;
+    Ok(())
+}
+
+fn local_lifecycle(env: &Env) -> Result<(), String> {
+    let dir = env.dir.join("local");
+    let d = dir.display().to_string();
+    basalt(env, &["local", "status", "--dir", &d]).code_is(3)?.has("down")?;
+    basalt(env, &["local", "stop", "--dir", &d]).ok()?.has("not running")?;
+    let out = basalt(env, &["local", "start", "--dir", &d, "--heap", "512m"]).ok()?;
+    let addr = out.stdout.lines().last().unwrap_or_default().to_owned();
+    let result = (|| {
+        basalt(env, &["local", "status", "--dir", &d]).ok()?.has(&format!("up {addr}"))?;
+        basalt(env, &["local", "start", "--dir", &d]).ok()?.has(&addr)?;
+        basalt(env, &["--addr", &addr, "ns", "list"]).ok()?.has("hbase")?;
+        Ok::<(), String>(())
+    })();
+    basalt(env, &["local", "stop", "--dir", &d]).ok()?.has("stopped")?;
+    result?;
+    basalt(env, &["local", "status", "--dir", &d]).code_is(3)?;
+    Ok(())
+}
+
+fn has_tool(cmd: &str, arg: &str) -> bool {
+    std::process::Command::new(cmd).arg(arg).output().is_ok_and(|o| o.status.success())
+}
+
+fn main() -> ExitCode {
+    let mut args = Arguments::from_args();
+    args.test_threads = args.test_threads.or(Some(2));
+    let cases: Vec<(&str, Case)> = vec![
+        ("help_for_every_command", help_for_every_command),
+        ("usage_errors", usage_errors),
+        ("keys_encode_decode", keys_encode_decode),
+        ("keys_plan_splits_analyze", keys_plan_splits_analyze),
+        ("keys_bad_input", keys_bad_input),
+        ("namespaces", namespaces),
+        ("tables", tables),
+        ("data_commands", data_commands),
+        ("salted_scan", salted_scan),
+        ("unknown_table", unknown_table),
+        ("unreachable_address", unreachable_address),
+        ("demo_small", demo_small),
+        ("local_lifecycle", local_lifecycle),
+    ];
+    let no_launcher = !(has_tool("java", "-version") && has_tool("mvn", "-v"));
+    let listing = |env: Option<Arc<Env>>| -> Vec<Trial> {
+        cases
+            .iter()
+            .map(|&(name, case)| {
+                let env = env.clone();
+                Trial::test(name, move || match &env {
+                    Some(env) => case(env).map_err(Failed::from),
+                    None => Err(Failed::from("no HBase")),
+                })
+                .with_ignored_flag(name == "local_lifecycle" && no_launcher)
+            })
+            .collect()
+    };
+    if args.list {
+        return libtest_mimic::run(&args, listing(None)).exit_code();
+    }
+    let mut hbase = match HBase::from_env_or_start(&LaunchOptions::default()) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("error: no HBase for the CLI tests: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let dir = std::env::temp_dir().join(format!("basalt-cli-tests-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("error: cannot create {}: {e}", dir.display());
+        return ExitCode::FAILURE;
+    }
+    let env = Arc::new(Env { addr: hbase.addr().to_owned(), framed: hbase.framed(), compact: hbase.compact(), dir });
+    let conclusion = libtest_mimic::run(&args, listing(Some(Arc::clone(&env))));
+    let _ = std::fs::remove_dir_all(&env.dir);
+    if let Err(e) = hbase.stop() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
+    conclusion.exit_code()
+}
