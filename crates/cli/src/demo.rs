@@ -309,7 +309,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let bar = if std::io::stdout().is_terminal() {
         let pb =
             indicatif::ProgressBar::with_draw_target(Some(args.rows as u64), indicatif::ProgressDrawTarget::stdout());
-        let style = indicatif::ProgressStyle::with_template("  {bar:40} {pos}/{len} rows {per_sec} {msg}")
+        let style = indicatif::ProgressStyle::with_template("  {bar:40} {pos}/{len} rows, {elapsed} {msg}")
             .map_err(|e| CliError::failed(format!("progress bar: {e}")))?;
         pb.set_style(style);
         pb
@@ -450,7 +450,9 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
         got.extend(logical_keys(&calls_schema, &rows)?);
         let next = scan.cursor();
         if pages == 1 {
-            println!("  page 1: {} rows; page 2 resumes from cursor {}", rows.len(), next.to_token());
+            let token = next.to_token();
+            let shown: String = token.chars().take(48).collect();
+            println!("  page 1: {} rows; page 2 resumes from cursor {shown}... ({} chars)", rows.len(), token.len());
         }
         if rows.len() < page as usize {
             break;
