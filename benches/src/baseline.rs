@@ -86,7 +86,7 @@ fn tget(i: usize) -> TGet {
 }
 
 // The generated `Default` would set every optional field to `Some(0)`.
-fn tscan(caching: i32) -> TScan {
+pub fn tscan(caching: i32) -> TScan {
     TScan::new(
         None, None, None, caching, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
     )

@@ -39,6 +39,7 @@ pub struct Report {
     pub get_basalt_1: GetFigures,
     pub scan_sync: f64,
     pub scan_basalt: f64,
+    pub scan_raw: f64,
 }
 
 fn ms(d: Duration) -> f64 {
@@ -64,6 +65,7 @@ impl Report {
             ("get p99, 1 task".into(), ms(gs.p99), ms(g1.p99), "ms"),
             ("get throughput, 1 task".into(), gs.per_second, g1.per_second, "gets/s"),
             ("scan, caching 1000".into(), self.scan_sync, self.scan_basalt, "rows/s"),
+            ("scan, raw async Connection (no Client)".into(), self.scan_sync, self.scan_raw, "rows/s"),
         ]
     }
 
@@ -109,7 +111,8 @@ impl Report {
                 " \"get\":{{\"sync_sequential\":{},\"basalt_16_tasks\":{},\"basalt_1_task\":{},",
                 "\"ratio_p50_16\":{:.3},\"ratio_p99_16\":{:.3},\"ratio_throughput_16\":{:.3},",
                 "\"ratio_p50_1\":{:.3},\"ratio_throughput_1\":{:.3}}},\n",
-                " \"scan\":{{\"unit\":\"rows/s\",\"sync\":{:.1},\"basalt\":{:.1},\"ratio\":{:.3}}}}}\n"
+                " \"scan\":{{\"unit\":\"rows/s\",\"sync\":{:.1},\"basalt\":{:.1},\"ratio\":{:.3},",
+                "\"raw_connection\":{:.1},\"ratio_raw\":{:.3}}}}}\n"
             ),
             self.rows,
             self.value_bytes,
@@ -132,6 +135,8 @@ impl Report {
             self.scan_sync,
             self.scan_basalt,
             ratio(self.scan_basalt, self.scan_sync),
+            self.scan_raw,
+            ratio(self.scan_raw, self.scan_sync),
         )
     }
 }
