@@ -1,6 +1,6 @@
 //! The `basalt` client's data API against the real server.
 
-use basalt::{Append, Bytes, Compare, Delete, Error, Get, Increment, InvalidInput, Put, RowMutations};
+use basalt::{Append, Bytes, CompareOp, Delete, Error, Get, Increment, InvalidInput, Put, RowMutations};
 
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
@@ -134,8 +134,8 @@ async fn check_and_mutate_family(env: Env) -> TestResult {
     let mutation = RowMutations::new("r")
         .put(Put::new("r").cell("d", "state", "shipped"))
         .delete(Delete::row("r").all_versions("d", "tmp"));
-    assert!(!table.check_and_mutate("d", "state", Compare::Equal, Some(Bytes::from("new")), mutation.clone()).await?);
-    assert!(table.check_and_mutate("d", "state", Compare::Equal, Some(Bytes::from("paid")), mutation).await?);
+    assert!(!table.check_and_mutate("d", "state", CompareOp::Equal, Some(Bytes::from("new")), mutation.clone()).await?);
+    assert!(table.check_and_mutate("d", "state", CompareOp::Equal, Some(Bytes::from("paid")), mutation).await?);
     let row = table.get(Get::new("r")).await?;
     assert_eq!(row.value(b"d", b"state").map(|v| &v[..]), Some(&b"shipped"[..]));
 

@@ -69,7 +69,7 @@ pub use bytes::Bytes;
 pub use client::{Client, ClientBuilder};
 pub use error::{Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
-pub use ops::{Append, Compare, Delete, Durability, Get, Increment, Put, RowMutations};
+pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
 pub use pool::PoolStats;
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};

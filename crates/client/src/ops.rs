@@ -8,7 +8,7 @@ use basalt_thrift::hbase::{
 use bytes::Bytes;
 
 use crate::error::{InvalidInput, Result};
-use crate::filter::Filter;
+use crate::filter::{CompareOp, Filter};
 use crate::validate;
 
 /// Which columns a read returns.
@@ -373,34 +373,15 @@ impl Delete {
     }
 }
 
-/// A comparison for check-and-mutate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Compare {
-    /// The cell's value is less than the given one.
-    Less,
-    /// Less or equal.
-    LessOrEqual,
-    /// Equal.
-    Equal,
-    /// Not equal.
-    NotEqual,
-    /// Greater or equal.
-    GreaterOrEqual,
-    /// Greater.
-    Greater,
-}
-
-impl Compare {
-    pub(crate) fn to_thrift(self) -> TCompareOp {
-        match self {
-            Compare::Less => TCompareOp::LESS,
-            Compare::LessOrEqual => TCompareOp::LESS_OR_EQUAL,
-            Compare::Equal => TCompareOp::EQUAL,
-            Compare::NotEqual => TCompareOp::NOT_EQUAL,
-            Compare::GreaterOrEqual => TCompareOp::GREATER_OR_EQUAL,
-            Compare::Greater => TCompareOp::GREATER,
-        }
+/// The Thrift2 form of a comparison (check-and-mutate shares the filters' operators).
+pub(crate) fn compare_op_to_thrift(op: CompareOp) -> TCompareOp {
+    match op {
+        CompareOp::Less => TCompareOp::LESS,
+        CompareOp::LessOrEqual => TCompareOp::LESS_OR_EQUAL,
+        CompareOp::Equal => TCompareOp::EQUAL,
+        CompareOp::NotEqual => TCompareOp::NOT_EQUAL,
+        CompareOp::GreaterOrEqual => TCompareOp::GREATER_OR_EQUAL,
+        CompareOp::Greater => TCompareOp::GREATER,
     }
 }
 

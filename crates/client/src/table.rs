@@ -4,7 +4,8 @@ use bytes::Bytes;
 
 use crate::client::{Client, Idempotence};
 use crate::error::{Error, InvalidInput, Result};
-use crate::ops::{Append, Compare, Delete, Get, Increment, Put, RowMutations};
+use crate::filter::CompareOp;
+use crate::ops::{compare_op_to_thrift, Append, Delete, Get, Increment, Put, RowMutations};
 use crate::region::RegionLocation;
 use crate::row::Row;
 use crate::scan::{RowStream, Scan};
@@ -300,7 +301,7 @@ impl Table {
         &self,
         family: impl Into<Bytes>,
         qualifier: impl Into<Bytes>,
-        op: Compare,
+        op: CompareOp,
         value: Option<Bytes>,
         mutations: RowMutations,
     ) -> Result<bool> {
@@ -316,7 +317,7 @@ impl Table {
                     row.clone(),
                     family.to_vec(),
                     qualifier.to_vec(),
-                    op.to_thrift(),
+                    compare_op_to_thrift(op),
                     value.clone(),
                     tmut.clone(),
                 ))
