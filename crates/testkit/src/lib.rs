@@ -4,12 +4,13 @@
 //! [`HBase::from_env_or_start`] looks, in order, for
 //! 1. an existing gateway named in `BASALT_THRIFT_ADDR` (`host:port`; set
 //!    `BASALT_THRIFT_FRAMED=1` / `BASALT_THRIFT_COMPACT=1` to match its transport);
-//! 2. the native launcher (`docker/hbase-local.sh`): standalone HBase 2.6 and the Thrift2
+//! 2. with the `docker` cargo feature, when `BASALT_TESTKIT_DOCKER=1` and a Docker engine
+//!    answers: a container of the image built from `docker/Dockerfile`
+//!    (`docker build -t basalt-hbase docker/`; override with `BASALT_DOCKER_IMAGE`), run
+//!    through `testcontainers` and removed when dropped;
+//! 3. the native launcher (`docker/hbase-local.sh`): standalone HBase 2.6 and the Thrift2
 //!    server in two JVMs from Maven Central's jars, on free ports, in a fresh directory.
 //!    It needs a JDK 17 and Maven; when one is missing, the error says what to install.
-//!
-//! (Users with a Docker engine can run the same launcher in the image built from
-//! `docker/Dockerfile` and point `BASALT_THRIFT_ADDR` at it.)
 //!
 //! A launched HBase is stopped by pid when its [`HBase`] value is dropped, and also, via
 //! a watchdog, when the owning process dies without dropping it (a panic that aborts,
@@ -26,6 +27,8 @@
 //! # Ok::<(), basalt_testkit::TestkitError>(())
 //! ```
 
+#[cfg(feature = "docker")]
+mod docker;
 mod gateway;
 mod launcher;
 
@@ -111,6 +114,12 @@ impl Default for LaunchOptions {
 enum Source {
     /// An existing gateway: never stopped by us.
     External,
+    /// A container, removed when dropped.
+    #[cfg(feature = "docker")]
+    Docker {
+        /// Held for its `Drop`, which removes the container.
+        _container: DockerContainer,
+    },
     /// Launched by us; stopped by pid on drop.
     Native { dir: PathBuf, remove_dir: bool, stopped: bool, gateways: GatewayLauncher },
 }
@@ -126,12 +135,25 @@ pub struct HBase {
 }
 
 impl HBase {
-    /// An existing gateway from [`ADDR_ENV`], else a natively launched one.
+    /// An existing gateway from [`ADDR_ENV`]; else, with the `docker` feature, a
+    /// container when `BASALT_TESTKIT_DOCKER=1` and a Docker engine answers; else a
+    /// natively launched one.
     pub fn from_env_or_start(options: &LaunchOptions) -> Result<HBase, TestkitError> {
-        match HBase::from_env()? {
-            Some(hbase) => Ok(hbase),
-            None => HBase::start(options),
+        if let Some(hbase) = HBase::from_env()? {
+            return Ok(hbase);
         }
+        #[cfg(feature = "docker")]
+        if docker::wanted_and_available() {
+            let started = docker::start()?;
+            return Ok(HBase {
+                addr: started.addr,
+                framed: false,
+                compact: false,
+                ready_in: Some(started.ready_in),
+                source: Source::Docker { _container: DockerContainer { _held: Box::new(started.container) } },
+            });
+        }
+        HBase::start(options)
     }
 
     /// The gateway named in [`ADDR_ENV`], if set.
@@ -198,7 +220,7 @@ impl HBase {
     pub fn run_dir(&self) -> Option<&Path> {
         match &self.source {
             Source::Native { dir, .. } => Some(dir),
-            Source::External => None,
+            _ => None,
         }
     }
 
@@ -218,9 +240,9 @@ impl HBase {
             Source::Native { stopped: true, .. } => {
                 Err(TestkitError::Config("this HBase was stopped; no gateway can be started against it".into()))
             }
-            Source::External => Err(TestkitError::Config(format!(
-                "extra Thrift2 gateways need an HBase launched by basalt-testkit; the one at {} comes from \
-                 {ADDR_ENV} (unset it to launch one, or start gateways next to that HBase yourself)",
+            _ => Err(TestkitError::Config(format!(
+                "extra Thrift2 gateways need an HBase launched natively by basalt-testkit; the one at {} is \
+                 external or a container (unset {ADDR_ENV} / BASALT_TESTKIT_DOCKER to launch one)",
                 self.addr
             ))),
         }
@@ -258,6 +280,19 @@ impl Drop for HBase {
         if let Err(e) = self.stop() {
             eprintln!("basalt-testkit: {e}");
         }
+    }
+}
+
+/// A running container of the `docker` feature (removed on drop).
+#[cfg(feature = "docker")]
+struct DockerContainer {
+    _held: Box<testcontainers::Container<testcontainers::GenericImage>>,
+}
+
+#[cfg(feature = "docker")]
+impl std::fmt::Debug for DockerContainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("DockerContainer")
     }
 }
 
