@@ -73,7 +73,7 @@ async fn salted_table(env: &Env, schema: Schema, splits: Vec<Bytes>) -> Result<S
 }
 
 fn logical(rows: &[SaltedRow]) -> Vec<Bytes> {
-    rows.iter().map(|r| r.logical_key.clone()).collect()
+    rows.iter().map(|r| r.logical_key_bytes()).collect()
 }
 
 async fn hundred_thousand_rows_sixteen_buckets(env: Env) -> TestResult {
@@ -87,7 +87,7 @@ async fn hundred_thousand_rows_sixteen_buckets(env: Env) -> TestResult {
     let mut stream = salted.scan(Query::new()).template(Scan::new().caching(1000)).stream().await?;
     let mut got = Vec::with_capacity(expected.len());
     while let Some(row) = stream.next().await {
-        got.push(row?.logical_key);
+        got.push(row?.logical_key_bytes());
     }
     assert_eq!(got.len(), expected.len());
     assert!(got == expected, "forward merge differs from the sorted expectation");
@@ -120,7 +120,7 @@ async fn hundred_thousand_rows_sixteen_buckets(env: Env) -> TestResult {
     let mut page1 = salted.scan(Query::new()).limit(25_000).stream().await?;
     let mut keys = Vec::new();
     while let Some(row) = page1.next().await {
-        keys.push(row?.logical_key);
+        keys.push(row?.logical_key_bytes());
     }
     let token = page1.cursor().to_token();
     drop(page1);
@@ -271,7 +271,7 @@ async fn slow_consumer_past_scanner_timeout(env: Env) -> TestResult {
     let mut stream = salted.scan(Query::new()).template(Scan::new().caching(20)).stream().await?;
     let mut got = Vec::new();
     while let Some(row) = stream.next().await {
-        got.push(row?.logical_key);
+        got.push(row?.logical_key_bytes());
         if got.len() == 50 {
             tokio::time::sleep(SCANNER_TIMEOUT + Duration::from_secs(3)).await;
         }

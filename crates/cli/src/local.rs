@@ -96,13 +96,11 @@ pub fn start_detached(dir: &Path, options: LaunchOptions) -> CliResult<String> {
         pb.finish_and_clear();
     }
     let hbase = started.map_err(|e| CliError::failed(e.to_string()))?;
-    let addr = hbase.addr().to_owned();
     if let Some(t) = hbase.ready_in() {
         eprintln!("HBase is up in {:.1} s (run dir {})", t.as_secs_f64(), dir.display());
     }
-    // Dropping the handle would stop the JVMs: this one is meant to outlive us.
-    std::mem::forget(hbase);
-    Ok(addr)
+    // This HBase is meant to outlive the command.
+    Ok(hbase.detach())
 }
 
 /// Stops the HBase running from `dir`.

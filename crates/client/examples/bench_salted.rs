@@ -53,10 +53,10 @@ async fn scan_child(addr: &str, framed: bool, compact: bool, which: &str) -> Res
         let mut previous: Option<Bytes> = None;
         while let Some(row) = stream.next().await {
             let row = row?;
-            if previous.as_ref().is_some_and(|p| p >= &row.logical_key) {
+            if previous.as_ref().is_some_and(|p| &p[..] >= row.logical_key()) {
                 return Err("salted scan out of order".into());
             }
-            previous = Some(row.logical_key);
+            previous = Some(row.logical_key_bytes());
             rows += 1;
         }
     } else {

@@ -56,10 +56,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut count, mut previous): (u64, Option<Bytes>) = (0, None);
     while let Some(row) = stream.next().await {
         let row = row?;
-        if previous.as_ref().is_some_and(|p| p > &row.logical_key) {
+        if previous.as_ref().is_some_and(|p| &p[..] > row.logical_key()) {
             return Err("merged stream out of order".into());
         }
-        previous = Some(row.logical_key);
+        previous = Some(row.logical_key_bytes());
         count += 1;
     }
     println!("merged scan: {count} rows in order; rows per bucket:");

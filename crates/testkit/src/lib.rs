@@ -258,6 +258,17 @@ impl HBase {
         }
     }
 
+    /// Lets a launched HBase outlive this value (for `basalt local start`): dropping it
+    /// no longer stops the JVMs; stop them later with `hbase-local.sh stop --dir`.
+    /// Launch with `stop_with_process: false`, or the watchdog still stops them when
+    /// this process exits.
+    pub fn detach(mut self) -> String {
+        if let Source::Native { stopped, .. } = &mut self.source {
+            *stopped = true;
+        }
+        self.addr.clone()
+    }
+
     /// Stops a launched HBase by pid (TERM, then KILL), with its extra gateways; a
     /// no-op for an external one.
     pub fn stop(&mut self) -> Result<(), TestkitError> {

@@ -11,19 +11,30 @@ use futures::Stream;
 use crate::error::Result;
 use crate::row::Row;
 
-/// One row waiting in the heap: its logical key (the stored key without the salt,
-/// a zero-copy slice), the index of the stream it came from, and the row.
+/// A row leaving the merge: where its logical key starts in `row.key` (after the
+/// salt), the index of the stream it came from, and the row.
 pub(crate) struct Head {
-    pub(crate) logical: Bytes,
+    pub(crate) offset: usize,
     pub(crate) source: usize,
     pub(crate) row: Row,
 }
 
 /// Heap order: the *next* row to emit is the greatest element. Ascending merges
-/// invert the key order; ties go to the lower source index in both directions.
+/// invert the key order; ties go to the lower source index in both directions. The
+/// rows themselves wait beside the heap (one per source), so sifting moves only keys.
+/// The row's key is moved into the entry while it waits (no refcount traffic) and
+/// moved back when the row leaves.
 struct Entry {
-    head: Head,
+    key: Bytes,
+    offset: usize,
+    source: usize,
     descending: bool,
+}
+
+impl Entry {
+    fn logical(&self) -> &[u8] {
+        self.key.get(self.offset..).unwrap_or_default()
+    }
 }
 
 impl PartialEq for Entry {
@@ -42,20 +53,23 @@ impl PartialOrd for Entry {
 
 impl Ord for Entry {
     fn cmp(&self, other: &Self) -> CmpOrdering {
-        let by_key = self.head.logical.cmp(&other.head.logical);
+        let by_key = self.logical().cmp(other.logical());
         let by_key = if self.descending { by_key } else { by_key.reverse() };
-        by_key.then_with(|| other.head.source.cmp(&self.head.source))
+        by_key.then_with(|| other.source.cmp(&self.source))
     }
 }
 
 /// Merges `n` ordered streams of rows into one ordered stream. Every source must be
 /// sorted in the merge's direction by logical key (HBase guarantees it within one
-/// salt prefix). `logical` maps a stored key to its logical part.
+/// salt prefix). `logical` says where a stored key's logical part starts (the salt's
+/// length).
 pub(crate) struct Merge<S, F> {
     sources: Vec<Option<S>>,
     /// Sources whose next row is not in the heap yet.
     waiting: Vec<usize>,
     heap: BinaryHeap<Entry>,
+    /// The row of each source whose key is in the heap.
+    heads: Vec<Option<Row>>,
     descending: bool,
     logical: F,
 }
@@ -63,12 +77,13 @@ pub(crate) struct Merge<S, F> {
 impl<S, F> Merge<S, F>
 where
     S: Stream<Item = Result<Row>> + Unpin,
-    F: Fn(&Bytes) -> Result<Bytes> + Unpin,
+    F: Fn(&Bytes) -> Result<usize> + Unpin,
 {
     pub(crate) fn new(sources: Vec<S>, descending: bool, logical: F) -> Self {
         let waiting = (0..sources.len()).collect();
         Merge {
             heap: BinaryHeap::with_capacity(sources.len()),
+            heads: (0..sources.len()).map(|_| None).collect(),
             sources: sources.into_iter().map(Some).collect(),
             waiting,
             descending,
@@ -83,13 +98,14 @@ where
         }
         self.waiting.clear();
         self.heap.clear();
+        self.heads.clear();
     }
 }
 
 impl<S, F> Stream for Merge<S, F>
 where
     S: Stream<Item = Result<Row>> + Unpin,
-    F: Fn(&Bytes) -> Result<Bytes> + Unpin,
+    F: Fn(&Bytes) -> Result<usize> + Unpin,
 {
     type Item = Result<Head>;
 
@@ -97,16 +113,22 @@ where
         let this = self.get_mut();
         // Every source must have offered its next row (or ended) before the smallest
         // row is known. Poll each waiting one; those still pending keep their waker.
-        let mut still_waiting = Vec::new();
-        for index in std::mem::take(&mut this.waiting) {
+        // (In place: this runs once per row, so it must not allocate.)
+        let mut i = 0;
+        while i < this.waiting.len() {
+            let index = this.waiting[i];
             let Some(source) = this.sources[index].as_mut() else {
+                this.waiting.swap_remove(i);
                 continue;
             };
             match Pin::new(source).poll_next(cx) {
-                Poll::Ready(Some(Ok(row))) => match (this.logical)(&row.key) {
-                    Ok(logical) => this
-                        .heap
-                        .push(Entry { head: Head { logical, source: index, row }, descending: this.descending }),
+                Poll::Ready(Some(Ok(mut row))) => match (this.logical)(&row.key) {
+                    Ok(offset) => {
+                        this.waiting.swap_remove(i);
+                        let key = std::mem::take(&mut row.key);
+                        this.heads[index] = Some(row);
+                        this.heap.push(Entry { key, offset, source: index, descending: this.descending })
+                    }
                     Err(e) => {
                         this.close_all();
                         return Poll::Ready(Some(Err(e)));
@@ -116,19 +138,25 @@ where
                     this.close_all();
                     return Poll::Ready(Some(Err(e)));
                 }
-                Poll::Ready(None) => this.sources[index] = None,
-                Poll::Pending => still_waiting.push(index),
+                Poll::Ready(None) => {
+                    this.sources[index] = None;
+                    this.waiting.swap_remove(i);
+                }
+                Poll::Pending => i += 1,
             }
         }
-        this.waiting = still_waiting;
         if !this.waiting.is_empty() {
             return Poll::Pending;
         }
         match this.heap.pop() {
-            Some(Entry { head, .. }) => {
-                this.waiting.push(head.source);
-                Poll::Ready(Some(Ok(head)))
-            }
+            Some(Entry { key, offset, source, .. }) => match this.heads[source].take() {
+                Some(mut row) => {
+                    row.key = key;
+                    this.waiting.push(source);
+                    Poll::Ready(Some(Ok(Head { offset, source, row })))
+                }
+                None => Poll::Ready(None),
+            },
             None => Poll::Ready(None),
         }
     }
@@ -147,8 +175,8 @@ mod tests {
         stream::iter(rows)
     }
 
-    fn strip(key: &Bytes) -> Result<Bytes> {
-        Ok(key.slice(2..))
+    fn strip(_key: &Bytes) -> Result<usize> {
+        Ok(2)
     }
 
     #[tokio::test]

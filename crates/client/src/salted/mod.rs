@@ -54,21 +54,31 @@ impl Table {
     }
 }
 
-/// A row of a salted table, with its salt bucket and logical key.
+/// A row of a salted table, with the range it came from and its logical key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SaltedRow {
     /// The row as stored (its `key` includes the salt).
     pub row: Row,
-    /// The key without its salt: what the merge orders by.
-    pub logical_key: Bytes,
     /// Index of the planned range the row came from.
     pub range: usize,
+    /// Where the logical key starts in `row.key`.
+    logical_offset: usize,
 }
 
 impl SaltedRow {
+    /// The key without its salt: what the merge orders by.
+    pub fn logical_key(&self) -> &[u8] {
+        self.row.key.get(self.logical_offset..).unwrap_or_default()
+    }
+
+    /// The logical key as `Bytes` (shares the row key's memory).
+    pub fn logical_key_bytes(&self) -> Bytes {
+        self.row.key.slice(self.logical_offset.min(self.row.key.len())..)
+    }
+
     /// Decodes the logical key's field values.
     pub fn values(&self, schema: &Schema) -> Result<Vec<Value>> {
-        Ok(schema.decode_logical(&self.logical_key)?)
+        Ok(schema.decode_logical(self.logical_key())?)
     }
 }
 
@@ -255,10 +265,7 @@ impl SaltedScan {
             sources.push(chained);
         }
         let schema = Arc::clone(&self.salted.schema);
-        let logical: LogicalFn = Box::new(move |key: &Bytes| {
-            let logical_len = schema.logical_key(key)?.len();
-            Ok(key.slice(key.len() - logical_len..))
-        });
+        let logical: LogicalFn = Box::new(move |key: &Bytes| Ok(key.len() - schema.logical_key(key)?.len()));
         let inner = if self.ordered {
             Inner::Ordered(Merge::new(sources, reversed, logical))
         } else {
@@ -274,7 +281,7 @@ impl SaltedScan {
 
 type BucketStream = Pin<Box<dyn Stream<Item = Result<Row>> + Send>>;
 type TaggedStream = Pin<Box<dyn Stream<Item = Result<(usize, Row)>> + Send>>;
-type LogicalFn = Box<dyn Fn(&Bytes) -> Result<Bytes> + Send + Sync>;
+type LogicalFn = Box<dyn Fn(&Bytes) -> Result<usize> + Send + Sync>;
 
 enum Inner {
     Ordered(Merge<BucketStream, LogicalFn>),
@@ -359,7 +366,7 @@ impl SaltedStream {
     fn finish(&mut self) {
         self.done = true;
         // Dropping the sources stops their workers, which close their scanners.
-        self.inner = Inner::Unordered(SelectAll::new(), Box::new(|k: &Bytes| Ok(k.clone())));
+        self.inner = Inner::Unordered(SelectAll::new(), Box::new(|_: &Bytes| Ok(0)));
     }
 }
 
@@ -376,7 +383,7 @@ impl Stream for SaltedStream {
         }
         let next = match &mut this.inner {
             Inner::Ordered(merge) => match Pin::new(merge).poll_next(cx) {
-                Poll::Ready(Some(Ok(Head { logical, source, row }))) => Some(Ok((logical, source, row))),
+                Poll::Ready(Some(Ok(Head { offset, source, row }))) => Some(Ok((offset, source, row))),
                 Poll::Ready(Some(Err(e))) => Some(Err(e)),
                 Poll::Ready(None) => None,
                 Poll::Pending => return Poll::Pending,
@@ -397,7 +404,7 @@ impl Stream for SaltedStream {
                 this.finish();
                 Poll::Ready(Some(Err(e)))
             }
-            Some(Ok((logical_key, range, row))) => {
+            Some(Ok((logical_offset, range, row))) => {
                 if !row.partial {
                     this.last[range] = Some(row.key.clone());
                     this.stats[range].emitted += 1;
@@ -405,7 +412,7 @@ impl Stream for SaltedStream {
                         *n -= 1;
                     }
                 }
-                Poll::Ready(Some(Ok(SaltedRow { row, logical_key, range })))
+                Poll::Ready(Some(Ok(SaltedRow { row, range, logical_offset })))
             }
         }
     }
@@ -462,9 +469,10 @@ impl SaltedCursor {
     }
 }
 
-/// Merges streams that are each sorted by `logical(key)` (ascending, or descending
-/// when `descending`) into one sorted stream of `(source index, row)`; ties go to the
-/// lower source index. This is the heap merge behind [`SaltedStream`], public for
+/// Merges streams that are each sorted by their keys' logical part (ascending, or
+/// descending when `descending`) into one sorted stream of `(source index, row)`;
+/// `logical(key)` says where a key's logical part starts (its salt's length). Ties go
+/// to the lower source index. This is the heap merge behind [`SaltedStream`], public for
 /// callers that bring their own ordered streams.
 pub fn merge_ordered<S, F>(
     sources: Vec<S>,
@@ -473,7 +481,7 @@ pub fn merge_ordered<S, F>(
 ) -> impl Stream<Item = Result<(usize, Row)>> + Unpin
 where
     S: Stream<Item = Result<Row>> + Unpin,
-    F: Fn(&Bytes) -> Result<Bytes> + Unpin,
+    F: Fn(&Bytes) -> Result<usize> + Unpin,
 {
     Merge::new(sources, descending, logical).map(|head| head.map(|h| (h.source, h.row)))
 }
