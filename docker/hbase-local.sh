@@ -129,6 +129,28 @@ spawn_jvm() {
   echo $! >"$dir/$name.pid"
 }
 
+# Runs Probe.java until a real Thrift2 call answers, beside a liveness check of the
+# given JVM pids, so a JVM that dies fails the wait at once. Returns 0 when ready.
+#   await_ready CLASSPATH LOG HOST PORT FRAMED COMPACT TIMEOUT PID...
+await_ready() {
+  local cp=$1 log_file=$2 host=$3 port=$4 framed=$5 compact=$6 timeout=$7
+  shift 7
+  : >"$log_file"
+  "$java_bin" -cp "$cp" "$here/Probe.java" "$host" "$port" "$framed" "$compact" "$timeout" >"$log_file" 2>&1 &
+  local probe=$! pid
+  while alive "$probe"; do
+    for pid in "$@"; do
+      if ! alive "$pid"; then
+        kill "$probe" 2>/dev/null || true
+        wait "$probe" 2>/dev/null || true
+        return 1
+      fi
+    done
+    sleep 0.25
+  done
+  wait "$probe" 2>/dev/null
+}
+
 cmd_start() {
   local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 idle_ms=60000 heap=1g
   local owner="" timeout=240 foreground=false
@@ -191,21 +213,10 @@ cmd_start() {
   local probe_host=$bind
   [ "$probe_host" = 0.0.0.0 ] && probe_host=127.0.0.1
   log "waiting for HBase and Thrift2 on $probe_host:$port (logs: $dir/logs)"
-  # The probe runs beside a liveness check, so a JVM that dies fails the start at once.
-  "$java_bin" -cp "$dir/conf:$cp" "$here/Probe.java" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
-    >"$dir/logs/probe.log" 2>&1 &
-  local probe=$! probe_ok=false
-  while alive "$probe"; do
-    if ! alive "$(pid_of "$dir" master)" || ! alive "$(pid_of "$dir" thrift)"; then
-      kill "$probe" 2>/dev/null || true
-      break
-    fi
-    sleep 0.5
-  done
-  wait "$probe" 2>/dev/null && probe_ok=true
-  if ! $probe_ok; then
+  if ! await_ready "$dir/conf:$cp" "$dir/logs/probe.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
+      "$(pid_of "$dir" master)" "$(pid_of "$dir" thrift)"; then
     local why
-    why=$(tail -n 3 "$dir/logs/probe.log")
+    why=$(tail -n 3 "$dir/logs/probe.log" 2>/dev/null || true)
     alive "$(pid_of "$dir" master)" || why="the HBase master exited: $(grep -m3 -E 'ERROR|Exception' "$dir/logs/master.log" || tail -n 5 "$dir/logs/master.log")"
     alive "$(pid_of "$dir" thrift)" || why="the Thrift2 server exited: $(grep -m3 -E 'ERROR|Exception' "$dir/logs/thrift.log" || tail -n 5 "$dir/logs/thrift.log")"
     cmd_stop --dir "$dir" >/dev/null 2>&1 || true
@@ -331,20 +342,10 @@ cmd_gateway_start() {
   local probe_host=$bind
   [ "$probe_host" = 0.0.0.0 ] && probe_host=127.0.0.1
   log "waiting for gateway $name on $probe_host:$port (log: $dir/logs/gateway-$name.log)"
-  "$java_bin" -cp "$dir/conf:$cp" "$here/Probe.java" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
-    >"$dir/logs/probe-$name.log" 2>&1 &
-  local probe=$! probe_ok=false
-  while alive "$probe"; do
-    if ! alive "$pid" || ! alive "$(pid_of "$dir" master)"; then
-      kill "$probe" 2>/dev/null || true
-      break
-    fi
-    sleep 0.2
-  done
-  wait "$probe" 2>/dev/null && probe_ok=true
-  if ! $probe_ok; then
+  if ! await_ready "$dir/conf:$cp" "$dir/logs/probe-$name.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
+      "$pid" "$(pid_of "$dir" master)"; then
     local why
-    why=$(tail -n 3 "$dir/logs/probe-$name.log")
+    why=$(tail -n 3 "$dir/logs/probe-$name.log" 2>/dev/null || true)
     alive "$(pid_of "$dir" master)" || why="the HBase master of $dir is not running"
     alive "$pid" || why="the gateway exited: $(grep -m3 -E 'ERROR|Exception' "$dir/logs/gateway-$name.log" || tail -n 5 "$dir/logs/gateway-$name.log")"
     stop_gateway "$dir" "$name" >/dev/null 2>&1 || true
