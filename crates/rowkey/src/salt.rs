@@ -74,7 +74,7 @@ pub enum SaltStrategy {
         buckets: u32,
     },
     /// Named hash of the whole logical key (everything after the salt) modulo `buckets`:
-    /// Phoenix `SALT_BUCKETS` and HBaseWD `RowKeyDistributorByHashPrefix` with `JavaBytes`.
+    /// Phoenix `SALT_BUCKETS` with `JavaBytes` (`Math.abs(h % N)`).
     LogicalKeyHash {
         /// Hash function.
         algo: HashAlgo,
@@ -156,7 +156,8 @@ pub enum SaltStrategy {
         /// Bucket count N.
         buckets: u32,
     },
-    /// Socorro: the first hex character of the input is the bucket (16 buckets).
+    /// The first hex digit of the input is the bucket (16 buckets; upper- and lower-case
+    /// digits give the same bucket). Socorro's exact layout is [`SaltStrategy::Socorro`].
     FirstHexChar {
         /// The id field.
         input: SaltInput,
@@ -166,7 +167,8 @@ pub enum SaltStrategy {
 /// How a bucket number is written at the start of the key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SaltRendering {
-    /// `width` raw bytes, big-endian (1 = one raw byte, like Phoenix; OpenTSDB's width).
+    /// `width` raw bytes (1..=8), big-endian (1 = one raw byte, like Phoenix; OpenTSDB's
+    /// salt width, with its own layout over 4 bytes, see [`SaltStrategy::OpenTsdb`]).
     Bytes(u8),
     /// Zero-padded ASCII decimal of `width` digits (`05`).
     Decimal(u8),
@@ -383,11 +385,15 @@ impl Salt {
             };
         }
         let n = self.base_buckets();
-        let plain = match (&self.strategy, self.rendering) {
-            (SaltStrategy::OpenTsdb { .. }, SaltRendering::Bytes(w)) if w > 4 => {
-                b.get(b.len().saturating_sub(4)..).map(|t| u32::from_be_bytes([t[0], t[1], t[2], t[3]]))
-            }
-            _ => self.rendering.parse(b),
+        let wide_opentsdb = matches!((&self.strategy, self.rendering), (SaltStrategy::OpenTsdb { .. }, SaltRendering::Bytes(w)) if w > 4);
+        if self.negatives.is_empty() && !wide_opentsdb {
+            // The common case: the rendering alone (no allocation; merged scans call this per row).
+            return self.rendering.parse(b);
+        }
+        let plain = if wide_opentsdb {
+            b.get(b.len().saturating_sub(4)..).and_then(|t| t.try_into().ok()).map(u32::from_be_bytes)
+        } else {
+            self.rendering.parse(b)
         };
         let rendered = |bucket: u32| {
             let mut v = Vec::with_capacity(b.len() + self.separator.len());
