@@ -29,7 +29,7 @@ pub enum Width {
     /// Exactly `len` bytes, padded. Decoding strips pad bytes on the padded side, so a
     /// value that itself starts (left pad) or ends (right pad) with the pad byte does not
     /// round-trip. Byte order equals value order only for right padding with a byte
-    /// below every byte of the values (e.g. `0x00`; with `' '` padding `"a!"` sorts
+    /// below every byte of the values (e.g. `0x00`; with `' '` padding `"a\t"` sorts
     /// before `"a"`), and for left padding of equal-alphabet digit strings.
     Fixed {
         /// Width in bytes.
