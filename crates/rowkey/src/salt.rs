@@ -531,12 +531,15 @@ impl Salt {
                 return bad("md5 hex prefix must be 1..=7 characters".into())
             }
             SaltStrategy::RoundRobin { buckets } if *buckets > 127 => {
-                return bad("HBaseWD one-byte prefix allows at most 127 buckets (its count is a Java byte)".into())
+                return bad(format!(
+                    "HBaseWD's one-byte prefix takes its count as a Java byte, so at most 127 buckets \
+                     ({buckets} given); use 127 or fewer, or a hash prefix for more"
+                ))
             }
             SaltStrategy::JavaHash { buckets, .. } | SaltStrategy::XorJavaHash { buckets, .. }
                 if i32::try_from(*buckets).is_err() =>
             {
-                return bad("a Java bucket count is an int: at most 2147483647".into())
+                return bad("a Java bucket count is an int: use at most 2147483647 buckets".into())
             }
             _ => {}
         }
@@ -703,8 +706,9 @@ impl Salt {
                     None => {
                         return Err(KeyError::OutOfRange {
                             field: id.field.clone(),
-                            reason: "a Socorro crash id starts with a hex digit (its salt); Socorro would \
-                                     store this id under a prefix none of its scanners reads"
+                            reason: "a Socorro crash id starts with a hex digit, its salt; Socorro would \
+                                     store this id under a prefix none of its scanners reads, so Basalt \
+                                     refuses it: use an id made like Socorro's (a uuid ending in the date)"
                                 .into(),
                         })
                     }

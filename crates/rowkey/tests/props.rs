@@ -286,6 +286,29 @@ fn fuzz_schemas() -> Vec<Schema> {
             .salt(Salt::seed003("p", "d", 12))
             .build()
             .unwrap(),
+        // Phoenix-style columns with HBaseWD's hash prefix (extra negative bucket).
+        Schema::builder()
+            .field_desc("v", FieldType::Str(Width::Delimited(0)))
+            .field("x", FieldType::PhoenixDouble)
+            .field_desc("y", FieldType::PhoenixFloat)
+            .field_desc("r", FieldType::Bytes(Width::Rest))
+            .salt(Salt::hbasewd_hash_prefix(10))
+            .build()
+            .unwrap(),
+        Schema::builder()
+            .field("m", FieldType::Bytes(Width::Fixed { len: 3, pad: Pad::Right(0) }))
+            .field("t", FieldType::U32)
+            .field("tags", FieldType::Bytes(Width::Rest))
+            .salt(Salt::opentsdb(8, 20, &["m", "tags"]))
+            .build()
+            .unwrap(),
+        Schema::builder().field("ts", FieldType::U64).salt(Salt::seed002("ts", 16)).build().unwrap(),
+        Schema::builder()
+            .field("date", FieldType::Decimal { digits: 6 })
+            .field("ooid", FieldType::Str(Width::Fixed { len: 36, pad: Pad::Right(b' ') }))
+            .salt(Salt::socorro("ooid"))
+            .build()
+            .unwrap(),
     ]
 }
 
