@@ -16,7 +16,11 @@ case "${1:-}" in
 esac
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-mvn -q -B -Dstyle.color=never -f "$here/pom.xml" dependency:build-classpath -Dmdep.outputFile="$work/classpath" >&2
+if ! mvn -q -B -Dstyle.color=never -f "$here/pom.xml" dependency:build-classpath \
+    -Dmdep.outputFile="$work/classpath" >"$work/mvn.log" 2>&1; then
+    cat "$work/mvn.log" >&2
+    exit 1
+fi
 cp="$(cat "$work/classpath")"
 mkdir -p "$work/classes" "$work/out"
 javac -nowarn -encoding UTF-8 -d "$work/classes" -cp "$cp" "$here/GenVectors.java" "$here/SeedCode.java"
