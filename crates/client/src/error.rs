@@ -235,19 +235,17 @@ impl Error {
         }
     }
 
-    /// Whether the failure looks like an outage: the gateway refused or dropped the
-    /// connection (as while it restarts), or no gateway could be reached. Such failures
-    /// are retried for the whole retry budget.
+    /// Whether the failure looks like an outage: no connection to the gateway could
+    /// be made (refused or timed out, as while it restarts), or no gateway could be
+    /// reached. Nothing was sent; such failures are retried for the whole retry budget.
+    /// (A connection dropped during a call is retryable but not an outage: a transport
+    /// mismatch looks the same, and must fail fast.)
     pub fn is_outage(&self) -> bool {
         match self {
-            Error::Transport { source, .. } => matches!(
-                source,
-                CallError::Connect { .. }
-                    | CallError::ConnectTimeout { .. }
-                    | CallError::Closed
-                    | CallError::Io(_)
-                    | CallError::ConnectionUnusable
-            ),
+            Error::Transport { source, .. } => {
+                matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
+            }
+            Error::Timeout { operation: "connect", .. } => true,
             Error::NoGateway { .. } => true,
             Error::BatchFailed { source, .. } => source.is_outage(),
             _ => false,
