@@ -406,3 +406,52 @@ fn outcome_unknown(operation: &'static str, error: Error) -> Error {
         other => other,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused() -> Error {
+        Error::Transport {
+            addr: "h:1".into(),
+            source: CallError::Connect {
+                addr: "h:1".into(),
+                source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+            },
+        }
+    }
+
+    #[test]
+    fn retries_stop_at_the_budget_whatever_the_policy() {
+        let client = Client::builder().address("127.0.0.1:1").retry_budget(Duration::from_secs(10)).build().unwrap();
+        let now = Instant::now();
+        // An outage is retried past the policy's 4 attempts while the budget lasts...
+        assert_eq!(client.retry_after(20, now, &refused()), Some(Duration::from_secs(2)));
+        // ...and not once the next attempt would start after it.
+        let long_ago = now.checked_sub(Duration::from_secs(9)).unwrap();
+        assert_eq!(client.retry_after(20, long_ago, &refused()), None);
+        // A timeout is not an outage: the policy's attempt count ends it.
+        let timeout = Error::Timeout { operation: "get", after: Duration::from_secs(1) };
+        assert!(client.retry_after(3, now, &timeout).is_some());
+        assert_eq!(client.retry_after(4, now, &timeout), None);
+    }
+
+    #[test]
+    fn a_sent_write_that_fails_in_transport_may_have_been_applied() {
+        let lost = Error::Transport { addr: "h:1".into(), source: CallError::Closed };
+        let e = outcome_unknown("increment", lost);
+        assert!(matches!(e, Error::WriteOutcomeUnknown { operation: "increment", .. }));
+        assert!(e.may_have_written());
+        assert!(!e.is_retryable());
+        let refused_by_hbase = Error::IllegalArgument { message: "bad".into() };
+        assert!(!outcome_unknown("increment", refused_by_hbase).may_have_written());
+    }
+
+    #[tokio::test]
+    async fn a_shut_down_client_says_so() {
+        let client = Client::connect_to("127.0.0.1:1").unwrap();
+        client.shutdown();
+        let table = client.table("t").unwrap();
+        assert!(matches!(table.get(crate::Get::new("r")).await, Err(Error::ClientClosed)));
+    }
+}
