@@ -23,7 +23,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use basalt_rowkey::ScanRange;
-use basalt_thrift::hbase::{TResult, TScan};
+use basalt_thrift::hbase::TScan;
+use basalt_thrift::RowBatch;
 use bytes::Bytes;
 use tokio::sync::{mpsc, Semaphore};
 use tracing::Instrument;
@@ -94,14 +95,13 @@ impl Tracker {
 
     /// Checks a page and returns the rows to deliver; the position and limit move only
     /// if the whole page is sound.
-    pub(crate) fn accept(&mut self, results: Vec<TResult>) -> Result<Vec<Row>, Rejected> {
+    pub(crate) fn accept(&mut self, results: impl ExactSizeIterator<Item = Row>) -> Result<Vec<Row>, Rejected> {
         let mut next = self.clone();
         let mut rows = Vec::with_capacity(results.len());
-        for result in results {
+        for row in results {
             if next.remaining == Some(0) {
                 break;
             }
-            let row = Row::from_thrift(result);
             if !next.keep(&row)? {
                 continue;
             }
@@ -433,7 +433,7 @@ impl Worker {
                 let id = p.id;
                 let results = self
                     .client
-                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.get_scanner_rows(id, want)))
+                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.scanner_rows(id, want)))
                     .await?;
                 (results, addr)
             }
@@ -453,7 +453,7 @@ impl Worker {
                 let first = self
                     .client
                     .call_on("get_scanner_rows", table, &addr, pooled.conn(), &mut |c| {
-                        Box::pin(c.get_scanner_rows(id, want))
+                        Box::pin(c.scanner_rows(id, want))
                     })
                     .await;
                 *pinned = Some(Pinned { conn: pooled.detach(), id });
@@ -464,7 +464,7 @@ impl Worker {
         if results.is_empty() {
             return Ok(Page::Last(Vec::new()));
         }
-        let rows = self.tracker.accept(results).map_err(|why| Interrupt::Rejected { addr, why })?;
+        let rows = self.tracker.accept(rows_of(&results)).map_err(|why| Interrupt::Rejected { addr, why })?;
         Ok(Page::Rows(rows))
     }
 
@@ -478,7 +478,7 @@ impl Worker {
         let results = self
             .client
             .call_on("get_scanner_results", Some(&self.table), &addr, pooled.conn(), &mut |c| {
-                Box::pin(c.get_scanner_results(name.clone(), tscan.clone(), want))
+                Box::pin(c.scanner_results(name.clone(), tscan.clone(), want))
             })
             .await?;
         drop(pooled);
@@ -486,20 +486,24 @@ impl Worker {
         // `getScannerResults` reads until it has `want` rows or the scan ends.
         let last = results.len() < usize::try_from(want).unwrap_or(usize::MAX);
         self.tracker.reopened();
-        let rows = self.tracker.accept(results).map_err(|why| Interrupt::Rejected { addr, why })?;
+        let rows = self.tracker.accept(rows_of(&results)).map_err(|why| Interrupt::Rejected { addr, why })?;
         Ok(if last { Page::Last(rows) } else { Page::Rows(rows) })
     }
 }
 
+/// The rows of a zero-copy reply; keys and values share its buffer.
+fn rows_of(batch: &RowBatch) -> impl ExactSizeIterator<Item = Row> + '_ {
+    batch.iter().map(|r| Row::from_ref(&r))
+}
+
 #[cfg(test)]
 mod tests {
-    use basalt_thrift::hbase::TColumnValue;
-
     use super::*;
+    use crate::row::Cell;
 
-    fn result(key: &str, partial: bool) -> TResult {
-        let cell = TColumnValue::new(b"d".to_vec(), b"q".to_vec(), b"v".to_vec(), Some(1), None, None);
-        TResult::new(Some(key.as_bytes().to_vec()), vec![cell], None, Some(partial))
+    fn result(key: &str, partial: bool) -> Row {
+        let cell = Cell { family: "d".into(), qualifier: "q".into(), value: "v".into(), timestamp: 1 };
+        Row { key: Bytes::copy_from_slice(key.as_bytes()), cells: vec![cell], partial }
     }
 
     fn keys(rows: &[Row]) -> Vec<String> {
@@ -509,40 +513,44 @@ mod tests {
     #[test]
     fn forward_pages_move_the_position_and_refuse_rows_outside_it() {
         let mut t = Tracker::new(Bytes::from("b"), Bytes::from("m"), false, None);
-        let rows = t.accept(vec![result("b", false), result("c", false)]).unwrap();
+        let rows = t.accept(vec![result("b", false), result("c", false)].into_iter()).unwrap();
         assert_eq!(keys(&rows), ["b", "c"]);
         assert_eq!(t.position.lower, Bytes::from_static(b"c\0"));
         // A row already returned, one before the range, one past its stop, and one out
         // of order: the whole page is refused and the position does not move.
         for bad in [vec![result("c", false)], vec![result("a", false)], vec![result("m", false)]] {
-            assert!(t.accept(bad).is_err());
+            assert!(t.accept(bad.into_iter()).is_err());
         }
-        assert!(t.accept(vec![result("e", false), result("d", false)]).is_err());
+        assert!(t.accept(vec![result("e", false), result("d", false)].into_iter()).is_err());
         assert_eq!(t.position.lower, Bytes::from_static(b"c\0"));
-        assert_eq!(keys(&t.accept(vec![result("d", false)]).unwrap()), ["d"]);
+        assert_eq!(keys(&t.accept(vec![result("d", false)].into_iter()).unwrap()), ["d"]);
     }
 
     #[test]
     fn reversed_pages_drop_the_inclusive_start_and_refuse_rows_above_it() {
         let mut t = Tracker::new(Bytes::from("b"), Bytes::from("m"), true, Some(2));
-        assert_eq!(keys(&t.accept(vec![result("m", false), result("k", false)]).unwrap()), ["k"]);
+        assert_eq!(keys(&t.accept(vec![result("m", false), result("k", false)].into_iter()).unwrap()), ["k"]);
         assert_eq!(t.position.upper, Bytes::from("k"));
-        assert!(t.accept(vec![result("l", false)]).is_err(), "above the position");
-        assert!(t.accept(vec![result("a", false)]).is_err(), "below the range");
-        assert_eq!(keys(&t.accept(vec![result("k", false), result("j", false), result("i", false)]).unwrap()), ["j"]);
+        assert!(t.accept(vec![result("l", false)].into_iter()).is_err(), "above the position");
+        assert!(t.accept(vec![result("a", false)].into_iter()).is_err(), "below the range");
+        assert_eq!(
+            keys(&t.accept(vec![result("k", false), result("j", false), result("i", false)].into_iter()).unwrap()),
+            ["j"]
+        );
         assert_eq!(t.remaining, Some(0));
     }
 
     #[test]
     fn batched_rows_resume_inside_the_row() {
         let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, None);
-        let rows = t.accept(vec![result("a", true), result("a", true)]).unwrap();
+        let rows = t.accept(vec![result("a", true), result("a", true)].into_iter()).unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(t.position.partial, Some((Bytes::from("a"), 2)));
         t.reopened();
         // The reopened scanner repeats the row's first two parts: they are dropped.
-        let rows =
-            t.accept(vec![result("a", true), result("a", true), result("a", false), result("b", false)]).unwrap();
+        let rows = t
+            .accept(vec![result("a", true), result("a", true), result("a", false), result("b", false)].into_iter())
+            .unwrap();
         assert_eq!(keys(&rows), ["a", "b"]);
         assert_eq!(t.position.partial, None);
     }

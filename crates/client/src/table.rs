@@ -71,11 +71,11 @@ impl Table {
             .client
             .run("get", Some(&self.name), Idempotence::Idempotent, |conn| {
                 let (table, tget) = (self.table(), tget.clone());
-                Box::pin(conn.get(table, tget))
+                Box::pin(conn.get_row(table, tget))
             })
             .await
             .map_err(|e| e.with_filter_hint(get.options().has_filter()))?;
-        let mut row = Row::from_thrift(result);
+        let mut row = Row::from_data(result);
         if row.key.is_empty() {
             row.key = get.row().clone();
         }
@@ -97,7 +97,7 @@ impl Table {
                 .client
                 .run("get_many", Some(&self.name), Idempotence::Idempotent, |conn| {
                     let (table, tgets) = (self.table(), chunk.to_vec());
-                    Box::pin(conn.get_multiple(table, tgets))
+                    Box::pin(conn.get_rows(table, tgets))
                 })
                 .await
                 .map_err(|e| e.with_filter_hint(has_filter))?;
@@ -111,8 +111,8 @@ impl Table {
                     )),
                 });
             }
-            for (result, get) in results.into_iter().zip(asked) {
-                let mut row = Row::from_thrift(result);
+            for (result, get) in results.iter().zip(asked) {
+                let mut row = Row::from_ref(&result);
                 if row.key.is_empty() {
                     row.key = get.row().clone();
                 }
