@@ -354,8 +354,9 @@ impl Client {
         }
     }
 
-    /// One attempt of a call on a given connection: the request timeout and the error
-    /// mapping every call shares (plain calls and scan pages alike).
+    /// One attempt of a call on a given connection: the request timeout, the error
+    /// mapping and the tracing span (`hbase.attempt`) every call shares, plain calls and
+    /// scan pages alike.
     pub(crate) async fn call_on<T, F>(
         &self,
         operation: &'static str,
@@ -368,7 +369,8 @@ impl Client {
         F: for<'a> FnMut(&'a mut Connection) -> CallFuture<'a, T>,
     {
         let timeout = self.inner.request_timeout;
-        match tokio::time::timeout(timeout, call(conn)).await {
+        let span = tracing::debug_span!("hbase.attempt", operation, table, gateway = addr);
+        match tokio::time::timeout(timeout, call(conn)).instrument(span).await {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(e)) => Err(Error::from_call_in(operation, addr, table, e)),
             // The abandoned call poisoned the connection; it is closed, not reused.

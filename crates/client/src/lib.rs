@@ -51,8 +51,9 @@
 //! - **Errors**: [`Error`] is typed (`TableNotFound`, `NoSuchColumnFamily`,
 //!   `ScannerExpired`, ...) and [`Error::is_retryable`] says whether trying again can
 //!   help. Bad input is rejected before sending ([`InvalidInput`]).
-//! - **Tracing**: one span per call (`hbase.call`) and per scan (`hbase.scan`); the
-//!   library installs no subscriber.
+//! - **Tracing**: one span per call (`hbase.call`), per attempt on a connection
+//!   (`hbase.attempt`, scan pages included) and per scan (`hbase.scan`); the library
+//!   installs no subscriber.
 
 mod admin;
 mod client;
