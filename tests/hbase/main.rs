@@ -9,6 +9,7 @@
 mod basics;
 mod client_admin;
 mod client_data;
+mod client_resilience;
 mod client_scan;
 mod idl;
 mod salted;
@@ -28,6 +29,7 @@ fn main() -> ExitCode {
         client_data::trials(),
         client_scan::trials(),
         client_admin::trials(),
+        client_resilience::trials(),
         salted::trials(),
     ]
     .into_iter()

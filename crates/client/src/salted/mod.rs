@@ -35,8 +35,9 @@ use futures::{Stream, StreamExt};
 
 use crate::error::{Error, InvalidInput, Result};
 use crate::ops::{Delete, Get, Put};
+use crate::options::ReadOptions;
 use crate::row::Row;
-use crate::scan::{FetchGate, Scan, ScanStats};
+use crate::scan::{after_row, Scan, ScanStats};
 use crate::table::Table;
 use merge::{Head, Merge};
 
@@ -173,10 +174,18 @@ pub struct SaltedScan {
 
 impl SaltedScan {
     /// Settings every bucket's scan copies: columns, filter, time range, versions,
-    /// caching, batch, cache_blocks. Its bounds, limit and direction are ignored (the
-    /// plan and this builder decide them).
+    /// caching, batch, cache_blocks, and the paging mode. The plan and this builder
+    /// decide bounds, limit and direction: a template that sets any of them is refused
+    /// when the scan starts (use [`SaltedScan::limit`], and the query's order).
     pub fn template(mut self, scan: Scan) -> Self {
         self.template = scan;
+        self
+    }
+
+    /// The read options every bucket's scan uses (columns, filter, versions, time
+    /// range, caching, batch, block caching).
+    pub fn read_options(mut self, options: ReadOptions) -> Self {
+        self.template = self.template.read_options(options);
         self
     }
 
@@ -218,6 +227,15 @@ impl SaltedScan {
 
     /// Starts every bucket's scan and returns the merged stream.
     pub async fn stream(self) -> Result<SaltedStream> {
+        let t = &self.template;
+        if !t.start_key().is_empty() || !t.stop_key().is_empty() || t.limit_rows().is_some() || t.is_reversed() {
+            return Err(InvalidInput::Option(
+                "a salted scan's template must not set bounds, a limit or a direction: the query's plan decides them \
+                 (use SaltedScan::limit for a limit)"
+                    .into(),
+            )
+            .into());
+        }
         let plan = self.plan()?;
         let reversed = plan.reverse;
         let fingerprint = fingerprint(self.salted.table.name(), &plan);
@@ -229,19 +247,13 @@ impl SaltedScan {
             last.clone_from(&cursor.last);
         }
         let regions = if self.split_by_regions { self.salted.table.region_locations().await? } else { Vec::new() };
-        let gate = FetchGate(Arc::new(tokio::sync::Semaphore::new(self.concurrency)));
+        let gate = Arc::new(tokio::sync::Semaphore::new(self.concurrency));
         let mut sources = Vec::with_capacity(plan.ranges.len());
         let mut stats = Vec::with_capacity(plan.ranges.len());
         for (index, range) in plan.ranges.iter().enumerate() {
             let (mut start, mut stop) = (range.start.clone(), range.stop.clone());
             if let Some(key) = &last[index] {
-                if reversed {
-                    stop = key.clone();
-                } else {
-                    let mut next = key.to_vec();
-                    next.push(0);
-                    start = Bytes::from(next);
-                }
+                (start, stop) = after_row(&start, &stop, key, reversed);
             }
             let mut pieces = vec![(start.clone(), stop.clone())];
             if self.split_by_regions {
@@ -255,8 +267,7 @@ impl SaltedScan {
             for (piece_start, piece_stop) in pieces {
                 let mut scan = self.template.clone().start(piece_start).stop(piece_stop).reversed(reversed);
                 scan.limit = self.limit;
-                scan.gate = Some(gate.clone());
-                let stream = self.salted.table.scan(scan)?;
+                let stream = self.salted.table.scan_gated(scan, Arc::clone(&gate))?;
                 piece_stats.push(stream.stats());
                 streams.push(stream);
             }
