@@ -74,7 +74,9 @@ pub use pool::PoolStats;
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
 pub use row::{Cell, Row};
-pub use salted::{merge_ordered, BucketStats, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable};
+pub use salted::{
+    merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
+};
 pub use scan::{RowStream, Scan, ScanStats, DEFAULT_CACHING};
 pub use table::{Table, DEFAULT_BATCH_ROWS};
 pub use validate::MAX_ROW_KEY_LEN;
