@@ -13,6 +13,7 @@ mod client_resilience;
 mod client_scan;
 mod idl;
 mod salted;
+mod salted_cursor;
 mod support;
 mod transport;
 
@@ -31,6 +32,7 @@ fn main() -> ExitCode {
         client_admin::trials(),
         client_resilience::trials(),
         salted::trials(),
+        salted_cursor::trials(),
     ]
     .into_iter()
     .flatten()

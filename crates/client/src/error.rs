@@ -48,9 +48,10 @@ pub enum InvalidInput {
     /// A key could not be encoded, decoded or planned by its schema.
     #[error("key error: {0}")]
     Key(#[from] basalt_rowkey::KeyError),
-    /// A salted-scan cursor does not belong to this query or is corrupt.
+    /// A salted-scan cursor was refused: malformed, from another query, altered or
+    /// signed with another key, or pointing outside its range.
     #[error("invalid cursor: {0}")]
-    Cursor(String),
+    Cursor(crate::salted::CursorError),
     /// A filter could not be rendered.
     #[error("invalid filter: {0}")]
     Filter(#[from] crate::filter::FilterError),

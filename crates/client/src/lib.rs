@@ -83,7 +83,9 @@ pub use pool::PoolStats;
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
 pub use row::{Cell, Row};
-pub use salted::{merge_ordered, BucketStats, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable};
+pub use salted::{
+    merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
+};
 pub use scan::{RowStream, Scan, ScanPaging, ScanStats, DEFAULT_CACHING, FIRST_PAGE_ROWS};
 pub use table::{Table, DEFAULT_BATCH_ROWS};
 pub use validate::{max_row_key_len, MAX_ROW_KEY_LEN};
