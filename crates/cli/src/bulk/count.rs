@@ -191,7 +191,7 @@ fn print_buckets(schema: &Schema, counts: &[(Option<u32>, u64)], total: u64) {
             continue;
         }
         let share = if total > 0 { 100.0 * *c as f64 / total as f64 } else { 0.0 };
-        let bar_len = if max > 0 { (30 * c / max) as usize } else { 0 };
+        let bar_len = (30 * c).checked_div(max).unwrap_or(0) as usize;
         println!(
             "{b:<8} {:<12} {:>12} {share:>6.1}% {}",
             escape(&schema.salt_prefix(b as u32)),

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use basalt::{Client, Row, RowStream, SaltedCursor, SaltedStream, Scan};
@@ -206,7 +206,8 @@ async fn open_source(
             let mut scan = template;
             let mut last = None;
             if let Some(token) = after {
-                let hexkey = token.strip_prefix("key.").ok_or_else(|| CliError::usage("not a cursor of a plain export"))?;
+                let hexkey =
+                    token.strip_prefix("key.").ok_or_else(|| CliError::usage("not a cursor of a plain export"))?;
                 let mut start = parse_hex_digits(hexkey)?;
                 if !start.is_empty() {
                     last = Some(basalt::Bytes::from(start.clone()));
@@ -273,9 +274,9 @@ impl Layout {
 fn key_fields(schema: Option<&Schema>, row: &Row) -> CliResult<Vec<String>> {
     match schema {
         Some(s) => {
-            let d = s.decode(&row.key).map_err(|e| {
-                CliError::failed(format!("row {} does not fit the schema: {e}", escape(&row.key)))
-            })?;
+            let d = s
+                .decode(&row.key)
+                .map_err(|e| CliError::failed(format!("row {} does not fit the schema: {e}", escape(&row.key))))?;
             Ok(d.values.iter().map(value_text).collect())
         }
         None => Ok(vec![escape(&row.key)]),
@@ -350,7 +351,7 @@ fn write_row(
 }
 
 /// What `--cursor-file` holds.
-fn save_cursor(path: &PathBuf, table: &str, token: &str, header: &[String], rows: u64, len: u64, done: bool) -> CliResult {
+fn save_cursor(path: &Path, table: &str, token: &str, header: &[String], rows: u64, len: u64, done: bool) -> CliResult {
     let v = json!({ "table": table, "token": token, "header": header, "rows": rows, "output_len": len, "done": done });
     write_atomic(path, &format!("{v}\n"))
 }
@@ -362,7 +363,7 @@ struct Resume {
     len: u64,
 }
 
-fn load_cursor(path: &PathBuf, table: &str) -> CliResult<Option<Resume>> {
+fn load_cursor(path: &Path, table: &str) -> CliResult<Option<Resume>> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -399,9 +400,10 @@ pub async fn run(args: ExportArgs, client: &Client) -> CliResult {
     });
     let schema = args.schema.as_deref().map(load_schema).transpose()?;
     let resume = match (&args.cursor_file, args.resume) {
-        (Some(p), true) => Some(load_cursor(p, &args.table)?.ok_or_else(|| {
-            CliError::usage(format!("no cursor file {}: nothing to resume", p.display()))
-        })?),
+        (Some(p), true) => Some(
+            load_cursor(p, &args.table)?
+                .ok_or_else(|| CliError::usage(format!("no cursor file {}: nothing to resume", p.display())))?,
+        ),
         _ => None,
     };
     let mut template = Scan::new().caching(args.caching.max(1));

@@ -173,8 +173,10 @@ fn reject_line(line: u64, reason: &str, raw: &str) -> String {
 }
 
 fn raw_of(fields: &[Option<Vec<u8>>]) -> String {
-    let parts: Vec<String> =
-        fields.iter().map(|f| f.as_deref().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default()).collect();
+    let parts: Vec<String> = fields
+        .iter()
+        .map(|f| f.as_deref().map(|b| String::from_utf8_lossy(b).into_owned()).unwrap_or_default())
+        .collect();
     parts.join(",")
 }
 
@@ -253,9 +255,10 @@ impl Rejects {
 
     fn write(&mut self, line: &str) -> CliResult {
         if self.file.is_none() {
-            let f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| {
-                CliError::failed(format!("cannot open the reject file {}: {e}", self.path.display()))
-            })?;
+            let f =
+                OpenOptions::new().create(true).append(true).open(&self.path).map_err(|e| {
+                    CliError::failed(format!("cannot open the reject file {}: {e}", self.path.display()))
+                })?;
             self.file = Some(BufWriter::new(f));
         }
         if let Some(f) = &mut self.file {
@@ -438,11 +441,13 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
     let done = state.rows - start_rows;
     if let Some(mut e) = failed {
         if ckpt_path.is_some() && e.code != crate::error::EXIT_USAGE {
-            e.message = format!("{}; {} rows are imported, `--resume` continues from there", e.message, thousands(state.rows));
+            e.message =
+                format!("{}; {} rows are imported, `--resume` continues from there", e.message, thousands(state.rows));
         }
         return Err(e);
     }
-    let resumed_note = if start_rows > 0 { format!(" (resumed after {} rows)", thousands(start_rows)) } else { String::new() };
+    let resumed_note =
+        if start_rows > 0 { format!(" (resumed after {} rows)", thousands(start_rows)) } else { String::new() };
     println!(
         "imported {} rows into {} in {secs:.1}s ({} rows/s){resumed_note}; {} rejected{}",
         thousands(state.rows),

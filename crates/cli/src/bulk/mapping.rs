@@ -220,7 +220,13 @@ impl Mapping {
         let mut cells = Vec::new();
         for c in &spec.cells {
             let col = find(&c.column, "a --cell")?;
-            cells.push(CellMap { family: c.family.clone(), qualifier: c.qualifier.clone(), col, ty: c.ty, ts_col: None });
+            cells.push(CellMap {
+                family: c.family.clone(),
+                qualifier: c.qualifier.clone(),
+                col,
+                ty: c.ty,
+                ts_col: None,
+            });
         }
         for s in &spec.skip {
             find(s, "--skip")?;
@@ -301,9 +307,11 @@ impl Mapping {
                 None => Ok(fallback),
                 Some(raw) => {
                     let t = std::str::from_utf8(raw).map_err(|_| "invalid UTF-8 in a timestamp".to_owned())?;
-                    t.trim().parse::<i64>().ok().filter(|t| *t >= 0).ok_or_else(|| {
-                        format!("timestamp {t:?} is not milliseconds since the epoch")
-                    })
+                    t.trim()
+                        .parse::<i64>()
+                        .ok()
+                        .filter(|t| *t >= 0)
+                        .ok_or_else(|| format!("timestamp {t:?} is not milliseconds since the epoch"))
                 }
             }
         };

@@ -85,7 +85,9 @@ pub fn progress(total_bytes: Option<u64>, quiet: bool) -> ProgressBar {
         }
         None => {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            bar.set_style(ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()));
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
             bar
         }
     };

@@ -132,9 +132,9 @@ impl RecordReader {
                         header = rec
                             .iter()
                             .map(|f| {
-                                std::str::from_utf8(f).map(|s| s.trim().to_owned()).map_err(|_| {
-                                    CliError::usage("the header line is not UTF-8 text")
-                                })
+                                std::str::from_utf8(f)
+                                    .map(|s| s.trim().to_owned())
+                                    .map_err(|_| CliError::usage("the header line is not UTF-8 text"))
                             })
                             .collect::<CliResult<_>>()?;
                         if let Some(first) = header.first_mut() {
