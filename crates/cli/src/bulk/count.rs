@@ -117,6 +117,23 @@ pub async fn count_rows(
     counts.into_iter().collect()
 }
 
+/// Rows per region of the whole table, every region counted with key-only scans
+/// (`concurrency` at once): the split keys and one count per region, in key order.
+pub async fn count_per_region(table: &Table, concurrency: usize) -> CliResult<(Vec<Bytes>, Vec<u64>)> {
+    let mut regions = table.region_locations().await?;
+    regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
+    let splits = regions.iter().skip(1).map(|r| r.start_key.clone()).collect();
+    let seen = Arc::new(AtomicU64::new(0));
+    let counts = futures::stream::iter(regions.iter().map(|r| {
+        let piece = Piece { bucket: None, start: r.start_key.clone(), stop: r.end_key.clone() };
+        count_piece(table.clone(), piece, 5000, Arc::clone(&seen))
+    }))
+    .buffered(concurrency.max(1))
+    .collect::<Vec<_>>()
+    .await;
+    Ok((splits, counts.into_iter().collect::<CliResult<Vec<_>>>()?))
+}
+
 fn planned_ranges(args: &CountArgs, schema: Option<&Schema>) -> CliResult<Vec<(Option<u32>, Bytes, Bytes)>> {
     match schema {
         Some(s) => {

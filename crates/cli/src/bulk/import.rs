@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use basalt::Put;
+use basalt::{Client, Put};
 use clap::Args;
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
@@ -276,26 +276,26 @@ impl Rejects {
     }
 }
 
-fn load_checkpoint(args: &ImportArgs, path: Option<&Path>) -> CliResult<Option<Checkpoint>> {
+fn load_checkpoint(job: &Job, path: Option<&Path>) -> CliResult<Option<Checkpoint>> {
     let Some(path) = path else {
-        if args.resume {
+        if job.resume {
             return Err(CliError::usage("--resume needs a file input (stdin cannot be read again) or --checkpoint"));
         }
         return Ok(None);
     };
     let found = Checkpoint::load(path)?;
     match found {
-        Some(c) if args.restart => {
+        Some(c) if job.restart => {
             let _ = c;
             Ok(None)
         }
-        Some(c) if !args.resume => Err(CliError::usage(format!(
+        Some(c) if !job.resume => Err(CliError::usage(format!(
             "{} exists: an import of {} ({}). Pass --resume to continue it, or --restart to import everything again",
             path.display(),
             c.input,
             if c.complete { "complete" } else { "interrupted" }
         ))),
-        Some(c) if c.table != args.table || c.input != args.input => Err(CliError::usage(format!(
+        Some(c) if c.table != job.table || c.input != job.input => Err(CliError::usage(format!(
             "checkpoint {} belongs to the import of {} into {}",
             path.display(),
             c.input,
@@ -305,23 +305,105 @@ fn load_checkpoint(args: &ImportArgs, path: Option<&Path>) -> CliResult<Option<C
     }
 }
 
-/// Runs `basalt import`.
-pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
-    let format = format_of(&args);
-    let spec = spec_of(&args, format)?;
-    if args.batch == 0 || args.concurrency == 0 {
-        return Err(CliError::usage("--batch and --concurrency must be at least 1"));
+/// An import: from where, into which table, how.
+#[derive(Debug, Clone)]
+pub struct Job {
+    /// The table.
+    pub table: String,
+    /// The input path, `-` for stdin.
+    pub input: String,
+    /// Its format.
+    pub format: TextFormat,
+    /// Columns to key fields and cells.
+    pub spec: MappingSpec,
+    /// Column names of an input without a header line.
+    pub columns: Vec<String>,
+    /// With `columns`: skip the input's header line anyway.
+    pub header: bool,
+    /// Force gzip.
+    pub gzip: bool,
+    /// Rows per write call.
+    pub batch: usize,
+    /// Write calls in flight.
+    pub concurrency: usize,
+    /// The reject file.
+    pub reject: PathBuf,
+    /// The checkpoint file (`None`: no checkpoint, no resume).
+    pub checkpoint: Option<PathBuf>,
+    /// Continue from the checkpoint.
+    pub resume: bool,
+    /// Ignore an existing checkpoint.
+    pub restart: bool,
+    /// Stop at the first bad row.
+    pub strict: bool,
+    /// No progress line.
+    pub quiet: bool,
+}
+
+/// What an import did.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Rows imported in all (earlier runs included).
+    pub rows: u64,
+    /// Rows rejected in all.
+    pub rejected: u64,
+    /// Rows an earlier run had imported.
+    pub resumed_after: u64,
+    /// Seconds this run took.
+    pub secs: f64,
+    /// The reject file.
+    pub rejects: PathBuf,
+    /// The checkpoint said the import was already complete.
+    pub already_complete: bool,
+}
+
+impl Job {
+    fn from_args(args: &ImportArgs) -> CliResult<Job> {
+        let format = format_of(args);
+        let spec = spec_of(args, format)?;
+        if args.batch == 0 || args.concurrency == 0 {
+            return Err(CliError::usage("--batch and --concurrency must be at least 1"));
+        }
+        let stdin = args.input == "-";
+        let reject = args.reject.clone().unwrap_or_else(|| {
+            if stdin {
+                PathBuf::from("basalt-import.rejects")
+            } else {
+                beside(&args.input, ".rejects")
+            }
+        });
+        Ok(Job {
+            table: args.table.clone(),
+            input: args.input.clone(),
+            format,
+            spec,
+            columns: args.columns.clone(),
+            header: args.header,
+            gzip: args.gzip,
+            batch: args.batch,
+            concurrency: args.concurrency,
+            reject,
+            checkpoint: args.checkpoint.clone().or_else(|| (!stdin).then(|| beside(&args.input, ".checkpoint"))),
+            resume: args.resume,
+            restart: args.restart,
+            strict: args.strict,
+            quiet: args.quiet,
+        })
     }
-    let stdin = args.input == "-";
-    let ckpt_path = args.checkpoint.clone().or_else(|| (!stdin).then(|| beside(&args.input, ".checkpoint")));
-    let resumed = load_checkpoint(&args, ckpt_path.as_deref())?;
+}
+
+/// Runs an import with `client` (whose pool should have `job.concurrency` connections).
+pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
+    let (format, spec) = (job.format, job.spec.clone());
+    let ckpt_path = job.checkpoint.clone();
+    let resumed = load_checkpoint(job, ckpt_path.as_deref())?;
     if let Some(c) = resumed.as_ref().filter(|c| c.complete) {
-        println!("nothing to do: the import of {} into {} is complete ({} rows)", c.input, c.table, thousands(c.rows));
-        return Ok(());
+        let (rows, rejected, rejects) = (c.rows, c.rejected, job.reject.clone());
+        return Ok(Summary { rows, rejected, resumed_after: rows, secs: 0.0, rejects, already_complete: true });
     }
     let mut state = resumed.clone().unwrap_or(Checkpoint {
-        table: args.table.clone(),
-        input: args.input.clone(),
+        table: job.table.clone(),
+        input: job.input.clone(),
         offset: 0,
         rows: 0,
         rejected: 0,
@@ -329,38 +411,30 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
         timestamp: now_ms(),
         complete: false,
     });
-    let reject_path = args.reject.clone().unwrap_or_else(|| {
-        if stdin {
-            PathBuf::from("basalt-import.rejects")
-        } else {
-            beside(&args.input, ".rejects")
-        }
-    });
-    let mut rejects = Rejects::open(reject_path, resumed.as_ref().map(|c| c.reject_len))?;
+    let mut rejects = Rejects::open(job.reject.clone(), resumed.as_ref().map(|c| c.reject_len))?;
 
-    let input = source::open(&args.input, args.gzip)?;
+    let input = source::open(&job.input, job.gzip)?;
     let (size, raw_read) = (input.size, std::sync::Arc::clone(&input.raw_read));
-    let registered = if format == TextFormat::Json { referenced_columns(&spec) } else { args.columns.clone() };
-    let mut reader = RecordReader::new(input.stream, format, &registered, args.header)?;
+    let registered = if format == TextFormat::Json { referenced_columns(&spec) } else { job.columns.clone() };
+    let mut reader = RecordReader::new(input.stream, format, &registered, job.header)?;
     let mapping = Mapping::new(&spec, reader.header(), state.timestamp)?;
     source::skip_to(&mut reader, state.offset)?;
 
-    let client = conn.client(args.concurrency)?;
-    let table = client.table(&args.table)?.with_batch_rows(args.batch);
-    let bar = progress(size, args.quiet);
+    let table = client.table(&job.table)?.with_batch_rows(job.batch);
+    let bar = progress(size, job.quiet);
     let start = Instant::now();
     let start_rows = state.rows;
-    let (tx, mut rx) = mpsc::channel::<Batch>(args.concurrency);
-    let (batch_rows, strict, concurrency) = (args.batch, args.strict, args.concurrency);
+    let (tx, mut rx) = mpsc::channel::<Batch>(job.concurrency);
+    let (batch_rows, strict, concurrency) = (job.batch, job.strict, job.concurrency);
     let reader_thread = std::thread::spawn(move || read_batches(reader, mapping, &spec, &tx, batch_rows, strict));
 
-    let outcome: CliResult<()> = crate::runtime()?.block_on(async {
+    let outcome: CliResult<()> = async {
         // Fail fast on a missing table, before any batch is sent.
-        table.client().admin().table_exists(&args.table).await.map_err(CliError::from).and_then(|exists| {
+        table.client().admin().table_exists(&job.table).await.map_err(CliError::from).and_then(|exists| {
             if exists {
                 Ok(())
             } else {
-                Err(CliError::usage(format!("table {} does not exist (create it with `basalt table create`)", args.table)))
+                Err(CliError::usage(format!("table {} does not exist (create it with `basalt table create`)", job.table)))
             }
         })?;
         let mut inflight = FuturesUnordered::new();
@@ -427,7 +501,8 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
             Some(e) => Err(e),
             None => Ok(()),
         }
-    });
+    }
+    .await;
     let read_result = reader_thread.join().unwrap_or_else(|_| Err(CliError::failed("the input reader crashed")));
     bar.finish_and_clear();
     rejects.flush()?;
@@ -438,7 +513,6 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
         state.save(p)?;
     }
     let secs = start.elapsed().as_secs_f64();
-    let done = state.rows - start_rows;
     if let Some(mut e) = failed {
         if ckpt_path.is_some() && e.code != crate::error::EXIT_USAGE {
             e.message =
@@ -446,15 +520,44 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
         }
         return Err(e);
     }
-    let resumed_note =
-        if start_rows > 0 { format!(" (resumed after {} rows)", thousands(start_rows)) } else { String::new() };
+    Ok(Summary {
+        rows: state.rows,
+        rejected: state.rejected,
+        resumed_after: start_rows,
+        secs,
+        rejects: rejects.path.clone(),
+        already_complete: false,
+    })
+}
+
+/// Runs `basalt import`.
+pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
+    let job = Job::from_args(&args)?;
+    let client = conn.client(job.concurrency)?;
+    let s = crate::runtime()?.block_on(import(&job, &client))?;
+    if s.already_complete {
+        println!(
+            "nothing to do: the import of {} into {} is complete ({} rows)",
+            job.input,
+            job.table,
+            thousands(s.rows)
+        );
+        return Ok(());
+    }
+    let done = s.rows - s.resumed_after;
+    let resumed_note = if s.resumed_after > 0 {
+        format!(" (resumed after {} rows)", thousands(s.resumed_after))
+    } else {
+        String::new()
+    };
     println!(
-        "imported {} rows into {} in {secs:.1}s ({} rows/s){resumed_note}; {} rejected{}",
-        thousands(state.rows),
-        args.table,
-        thousands(rate(done, start)),
-        thousands(state.rejected),
-        if state.rejected > 0 { format!(" (see {})", rejects.path.display()) } else { String::new() },
+        "imported {} rows into {} in {:.1}s ({} rows/s){resumed_note}; {} rejected{}",
+        thousands(s.rows),
+        job.table,
+        s.secs,
+        thousands(if s.secs > 0.0 { (done as f64 / s.secs) as u64 } else { 0 }),
+        thousands(s.rejected),
+        if s.rejected > 0 { format!(" (see {})", s.rejects.display()) } else { String::new() },
     );
     Ok(())
 }
