@@ -274,7 +274,8 @@ fn unknown_columns(env: &Env) -> Result<(), String> {
     Ok(())
 }
 
-/// Kill -9 an import mid-way, resume it: every row exactly once, one version per cell.
+/// Kill -9 an import mid-way, resume it: every row exactly once, one version per cell;
+/// then the same for an export of the table.
 fn interrupted_import_resumes(env: &Env) -> Result<(), String> {
     let s = schema(env, "resume")?;
     fresh_table(env, "bulk_resume", &s)?;
@@ -344,7 +345,47 @@ fn interrupted_import_resumes(env: &Env) -> Result<(), String> {
         return Err(format!("every cell should carry the import's one timestamp, found {}", timestamps.len()));
     }
     basalt(env, &[&args[..], &["--resume"]].concat()).ok()?.has("nothing to do")?;
+    interrupted_export_resumes(env, "bulk_resume", &s)?;
     basalt(env, &["table", "drop", "bulk_resume"]).ok()?;
+    Ok(())
+}
+
+/// Kill -9 a gzip export mid-way, resume it from its cursor file: the output is the
+/// whole export, every row once, in order.
+fn interrupted_export_resumes(env: &Env, table: &str, s: &str) -> Result<(), String> {
+    let whole = path(env, "whole.csv");
+    basalt(env, &["export", table, "--schema", s, "-o", &whole, "-q"]).ok()?;
+    let out = path(env, "cut.csv.gz");
+    let cursor = path(env, "cut.cursor");
+    let args = ["export", table, "--schema", s, "-o", &out, "--cursor-file", &cursor, "--caching", "50", "-q"];
+    let mut child =
+        command(env).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| e.to_string())?;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        let saved = std::fs::read_to_string(&cursor).unwrap_or_default();
+        if saved.contains("\"rows\":") || child.try_wait().ok().flatten().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let saved = std::fs::read_to_string(&cursor).map_err(|e| format!("no cursor file: {e}"))?;
+    if saved.contains("\"done\":true") {
+        return Err("the export finished before it could be killed".into());
+    }
+    basalt(env, &[&args[..], &["--resume"]].concat()).ok()?;
+    let mut text = String::new();
+    let f = std::fs::File::open(&out).map_err(|e| e.to_string())?;
+    std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(f), &mut text).map_err(|e| e.to_string())?;
+    let want = std::fs::read_to_string(&whole).map_err(|e| e.to_string())?;
+    if text != want {
+        return Err(format!(
+            "resumed export: {} lines, the whole export {} lines",
+            text.lines().count(),
+            want.lines().count()
+        ));
+    }
     Ok(())
 }
 
