@@ -79,6 +79,8 @@ enum Cmd {
     Export(bulk::export::ExportArgs),
     /// Count rows of a table or a salted query in parallel, keys only.
     Count(bulk::count::CountArgs),
+    /// Copy a table or a salted query into another table, optionally re-keyed.
+    Copy(bulk::copy::CopyArgs),
 }
 
 fn runtime() -> CliResult<tokio::runtime::Runtime> {
@@ -97,7 +99,7 @@ fn run(cli: Cli) -> CliResult {
         Cmd::Demo(a) => demo::run(a, &conn),
         Cmd::Import(a) => bulk::import::run(a, &conn),
         cmd => {
-            let client = conn.client(4)?;
+            let client = conn.client(if let Cmd::Copy(a) = &cmd { a.connections() } else { 4 })?;
             runtime()?.block_on(async move {
                 match cmd {
                     Cmd::Ns(a) => admin::run_ns(a, &client).await,
@@ -108,6 +110,7 @@ fn run(cli: Cli) -> CliResult {
                     Cmd::Scan(a) => data::scan(a, &client).await,
                     Cmd::Export(a) => bulk::export::run(a, &client).await,
                     Cmd::Count(a) => bulk::count::run(a, &client).await,
+                    Cmd::Copy(a) => bulk::copy::run(a, &client).await,
                     Cmd::Local(_) | Cmd::Keys(_) | Cmd::Demo(_) | Cmd::Import(_) => Ok(()),
                 }
             })

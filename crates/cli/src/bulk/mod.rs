@@ -1,10 +1,12 @@
-//! Data in and out at scale: `basalt import`, `basalt export`, `basalt count`.
+//! Data in and out at scale: `basalt import`, `basalt export`, `basalt count`,
+//! `basalt copy`.
 //!
 //! Shared here: the text formats, the text form of key values and cell values (one
 //! form that export writes and import reads back byte for byte), atomic small files
 //! (checkpoints and cursors) and the progress line.
 
 pub mod checkpoint;
+pub mod copy;
 pub mod count;
 pub mod export;
 pub mod import;
