@@ -394,6 +394,12 @@ impl Job {
 
 /// Runs an import with `client` (whose pool should have `job.concurrency` connections).
 pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
+    if !client.admin().table_exists(&job.table).await? {
+        return Err(CliError::usage(format!(
+            "table {} does not exist (create it with `basalt table create`)",
+            job.table
+        )));
+    }
     let (format, spec) = (job.format, job.spec.clone());
     let ckpt_path = job.checkpoint.clone();
     let resumed = load_checkpoint(job, ckpt_path.as_deref())?;
@@ -428,15 +434,8 @@ pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
     let (batch_rows, strict, concurrency) = (job.batch, job.strict, job.concurrency);
     let reader_thread = std::thread::spawn(move || read_batches(reader, mapping, &spec, &tx, batch_rows, strict));
 
+    let mut sent_batches = 0u64;
     let outcome: CliResult<()> = async {
-        // Fail fast on a missing table, before any batch is sent.
-        table.client().admin().table_exists(&job.table).await.map_err(CliError::from).and_then(|exists| {
-            if exists {
-                Ok(())
-            } else {
-                Err(CliError::usage(format!("table {} does not exist (create it with `basalt table create`)", job.table)))
-            }
-        })?;
         let mut inflight = FuturesUnordered::new();
         let mut pending: BTreeMap<u64, Done> = BTreeMap::new();
         let mut next_seq = 0u64;
@@ -455,6 +454,7 @@ pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
                 batch = rx.recv(), if can_take => match batch {
                     None => input_done = true,
                     Some(b) => {
+                        sent_batches += 1;
                         let table = table.clone();
                         inflight.push(async move {
                             let rows = b.puts.len() as u64;
@@ -509,7 +509,8 @@ pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
     state.reject_len = rejects.len;
     let failed = outcome.as_ref().err().or(read_result.as_ref().err()).cloned();
     state.complete = failed.is_none();
-    if let Some(p) = &ckpt_path {
+    // A run that sent nothing leaves no checkpoint (a usage error, an empty input).
+    if let Some(p) = ckpt_path.as_ref().filter(|_| sent_batches > 0 || resumed.is_some()) {
         state.save(p)?;
     }
     let secs = start.elapsed().as_secs_f64();
