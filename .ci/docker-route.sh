@@ -63,9 +63,11 @@ suite() {
 status=0
 step "suite (container + tests)" suite || status=$?
 ready=$(sed -n 's/^HBase + Thrift2 ready at .* in \([0-9.]*\) s$/\1/p' "$log" | tail -n1)
-result=$(grep -E "^test result:" "$log" | tr "\n" " " || true)
+# Totals over the suite's test binaries (libtest's "test result:" lines).
+result=$(awk '/^test result:/ {for (i = 1; i <= NF; i++) {if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i; if ($(i+1) ~ /^ignored/) g += $i}}
+              END {printf "%d tests passed, %d failed, %d ignored", p, f, g}' "$log")
 rm -f "$log"
-echo "docker-route: container ready in ${ready:-?} s; ${result:-no test result}"
+echo "docker-route: container ready in ${ready:-?} s; $result"
 [ "$status" -eq 0 ] || { echo "docker-route: the integration suite failed against the container" >&2; exit "$status"; }
 
 left=$(docker ps -aq --filter "label=$label")
