@@ -5,7 +5,7 @@
 //! a [`SaltedScan`] asks the schema which buckets a query can touch (all of them when
 //! the salt depends on fields the query leaves open; exactly the needed ones
 //! otherwise, e.g. one per month for seed 003's telecom design), runs one scan per
-//! planned range at the same time, and merges them with a binary heap on the logical
+//! planned range at the same time, and merges them with a tree of losers on the logical
 //! key into one ordered stream, ascending or descending.
 //!
 //! - **Memory** stays flat: each bucket fetches at most one page ahead, and no
@@ -464,7 +464,7 @@ impl Stream for SaltedStream {
 /// Merges streams that are each sorted by their keys' logical part (ascending, or
 /// descending when `descending`) into one sorted stream of `(source index, row)`;
 /// `logical(key)` says where a key's logical part starts (its salt's length). Ties go
-/// to the lower source index. This is the heap merge behind [`SaltedStream`], public for
+/// to the lower source index. This is the merge behind [`SaltedStream`], public for
 /// callers that bring their own ordered streams.
 pub fn merge_ordered<S, F>(
     sources: Vec<S>,
