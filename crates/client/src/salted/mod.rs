@@ -101,7 +101,9 @@ impl SaltedTable {
 
     /// Signs and checks this table's scan cursors with `key` (default:
     /// [`CursorKey::process_default`], random per process, so cursors do not survive a
-    /// restart). Give every process of a service the same key to page across them.
+    /// restart). Give every process of a service the same key to page across them
+    /// ([`CursorKey::new`] from a configured secret, or [`CursorKey::load_or_create`]
+    /// for a key file kept on one machine).
     pub fn cursor_key(mut self, key: CursorKey) -> SaltedTable {
         self.cursor_key = Some(key);
         self
