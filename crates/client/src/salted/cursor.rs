@@ -13,6 +13,8 @@
 //! with no row returned yet) is parsed as bytes with every length checked, so any text
 //! gives a typed error, never a panic.
 
+use std::io::Write;
+use std::path::Path;
 use std::sync::OnceLock;
 
 use basalt_rowkey::ScanPlan;
@@ -60,6 +62,15 @@ pub enum CursorError {
         /// Index of the range in the plan.
         range: usize,
     },
+    /// A cursor key file ([`CursorKey::load_or_create`]) could not be read, created or
+    /// understood.
+    #[error("cursor key file {path}: {reason}")]
+    KeyFile {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
 }
 
 impl From<CursorError> for Error {
@@ -73,7 +84,8 @@ impl From<CursorError> for Error {
 /// With none configured, a scan uses [`CursorKey::process_default`]: random, made once
 /// per process. Cursors then do not survive a restart and are not accepted by another
 /// process; services that hand cursors to clients and run several processes (or
-/// restart) configure the same secret everywhere with [`CursorKey::new`] and
+/// restart) configure the same secret everywhere with [`CursorKey::new`] (or keep one
+/// in a file with [`CursorKey::load_or_create`]) and
 /// [`SaltedTable::cursor_key`](super::SaltedTable::cursor_key) or
 /// [`SaltedScan::cursor_key`](super::SaltedScan::cursor_key).
 #[derive(Clone)]
@@ -108,6 +120,59 @@ impl CursorKey {
         getrandom::fill(&mut secret)
             .map_err(|e| InvalidInput::Option(format!("no random source for a cursor key: {e}")))?;
         CursorKey::new(&secret)
+    }
+
+    /// The key kept in the file at `path`, created there first (32 random bytes as hex,
+    /// readable by its owner only on Unix) if the file does not exist: a key that
+    /// survives restarts of the processes that share the file, e.g. a command-line
+    /// tool's resumable exports. Two processes creating it at once agree on one key.
+    pub fn load_or_create(path: impl AsRef<Path>) -> Result<CursorKey> {
+        let path = path.as_ref();
+        let fail = |reason: String| Error::from(CursorError::KeyFile { path: path.display().to_string(), reason });
+        match std::fs::read(path) {
+            Ok(text) => return CursorKey::from_key_file(&text).map_err(|why| fail(why.to_owned())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(fail(e.to_string())),
+        }
+        let mut secret = [0u8; 32];
+        getrandom::fill(&mut secret).map_err(|e| fail(format!("no random source: {e}")))?;
+        let mut text = String::with_capacity(65);
+        push_hex(&mut text, &secret);
+        text.push('\n');
+        // Written whole to a private temporary file, then linked into place: the link
+        // fails if another process got there first, and then its key is the one.
+        let nonce = getrandom::u64().map_err(|e| fail(format!("no random source: {e}")))?;
+        let temp = path.with_extension(format!("tmp-{}-{nonce:016x}", std::process::id()));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let written = options.open(&temp).and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.sync_all()?;
+            std::fs::hard_link(&temp, path)
+        });
+        let _ = std::fs::remove_file(&temp);
+        match written {
+            Ok(()) => CursorKey::new(&secret),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let text = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+                CursorKey::from_key_file(&text).map_err(|why| fail(why.to_owned()))
+            }
+            Err(e) => Err(fail(e.to_string())),
+        }
+    }
+
+    /// Parses a key file: hex digits (at least 32, an even number), surrounding
+    /// whitespace allowed.
+    fn from_key_file(text: &[u8]) -> std::result::Result<CursorKey, &'static str> {
+        let text = text.trim_ascii();
+        if text.len() < 2 * MIN_SECRET_LEN || text.len() > 1024 || text.len() % 2 != 0 {
+            return Err("expected 32 to 1024 hex digits (an even number)");
+        }
+        let mut secret = vec![0u8; text.len() / 2];
+        decode_hex(text, &mut secret).ok_or("not lower-case hex")?;
+        CursorKey::new(&secret).map_err(|_| "the secret is too short")
     }
 
     /// The key scans use when none is configured: random, made on first use, the same
@@ -455,6 +520,34 @@ mod tests {
         assert!(cursor.verify(&b, &query, &plan).is_ok());
         assert!(cursor.verify(&CursorKey::random().unwrap(), &query, &plan).is_err());
         assert_eq!(format!("{a:?}"), "CursorKey(..)");
+    }
+
+    #[test]
+    fn a_key_file_is_created_once_and_read_back() {
+        let dir = std::env::temp_dir().join(format!("basalt-cursor-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cursor.key");
+        let _ = std::fs::remove_file(&path);
+        let created = CursorKey::load_or_create(&path).unwrap();
+        let loaded = CursorKey::load_or_create(&path).unwrap();
+        let plan = three_ranges(false);
+        let query = QueryDigest::of("t", &plan);
+        let cursor = SaltedCursor::issue(&created, &query, positions());
+        assert!(cursor.verify(&loaded, &query, &plan).is_ok(), "the same key after a restart");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        std::fs::write(&path, "not a key\n").unwrap();
+        assert!(matches!(
+            CursorKey::load_or_create(&path),
+            Err(Error::InvalidInput(InvalidInput::Cursor(CursorError::KeyFile { .. })))
+        ));
+        std::fs::write(&path, "0123456789abcdef0123456789abcdef\n").unwrap();
+        assert!(CursorKey::load_or_create(&path).is_ok(), "a hand-made key of 16 bytes");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no temporary file left");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     proptest! {

@@ -5,7 +5,7 @@
 //! a [`SaltedScan`] asks the schema which buckets a query can touch (all of them when
 //! the salt depends on fields the query leaves open; exactly the needed ones
 //! otherwise, e.g. one per month for seed 003's telecom design), runs one scan per
-//! planned range at the same time, and merges them with a binary heap on the logical
+//! planned range at the same time, and merges them with a tree of losers on the logical
 //! key into one ordered stream, ascending or descending.
 //!
 //! - **Memory** stays flat: each bucket fetches at most one page ahead, and no
@@ -102,7 +102,9 @@ impl SaltedTable {
 
     /// Signs and checks this table's scan cursors with `key` (default:
     /// [`CursorKey::process_default`], random per process, so cursors do not survive a
-    /// restart). Give every process of a service the same key to page across them.
+    /// restart). Give every process of a service the same key to page across them
+    /// ([`CursorKey::new`] from a configured secret, or [`CursorKey::load_or_create`]
+    /// for a key file kept on one machine).
     pub fn cursor_key(mut self, key: CursorKey) -> SaltedTable {
         self.cursor_key = Some(key);
         self
@@ -466,7 +468,7 @@ impl Stream for SaltedStream {
 /// Merges streams that are each sorted by their keys' logical part (ascending, or
 /// descending when `descending`) into one sorted stream of `(source index, row)`;
 /// `logical(key)` says where a key's logical part starts (its salt's length). Ties go
-/// to the lower source index. This is the heap merge behind [`SaltedStream`], public for
+/// to the lower source index. This is the merge behind [`SaltedStream`], public for
 /// callers that bring their own ordered streams.
 pub fn merge_ordered<S, F>(
     sources: Vec<S>,
