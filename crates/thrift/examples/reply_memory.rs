@@ -29,6 +29,9 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 const CELLS_PER_ROW: usize = 10;
 
+/// A row as a client keeps it after the generated decoder: key and (family, qualifier, value)s.
+type ClientRow = (Bytes, Vec<(Bytes, Bytes, Bytes)>);
+
 /// A file read as the server's side of a connection; writes are discarded.
 #[derive(Debug)]
 struct FileStream(File);
@@ -155,7 +158,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "generated" => {
             let results = conn.get_scanner_rows(1, rows as i32).await?;
             // What a client does next: every field into a `Bytes`.
-            let converted: Vec<(Bytes, Vec<(Bytes, Bytes, Bytes)>)> = results
+            let converted: Vec<ClientRow> = results
                 .into_iter()
                 .map(|r| {
                     let cells = r
