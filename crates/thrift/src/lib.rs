@@ -48,6 +48,6 @@ mod wire;
 pub use connection::{Connection, ConnectionOptions, Framing, Protocol};
 pub use error::CallError;
 pub use message_scan::{MessageScanner, ScanError};
-pub use row_reply::decode_row_reply;
+pub use row_reply::{decode_row_reply, RowReplyReader};
 pub use rows::{CellData, CellRef, Cells, RowBatch, RowData, RowRef, Rows};
 pub use stream::ConnectionStream;
