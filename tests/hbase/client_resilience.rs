@@ -267,7 +267,8 @@ async fn round_robin_balancer_over_two_gateways_keeps_scans_exact(env: Env) -> T
 }
 
 /// A routine gateway restart (every connection cut, new ones refused for 12 s): with
-/// the default policy and budget, writes during the outage succeed once it is back,
+/// the default policy and budget, writes during the outage succeed once it is back, an
+/// increment (never sent while no connection could be made) is applied exactly once,
 /// and a scan in flight resumes exactly where it stopped.
 async fn writes_and_scans_ride_out_a_gateway_outage(env: Env) -> TestResult {
     const ROWS: usize = 5_000;
@@ -295,10 +296,16 @@ async fn writes_and_scans_ride_out_a_gateway_outage(env: Env) -> TestResult {
         let through = through.clone();
         tokio::spawn(async move { through.get(Get::new(key(7))).await })
     };
+    // Not idempotent: retried only because no connection could be made (never sent).
+    let counter = {
+        let through = through.clone();
+        tokio::spawn(async move { through.increment_counter("counter", "d", "n", 1).await })
+    };
     tokio::time::sleep(OUTAGE).await;
     balancer.resume().await?;
     assert_eq!(writer.await??, 500, "writes during the outage");
     assert!(!reader.await??.is_empty(), "a get during the outage");
+    assert_eq!(counter.await??, 1, "an increment during the outage is applied once");
     eprintln!("outage of {OUTAGE:?}: writes and gets done {:?} after it began", started.elapsed());
     while let Some(row) = stream.try_next().await? {
         rows.push(row);
