@@ -351,13 +351,17 @@ async fn expired_scanner_recovers_with_no_retry_policy(env: Env) -> TestResult {
 async fn stateless_paging_matches_scanner_paging(env: Env) -> TestResult {
     let table = env.fresh_table(&["d"], &[b"r000500"]).await?;
     load(&table, 1000, "x").await?;
-    table.put(Put::new(key(10)).cell("d", "a", "1").cell("d", "b", "2").cell("d", "c", "3")).await?;
+    let wide = (0..9).fold(Put::new(key(10)), |put, c| put.cell("d", format!("c{c}"), "w"));
+    table.put(wide).await?;
     let scans = [
         Scan::new(),
         Scan::new().reversed(true),
         Scan::new().start(key(100)).stop(key(700)).limit(333),
         Scan::new().start(key(5)).stop(key(20)).batch(2).caching(3),
         Scan::new().start(key(5)).stop(key(20)).batch(2).caching(3).reversed(true),
+        // One row per page: a wide row's parts and a reversed start re-read every page.
+        Scan::new().start(key(8)).stop(key(12)).batch(2).caching(1),
+        Scan::new().start(key(8)).stop(key(12)).batch(2).caching(1).reversed(true),
     ];
     for scan in scans {
         let started = std::time::Instant::now();
