@@ -46,6 +46,7 @@ impl GatewayLauncher {
             heap: &self.heap,
             owner_pid: self.stop_with_process.then(std::process::id),
             timeout: self.ready_timeout,
+            extra: &[],
         })?;
         Ok(Gateway {
             addr: started.addr,
@@ -72,6 +73,17 @@ pub struct Gateway {
 }
 
 impl Gateway {
+    /// A gateway the launcher has just started (used by the secure launcher).
+    pub(crate) fn adopt(
+        dir: PathBuf,
+        name: String,
+        started: launcher::Started,
+        framed: bool,
+        compact: bool,
+    ) -> Gateway {
+        Gateway { addr: started.addr, framed, compact, ready_in: started.ready_in, dir, name, stopped: false }
+    }
+
     /// The gateway's `host:port`.
     pub fn addr(&self) -> &str {
         &self.addr
