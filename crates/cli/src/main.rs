@@ -15,6 +15,7 @@ mod error;
 mod keyfmt;
 mod keys;
 mod local;
+mod local_secure;
 mod merge;
 
 use std::process::ExitCode;
