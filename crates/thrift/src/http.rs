@@ -184,7 +184,10 @@ impl Inner {
                 .and_then(|v| v.to_str().ok())
                 .is_some_and(|v| v.starts_with("Negotiate"));
             return Err(if self.spnego.is_some() {
-                SecureError::HttpStatus { status: 401, detail: "the server rejected the Kerberos (SPNEGO) token".into() }
+                SecureError::HttpStatus {
+                    status: 401,
+                    detail: "the server rejected the Kerberos (SPNEGO) token".into(),
+                }
             } else if negotiate {
                 SecureError::HttpStatus {
                     status: 401,

@@ -106,7 +106,11 @@ impl KerberosOptions {
 
 /// A GSSAPI client context for `target`, with credentials checked first so that a
 /// missing or expired ticket gets its own error. Blocking: may read files and ask the KDC.
-pub(crate) fn client_context(options: &KerberosOptions, target: &str, flags: CtxFlags) -> Result<ClientCtx, SecureError> {
+pub(crate) fn client_context(
+    options: &KerberosOptions,
+    target: &str,
+    flags: CtxFlags,
+) -> Result<ClientCtx, SecureError> {
     let gss = |what: &str, e: libgssapi::error::Error| SecureError::Gssapi(format!("{what}: {e}"));
     let mut mechs = OidSet::new();
     mechs.add(GSS_MECH_KRB5).map_err(|e| gss("mechanism set", e))?;
@@ -124,7 +128,10 @@ pub(crate) fn client_context(options: &KerberosOptions, target: &str, flags: Ctx
     })?;
     match cred.lifetime() {
         Ok(left) if left.is_zero() => {
-            return Err(SecureError::TicketExpired { principal: shown, detail: "the ticket has no lifetime left".into() })
+            return Err(SecureError::TicketExpired {
+                principal: shown,
+                detail: "the ticket has no lifetime left".into(),
+            })
         }
         Err(e) if e.major.contains(MajorFlags::GSS_S_CREDENTIALS_EXPIRED) => {
             return Err(SecureError::TicketExpired { principal: shown, detail: e.to_string() })
@@ -196,7 +203,9 @@ where
         }
         let reply = step(&mut ctx, Some(&payload), &target)?;
         if status == COMPLETE {
-            return Err(SecureError::Sasl { detail: "the server completed before the security layer was chosen".into() });
+            return Err(SecureError::Sasl {
+                detail: "the server completed before the security layer was chosen".into(),
+            });
         }
         send(&mut stream, OK, &reply.unwrap_or_default()).await.map_err(io)?;
     }
@@ -286,9 +295,7 @@ async fn receive<S: AsyncRead + Unpin>(stream: &mut S) -> Result<(u8, Vec<u8>), 
     let mut payload = vec![0u8; len];
     stream.read_exact(&mut payload).await.map_err(io)?;
     if status == BAD || status == ERROR {
-        return Err(SecureError::Sasl {
-            detail: format!("the server refused: {}", String::from_utf8_lossy(&payload)),
-        });
+        return Err(SecureError::Sasl { detail: format!("the server refused: {}", String::from_utf8_lossy(&payload)) });
     }
     Ok((status, payload))
 }

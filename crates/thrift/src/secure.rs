@@ -178,7 +178,9 @@ pub(crate) async fn open(tcp: TcpStream, addr: &str, options: ConnectionOptions)
                 let tls = bounded("TLS", addr, timeout, tls::handshake(tcp, &host, tls_options)).await?;
                 bounded("HTTP", addr, timeout, http::open(tls, addr, &host, http_options, kerberos, max_frame)).await?
             }
-            None => bounded("HTTP", addr, timeout, http::open(tcp, addr, &host, http_options, kerberos, max_frame)).await?,
+            None => {
+                bounded("HTTP", addr, timeout, http::open(tcp, addr, &host, http_options, kerberos, max_frame)).await?
+            }
         };
         // One HTTP request per call: the framing is HTTP's, the body is unframed.
         let options = ConnectionOptions { framing: Framing::Buffered, ..options };

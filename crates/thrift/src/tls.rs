@@ -79,7 +79,10 @@ impl TlsOptions {
                 let found = rustls_native_certs::load_native_certs();
                 let (added, _) = roots.add_parsable_certificates(found.certs);
                 if added == 0 {
-                    return Err(format!("no usable system root certificate found ({:?}); pass a CA file", found.errors));
+                    return Err(format!(
+                        "no usable system root certificate found ({:?}); pass a CA file",
+                        found.errors
+                    ));
                 }
             }
         }
@@ -123,7 +126,11 @@ impl Eq for TlsOptions {}
 
 /// Runs the TLS handshake over a connected socket. `host` is the address's host, used
 /// when no server name is set.
-pub(crate) async fn handshake(tcp: TcpStream, host: &str, options: &TlsOptions) -> Result<TlsStream<TcpStream>, SecureError> {
+pub(crate) async fn handshake(
+    tcp: TcpStream,
+    host: &str,
+    options: &TlsOptions,
+) -> Result<TlsStream<TcpStream>, SecureError> {
     let config = options.client_config()?;
     let name = options.server_name.as_deref().unwrap_or(host).to_owned();
     let server_name = ServerName::try_from(name.clone())
