@@ -26,7 +26,7 @@
 # QOP, CA, OTHER_CA, TLS_HOST, KRB5_CONFIG, KRB5CCNAME, REALM, CLIENT_PRINCIPAL,
 # CLIENT_KEYTAB, SERVICE, SERVER_HOST.
 #
-# Debian packages: openssl, stunnel4 (--tls without --http), krb5-kdc krb5-admin-server
+# Debian packages: openssl, util-linux (flock), stunnel4 (--tls without --http), krb5-kdc krb5-admin-server
 # krb5-user (--kerberos); the JDK's keytool.
 
 sec_realm=BASALT.TEST
@@ -152,7 +152,7 @@ EOF
     "$(krb_tool kdb5_util)" create -s -r "$sec_realm" -P "kdc-$RANDOM$RANDOM$RANDOM" >"$dir/logs/kdb5_util.log" 2>&1
   ) || die "creating the KDC database failed (log: $dir/logs/kdb5_util.log)"
   KRB5_CONFIG=$krb/krb5.conf KRB5_KDC_PROFILE=$krb/kdc.conf \
-    setsid "$(krb_tool krb5kdc)" -n -r "$sec_realm" >"$dir/logs/krb5kdc.out" 2>&1 </dev/null &
+    setsid "$(krb_tool krb5kdc)" -n -r "$sec_realm" >"$dir/logs/krb5kdc.out" 2>&1 </dev/null 9>&- &
   echo $! >"$dir/kdc.pid"
   for _ in $(seq 1 40); do is_listening "$port" && break; alive "$(pid_of "$dir" kdc)" || break; sleep 0.25; done
   is_listening "$port" || die "the KDC did not start (logs: $dir/logs/krb5kdc.out, $dir/logs/kdc.log)"
@@ -184,8 +184,13 @@ secure_prepare() {
   local dir=$1 name=$2 cp=$3 conf=$1/conf-$2 props=""
   gw_conf=$dir/conf; gw_jvm_extra=""
   secure_enabled || return 0
-  $sec_tls && secure_pki "$dir"
-  [ -n "$sec_qop" ] && secure_kdc "$dir" "$cp"
+  # Gateways may be started in parallel: one makes the run's PKI and KDC, the others wait.
+  exec 9>"$dir/secure.lock"
+  flock 9
+  if $sec_tls; then secure_pki "$dir"; fi
+  if [ -n "$sec_qop" ]; then secure_kdc "$dir" "$cp"; fi
+  flock -u 9
+  exec 9>&-
   rm -rf "$conf"; mkdir -p "$conf"
   cp "$dir/conf/log4j2.properties" "$conf/"
   prop() { props+="  <property><name>$1</name><value>$2</value></property>"$'\n'; }

@@ -12,6 +12,7 @@ mod client_data;
 mod client_scan;
 mod idl;
 mod salted;
+mod secure;
 mod support;
 mod transport;
 
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
         client_scan::trials(),
         client_admin::trials(),
         salted::trials(),
+        secure::trials(),
     ]
     .into_iter()
     .flatten()

@@ -21,16 +21,18 @@ use crate::secure::SecureError;
 use crate::stream::ConnectionStream;
 
 /// TLS settings of a connection. `Default` trusts the system's roots and checks the
-/// certificate against the host of the address.
+/// certificate against the host of the address (a DNS name or an IP address).
+///
+/// ```
+/// use basalt_thrift::TlsOptions;
+/// let tls = TlsOptions::with_ca_file("/etc/hbase/ca.pem").server_name("thrift.example.com");
+/// assert_eq!(tls.get_server_name(), Some("thrift.example.com"));
+/// ```
 #[derive(Clone, Default)]
 pub struct TlsOptions {
-    /// PEM file with the CA certificate(s) to trust instead of the system's roots.
-    pub ca_file: Option<PathBuf>,
-    /// Client certificate chain and private key (PEM files), for servers that ask.
-    pub client_cert: Option<(PathBuf, PathBuf)>,
-    /// Name sent as SNI and checked against the certificate; default: the host of the
-    /// address (a DNS name or an IP address).
-    pub server_name: Option<String>,
+    ca_file: Option<PathBuf>,
+    client_cert: Option<(PathBuf, PathBuf)>,
+    server_name: Option<String>,
     /// The rustls configuration, built once from the fields above and shared by clones.
     config: Arc<OnceLock<Result<Arc<ClientConfig>, String>>>,
 }
@@ -39,6 +41,16 @@ impl TlsOptions {
     /// Trust the CA certificate(s) in this PEM file instead of the system's roots.
     pub fn with_ca_file(ca_file: impl Into<PathBuf>) -> TlsOptions {
         TlsOptions { ca_file: Some(ca_file.into()), ..TlsOptions::default() }
+    }
+
+    /// The CA file trusted instead of the system's roots, if any.
+    pub fn get_ca_file(&self) -> Option<&std::path::Path> {
+        self.ca_file.as_deref()
+    }
+
+    /// The name checked against the certificate, if set.
+    pub fn get_server_name(&self) -> Option<&str> {
+        self.server_name.as_deref()
     }
 
     /// Sets the name checked against the server's certificate (and sent as SNI).
