@@ -71,7 +71,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let hbase = HBase::start(&LaunchOptions::default())?;
     let launcher = hbase.gateways()?;
     let krb = |qop| SecureMode { kerberos: Some(qop), ..SecureMode::default() };
-    let modes = vec![
+    let modes = [
         SecureMode { tls: true, ..SecureMode::default() },
         SecureMode { http: true, ..SecureMode::default() },
         SecureMode { http: true, tls: true, ..SecureMode::default() },
