@@ -14,6 +14,7 @@ mod client_scan;
 mod idl;
 mod salted;
 mod salted_cursor;
+mod secure;
 mod support;
 mod transport;
 
@@ -33,6 +34,7 @@ fn main() -> ExitCode {
         client_resilience::trials(),
         salted::trials(),
         salted_cursor::trials(),
+        secure::trials(),
     ]
     .into_iter()
     .flatten()

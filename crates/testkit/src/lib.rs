@@ -32,12 +32,14 @@
 mod docker;
 mod gateway;
 mod launcher;
+mod secure;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use gateway::{Gateway, GatewayLauncher};
 pub use launcher::{launcher_dir, upstream_idl};
+pub use secure::{KerberosEnv, Qop, SecureGateway, SecureMode};
 
 /// Environment variable naming an existing Thrift2 gateway (`host:port`).
 pub const ADDR_ENV: &str = "BASALT_THRIFT_ADDR";
