@@ -361,13 +361,9 @@ pub(crate) struct ContainerGateway {
 
 impl GatewaySlots {
     /// Starts `hbase-local.sh gateway start` in the container on a free published
-    /// port; returns the host address and the gateway.
-    pub(crate) fn start(
-        &self,
-        framed: bool,
-        compact: bool,
-        name: &str,
-    ) -> Result<(String, Duration, ContainerGateway), TestkitError> {
+    /// port; returns the host address and how long it took. The gateway is stopped with
+    /// [`stop_gateway`] by its name (unique in this process).
+    pub(crate) fn start(&self, framed: bool, compact: bool, name: &str) -> Result<(String, Duration), TestkitError> {
         let (container_port, host_port) = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             let slot = slots.iter_mut().find(|s| !s.used).ok_or_else(|| {
@@ -399,8 +395,23 @@ impl GatewaySlots {
             // stopped the JVM that did not answer.
             return Err(TestkitError::StartFailed(format!("gateway {name} in container {}: {why}", self.id)));
         }
-        Ok((format!("127.0.0.1:{host_port}"), started.elapsed(), gateway))
+        RUNNING.lock().unwrap_or_else(|p| p.into_inner()).push(gateway);
+        Ok((format!("127.0.0.1:{host_port}"), started.elapsed()))
     }
+}
+
+/// Gateways running in containers, by name.
+static RUNNING: Mutex<Vec<ContainerGateway>> = Mutex::new(Vec::new());
+
+/// Stops the container gateway named `name`; `None` when no such gateway runs in a
+/// container (a native one).
+pub(crate) fn stop_gateway(name: &str) -> Option<Result<(), TestkitError>> {
+    let mut gateway = {
+        let mut running = RUNNING.lock().unwrap_or_else(|p| p.into_inner());
+        let at = running.iter().position(|g| g.name == name)?;
+        running.swap_remove(at)
+    };
+    Some(gateway.stop())
 }
 
 impl ContainerGateway {

@@ -43,19 +43,9 @@ impl GatewayLauncher {
         let name = format!("{kind}-{}-{n}", std::process::id());
         #[cfg(feature = "docker")]
         if let Some(slots) = &self.container {
-            let (addr, ready_in, in_container) = slots.start(framed, compact, &name)?;
-            let dir = self.dir.clone();
-            let stopped = false;
-            return Ok(Gateway {
-                addr,
-                framed,
-                compact,
-                ready_in,
-                dir,
-                name,
-                stopped,
-                in_container: Some(in_container),
-            });
+            // Stopped through the container (see `Gateway::stop`), by its unique name.
+            let (addr, ready_in) = slots.start(framed, compact, &name)?;
+            return Ok(Gateway { addr, framed, compact, ready_in, dir: self.dir.clone(), name, stopped: false });
         }
         let started = launcher::start_gateway(&GatewaySpec {
             dir: &self.dir,
@@ -75,8 +65,6 @@ impl GatewayLauncher {
             dir: self.dir.clone(),
             name,
             stopped: false,
-            #[cfg(feature = "docker")]
-            in_container: None,
         })
     }
 }
@@ -91,9 +79,6 @@ pub struct Gateway {
     dir: PathBuf,
     name: String,
     stopped: bool,
-    /// Set for a gateway inside the HBase's container.
-    #[cfg(feature = "docker")]
-    in_container: Option<crate::docker::ContainerGateway>,
 }
 
 impl Gateway {
@@ -138,8 +123,8 @@ impl Gateway {
         if !self.stopped {
             self.stopped = true;
             #[cfg(feature = "docker")]
-            if let Some(in_container) = &mut self.in_container {
-                return in_container.stop();
+            if let Some(stopped) = crate::docker::stop_gateway(&self.name) {
+                return stopped;
             }
             launcher::stop_gateway(&self.dir, &self.name)?;
         }
