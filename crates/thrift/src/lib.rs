@@ -34,6 +34,7 @@
 //! # Ok(()) }
 //! ```
 
+mod bounded_input;
 mod connection;
 mod error;
 mod guard;
