@@ -10,6 +10,13 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$here/target}"
+# libfuzzer-sys compiles libFuzzer: it needs a C++ compiler.
+if ! command -v c++ >/dev/null 2>&1; then
+    echo "installing g++ (libFuzzer is C++)" >&2
+    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq g++ >/dev/null
+fi
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "installing cargo-fuzz from crates.io" >&2
     cargo install cargo-fuzz --locked
@@ -28,12 +35,15 @@ if ! cargo fuzz build -s address reply >/dev/null 2>&1; then
     cargo fuzz build -s none reply
 fi
 log="$here/artifacts/reply-run.log"
+echo "fuzzing for ${seconds}s (sanitizer=$sanitizer); full log: $log" >&2
 set +e
 cargo fuzz run -s "$sanitizer" reply "$corpus" -- \
-    -max_total_time="$seconds" -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 \
-    -timeout=10 -print_final_stats=1 2>&1 | tee "$log" | grep -E "^#[0-9]+.*(pulse|DONE)|ERROR|SUMMARY|panicked|stat::" || true
-status=${PIPESTATUS[0]}
+    -max_total_time="$seconds" -rss_limit_mb=1024 -malloc_limit_mb=256 -max_len=65536 \
+    -timeout=10 -print_final_stats=1 >"$log" 2>&1
+status=$?
 set -e
+grep -E "^#[0-9]+ +(pulse|DONE)" "$log" | tail -n 3 || true
+grep -E "ERROR|SUMMARY|panicked|stat::number_of_executed_units|stat::peak_rss_mb" "$log" || true
 if [ "$status" -ne 0 ]; then
     echo "fuzzing found a failure (exit $status); see $log and $here/artifacts/reply" >&2
     exit "$status"

@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use bytes::{Buf, Bytes, BytesMut};
 use thrift::protocol::{
-    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol, TInputProtocol,
-    TMessageIdentifier, TMessageType, TOutputProtocol,
+    TBinaryOutputProtocol, TCompactOutputProtocol, TInputProtocol, TMessageIdentifier, TMessageType, TOutputProtocol,
 };
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::bounded_input::BoundedInput;
 use crate::error::CallError;
 use crate::guard::{check_reply, ResultCost};
 use crate::message_scan::{MessageScanner, ScanError};
@@ -163,7 +163,8 @@ impl Connection {
         let reply = self.exchange().await;
         let reply = self.settle(reply)?;
         let checked = check_reply(self.options.protocol, &reply, R::TOP_ELEMENT);
-        let result = checked.and_then(|()| decode(self.options.protocol, &reply, method, seq, read_result));
+        let protocol = self.options.protocol;
+        let result = checked.and_then(|()| decode(protocol, &reply, method, seq, R::TOP_ELEMENT, read_result));
         if matches!(result, Err(CallError::Protocol(_))) {
             self.broken = true;
         }
@@ -359,12 +360,10 @@ fn decode<R>(
     reply: &[u8],
     method: &'static str,
     seq: i32,
+    top_element: usize,
     read_result: impl FnOnce(&mut dyn TInputProtocol) -> thrift::Result<R>,
 ) -> Result<R, CallError> {
-    let mut input: Box<dyn TInputProtocol + '_> = match protocol {
-        Protocol::Binary => Box::new(TBinaryInputProtocol::new(reply, true)),
-        Protocol::Compact => Box::new(TCompactInputProtocol::new(reply)),
-    };
+    let mut input = BoundedInput::new(protocol, reply, top_element);
     let ident = input.read_message_begin().map_err(CallError::from_decode)?;
     if ident.name != method || ident.sequence_number != seq {
         return Err(CallError::Protocol(format!(
@@ -374,7 +373,7 @@ fn decode<R>(
     }
     match ident.message_type {
         TMessageType::Reply => {
-            let value = read_result(input.as_mut());
+            let value = read_result(&mut input);
             match value {
                 Ok(value) => {
                     input.read_message_end().map_err(CallError::from_decode)?;
@@ -384,8 +383,8 @@ fn decode<R>(
             }
         }
         TMessageType::Exception => {
-            let app = thrift::Error::read_application_error_from_in_protocol(input.as_mut())
-                .map_err(CallError::from_decode)?;
+            let app =
+                thrift::Error::read_application_error_from_in_protocol(&mut input).map_err(CallError::from_decode)?;
             Err(CallError::Application { kind: format!("{:?}", app.kind), message: app.message })
         }
         other => Err(CallError::Protocol(format!("unexpected message type {other:?}"))),

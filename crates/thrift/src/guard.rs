@@ -22,7 +22,8 @@ pub(crate) const MEMORY_FLOOR: usize = 1 << 20;
 
 /// In-memory size of the largest generated struct that appears inside a container
 /// of any reply (`TColumnFamilyDescriptor`, `THRegionLocation`, ...).
-const STRUCT_COST: usize = max(std::mem::size_of::<TColumnFamilyDescriptor>(), std::mem::size_of::<THRegionLocation>());
+pub(crate) const STRUCT_COST: usize =
+    max(std::mem::size_of::<TColumnFamilyDescriptor>(), std::mem::size_of::<THRegionLocation>());
 
 const fn max(a: usize, b: usize) -> usize {
     if a > b {

@@ -37,6 +37,7 @@
 //! # Ok(()) }
 //! ```
 
+mod bounded_input;
 mod connection;
 mod error;
 mod guard;

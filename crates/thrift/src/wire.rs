@@ -220,8 +220,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn double(&mut self) -> WireResult<()> {
-        self.take(8).map(|_| ())
+    pub(crate) fn double(&mut self) -> WireResult<f64> {
+        let bytes: [u8; 8] = self.fixed()?;
+        Ok(match self.protocol {
+            Protocol::Binary => f64::from_be_bytes(bytes),
+            Protocol::Compact => f64::from_le_bytes(bytes),
+        })
     }
 
     /// A boolean field's value (`field` is its header) or, with `None`, a boolean
@@ -387,7 +391,7 @@ impl<'a> Reader<'a> {
             WireType::I16 => self.i16().map(|_| ()),
             WireType::I32 => self.i32().map(|_| ()),
             WireType::I64 => self.i64().map(|_| ()),
-            WireType::Double => self.double(),
+            WireType::Double => self.double().map(|_| ()),
             WireType::Binary => self.binary().map(|_| ()),
             WireType::Struct => {
                 let mut last_id = 0;
