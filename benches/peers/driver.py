@@ -71,6 +71,7 @@ def parse_args():
     p.add_argument("--cold-gets", type=int, default=20_000, help="gets by a freshly started client")
     p.add_argument("--tasks", type=int, default=16, help="concurrent get tasks/threads")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the read workloads")
+    p.add_argument("--write-rounds", type=int, default=1, help="rounds of the writes (a new table each)")
     p.add_argument("--prefix-day", type=int, default=42, help="the day (1%% of rows) of the prefix query")
     p.add_argument("--memory-rows", default="1000000,4000000",
                    help="sizes for bench_salted's merged-scan peak memory; empty to skip")
@@ -120,10 +121,9 @@ def main():
     os.makedirs(args.logs, exist_ok=True)
     tag = "peer%d" % os.getpid()
     data, warm = tag + "_data", tag + "_warm"
-    results = {"config": {k: getattr(args, k) for k in ("rows", "salts", "gets", "cold_gets", "tasks", "rounds",
-                                                          "prefix_day")},
-               "runs": [], "digests": {}, "memory": None, "started": time.strftime("%Y-%m-%dT%H:%M:%SZ",
-                                                                                  time.gmtime())}
+    keys = ("rows", "salts", "gets", "cold_gets", "tasks", "rounds", "write_rounds", "prefix_day")
+    results = {"config": {k: getattr(args, k) for k in keys}, "runs": [], "digests": {}, "memory": None,
+               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     warm_gets = os.path.join(args.logs, "gets-warmup.txt")
     gets_file = os.path.join(args.logs, "gets.txt")
     cold_file = os.path.join(args.logs, "gets-cold.txt")
@@ -164,24 +164,25 @@ def main():
 
         # Batched writes, each client into its own fresh table; Basalt's is the data
         # every read workload then uses (checked equal to the others' by a scan).
-        order = CLIENTS[:]
-        random.Random(5).shuffle(order)
         write_tables = {}
-        for name in order:
-            table = "%s_w_%s" % (tag, name)
-            basalt.call("create " + table)
-            created.append(table)
-            write_tables[name] = table
-            record("write", name, workers[name].call("write %s %d" % (table, args.rows)), 1, args.rows)
         stored = {}
-        for name, table in write_tables.items():
-            stored[name] = basalt.call("scan " + table)["digest"]
+        for rnd in range(1, args.write_rounds + 1):
+            order = CLIENTS[:]
+            random.Random(5 + rnd).shuffle(order)
+            for name in order:
+                table = "%s_w%d_%s" % (tag, rnd, name)
+                basalt.call("create " + table)
+                created.append(table)
+                write_tables[(rnd, name)] = table
+                record("write", name, workers[name].call("write %s %d" % (table, args.rows)), rnd, args.rows)
+            for name in order:
+                table = write_tables[(rnd, name)]
+                stored["%s round %d" % (name, rnd)] = basalt.call("scan " + table)["digest"]
+                if (rnd, name) != (1, "basalt"):
+                    basalt.call("drop " + table)
+                    created.remove(table)
         results["digests"]["write (stored, scanned back)"] = stored
-        data = write_tables["basalt"]
-        for name, table in write_tables.items():
-            if table != data:
-                basalt.call("drop " + table)
-                created.remove(table)
+        data = write_tables[(1, "basalt")]
 
         # The read workloads, interleaved: each round runs every workload through
         # every client, in an order that rotates from round to round.

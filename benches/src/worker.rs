@@ -58,8 +58,7 @@ impl Outcome {
         let mut lat = self.latencies.clone();
         lat.sort_unstable();
         let at = |q: usize| {
-            lat.get((lat.len() * q / 100).min(lat.len().saturating_sub(1)))
-                .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+            lat.get((lat.len() * q / 100).min(lat.len().saturating_sub(1))).map_or(0.0, |d| d.as_secs_f64() * 1000.0)
         };
         format!(
             "{{\"ok\":true,\"rows\":{},\"wall_s\":{:.6},\"cpu_s\":{:.3},\"digest\":\"{digest}\",\"p50_ms\":{:.4},\"p99_ms\":{:.4}}}",

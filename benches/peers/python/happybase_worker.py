@@ -5,6 +5,7 @@ Socorro did them (seed 002: one scanner per salt, merged with heapq).
 usage: happybase_worker.py HOST:PORT SALTS   (then commands on stdin, see common.py)
 """
 
+import contextlib
 import sys
 
 import happybase
@@ -17,25 +18,29 @@ COLUMN = FAMILY + b":" + QUALIFIER
 def main():
     host, port = sys.argv[1].rsplit(":", 1)
     salts = int(sys.argv[2])
-    connect = lambda: happybase.Connection(host, int(port), timeout=120000)
-    connection = connect()
-    getters = {}
+    # A new connection per command (inside the timed work; a connect costs about a
+    # millisecond): the gateways close connections idle for a minute.
+    connect = lambda: contextlib.closing(happybase.Connection(host, int(port), timeout=120000))
 
     def write(table, rows):
-        t = connection.table(table)
-        with t.batch(batch_size=PAGE) as batch:
-            for i in range(int(rows)):
-                batch.put(row_key(i, salts), {COLUMN: row_value(i)})
+        with connect() as connection:
+            with connection.table(table).batch(batch_size=PAGE) as batch:
+                for i in range(int(rows)):
+                    batch.put(row_key(i, salts), {COLUMN: row_value(i)})
         return (lambda: [row_key(i, salts) for i in range(int(rows))]), []
 
     def scan(table):
         keys = []
-        for key, _ in connection.table(table).scan(batch_size=PAGE):
-            keys.append(key)
+        with connect() as connection:
+            for key, _ in connection.table(table).scan(batch_size=PAGE):
+                keys.append(key)
         return keys, []
 
     def socorro_merge(table, prefix):
-        t = connection.table(table)
+        with connect() as connection:
+            return merge_on(connection.table(table), prefix)
+
+    def merge_on(t, prefix):
         width = len(salt_prefix(0, salts))
 
         def salted(bucket):
@@ -48,9 +53,7 @@ def main():
 
     def gets(table, tasks, path):
         wanted = read_gets(path, salts)
-        tasks = int(tasks)
-        if tasks not in getters:
-            getters[tasks] = [connect().table(table) for _ in range(tasks)]
+        connections = [connect().thing for _ in range(int(tasks))]
 
         def getter(t):
             def get(key):
@@ -61,7 +64,11 @@ def main():
 
             return get
 
-        return threaded_gets(wanted, [getter(t) for t in getters[tasks]])
+        try:
+            return threaded_gets(wanted, [getter(c.table(table)) for c in connections])
+        finally:
+            for c in connections:
+                c.close()
 
     serve("happybase", {
         "write": write,

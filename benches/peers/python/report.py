@@ -133,9 +133,10 @@ def markdown(summary):
     f = summary["figures"]
     names = {k: v.format(salts=c["salts"], tasks=c["tasks"], cold=c["cold_gets"]) for k, v in TITLES.items()}
     lines = ["# Basalt beside its peers (benches/run.sh)", "",
-             "%d rows of 200 B, %d salts, %d interleaved rounds of the reads (best round kept), %d warm gets, "
-             "one HBase 2.6 standalone; run %s .. %s." % (c["rows"], c["salts"], c["rounds"], c["gets"],
-                                                          summary["started"], summary["finished"]), "",
+             "%d rows of 200 B, %d salts; %d round(s) of the writes and %d interleaved rounds of the reads "
+             "(best round kept); %d warm gets; one standalone HBase 2.6.1 on this machine; run %s .. %s."
+             % (c["rows"], c["salts"], c.get("write_rounds", 1), c["rounds"], c["gets"], summary["started"],
+                summary["finished"]), "",
              "## Speed: rows/s (gets/s); in brackets Basalt / peer", "",
              "| workload | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |",
              "|---|" + "---:|" * len(CLIENTS)]
