@@ -1,0 +1,247 @@
+"""The peer bench's driver (started by benches/run.sh, which builds everything and
+starts HBase): runs the same workloads, on the same freshly loaded data, through
+Basalt and the clients its users would otherwise pick, in interleaved rounds, checks
+that every client returned the same keys in the same order, and writes the figures as
+a markdown table and JSON.
+
+Every client is a long-lived worker process speaking one command per line on stdin
+and one JSON answer per line on stdout (see python/common.py); each worker times its
+own work and reads its own process CPU time from /proc/self/stat.
+"""
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+
+import report  # noqa: E402
+
+CLIENTS = ["basalt", "happybase", "thriftpy2", "java"]
+READS = ["scan", "merged", "prefix", "gets"]
+
+
+class Worker:
+    """One client process."""
+
+    def __init__(self, name, argv, log_dir, env=None):
+        self.name = name
+        self.log = open(os.path.join(log_dir, "%s.log" % name), "ab")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                     env=env, bufsize=1, text=True)
+        ready = self._answer()
+        if not ready.get("ok"):
+            raise RuntimeError("%s did not start: %s" % (name, ready))
+
+    def _answer(self):
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("%s exited (code %s); see its log %s" % (self.name, self.proc.poll(), self.log.name))
+        return json.loads(line)
+
+    def call(self, command):
+        self.proc.stdin.write(command + "\n")
+        self.proc.stdin.flush()
+        answer = self._answer()
+        if not answer.get("ok"):
+            raise RuntimeError("%s: %r failed: %s" % (self.name, command, answer.get("error")))
+        return answer
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+                self.proc.wait(timeout=30)
+            except Exception:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--rows", type=int, default=500_000)
+    p.add_argument("--salts", type=int, default=16)
+    p.add_argument("--gets", type=int, default=20_000, help="random gets per warm round")
+    p.add_argument("--cold-gets", type=int, default=20_000, help="gets by a freshly started client")
+    p.add_argument("--tasks", type=int, default=16, help="concurrent get tasks/threads")
+    p.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the read workloads")
+    p.add_argument("--write-rounds", type=int, default=1, help="rounds of the writes (a new table each)")
+    p.add_argument("--prefix-day", type=int, default=42, help="the day (1%% of rows) of the prefix query")
+    p.add_argument("--memory-rows", default="1000000,4000000",
+                   help="sizes for bench_salted's merged-scan peak memory; empty to skip")
+    p.add_argument("--thrift2", required=True)
+    p.add_argument("--thrift1", required=True)
+    p.add_argument("--hbase-conf", required=True)
+    p.add_argument("--classpath", required=True, help="file holding HBase's classpath")
+    p.add_argument("--java-classes", required=True)
+    p.add_argument("--worker", required=True, help="the basalt worker binary")
+    p.add_argument("--bench-salted", required=True, help="the bench_salted example binary")
+    p.add_argument("--idl", required=True)
+    p.add_argument("--out", required=True, help="directory for latest.md and latest.json")
+    p.add_argument("--logs", required=True, help="directory for the workers' logs")
+    return p.parse_args()
+
+
+def start(name, args):
+    here = os.path.dirname(os.path.abspath(__file__))
+    py = os.path.join(here, "python")
+    if name == "basalt":
+        argv = [args.worker, "--addr", args.thrift2, "--salts", str(args.salts)]
+    elif name == "happybase":
+        argv = [sys.executable, os.path.join(py, "happybase_worker.py"), args.thrift1, str(args.salts)]
+    elif name == "thriftpy2":
+        argv = [sys.executable, os.path.join(py, "thrift2_worker.py"), args.thrift2, str(args.salts), args.idl]
+    else:
+        with open(args.classpath) as f:
+            cp = f.read().strip()
+        argv = ["java", "-cp", "%s:%s:%s" % (args.hbase_conf, args.java_classes, cp), "JavaWorker", str(args.salts)]
+    return Worker(name, argv, args.logs)
+
+
+def write_gets_file(path, count, rows, seed):
+    rng = random.Random(seed)
+    with open(path, "w") as f:
+        for _ in range(count):
+            f.write("%d\n" % rng.randrange(rows))
+
+
+def log(msg):
+    print("[%s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+
+
+def main():
+    args = parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    os.makedirs(args.logs, exist_ok=True)
+    tag = "peer%d" % os.getpid()
+    data, warm = tag + "_data", tag + "_warm"
+    keys = ("rows", "salts", "gets", "cold_gets", "tasks", "rounds", "write_rounds", "prefix_day")
+    results = {"config": {k: getattr(args, k) for k in keys}, "runs": [], "digests": {}, "memory": None,
+               "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    warm_gets = os.path.join(args.logs, "gets-warmup.txt")
+    gets_file = os.path.join(args.logs, "gets.txt")
+    cold_file = os.path.join(args.logs, "gets-cold.txt")
+    warm_rows = min(args.rows, 10_000)
+    write_gets_file(warm_gets, 2_000, warm_rows, 7)
+    write_gets_file(gets_file, args.gets, args.rows, 42)
+    write_gets_file(cold_file, args.cold_gets, args.rows, 1234)
+
+    workers = {}
+    created = []
+    try:
+        for name in CLIENTS:
+            log("starting the %s worker" % name)
+            workers[name] = start(name, args)
+        basalt = workers["basalt"]
+
+        def record(workload, client, answer, rnd, rows_expected=None):
+            run = dict(answer, workload=workload, client=client, round=rnd)
+            run.pop("ok", None)
+            results["runs"].append(run)
+            if rows_expected is not None and answer["rows"] != rows_expected:
+                raise RuntimeError("%s %s returned %d rows, expected %d" % (client, workload, answer["rows"],
+                                                                            rows_expected))
+            results["digests"].setdefault(workload, {})[client] = answer["digest"]
+            log("%-8s %-9s round %s: %d rows in %.2f s, cpu %.2f s%s" % (
+                workload, client, rnd, answer["rows"], answer["wall_s"], answer["cpu_s"],
+                ", p50 %.2f ms, p99 %.2f ms" % (answer["p50_ms"], answer["p99_ms"]) if workload.startswith("gets")
+                else ""))
+
+        # Warm-up: JIT of the gateways, the region server and the Java client.
+        basalt.call("create " + warm)
+        created.append(warm)
+        basalt.call("write %s %d" % (warm, warm_rows))
+        for name in CLIENTS:
+            for command in ("scan " + warm, "merged " + warm, "gets %s %d %s" % (warm, args.tasks, warm_gets)):
+                workers[name].call(command)
+        log("warmed up on %d rows" % warm_rows)
+
+        # Batched writes, each client into its own fresh table; Basalt's is the data
+        # every read workload then uses (checked equal to the others' by a scan).
+        write_tables = {}
+        stored = {}
+        for rnd in range(1, args.write_rounds + 1):
+            order = CLIENTS[:]
+            random.Random(5 + rnd).shuffle(order)
+            for name in order:
+                table = "%s_w%d_%s" % (tag, rnd, name)
+                basalt.call("create " + table)
+                created.append(table)
+                write_tables[(rnd, name)] = table
+                record("write", name, workers[name].call("write %s %d" % (table, args.rows)), rnd, args.rows)
+            for name in order:
+                table = write_tables[(rnd, name)]
+                stored["%s round %d" % (name, rnd)] = basalt.call("scan " + table)["digest"]
+                if (rnd, name) != (1, "basalt"):
+                    basalt.call("drop " + table)
+                    created.remove(table)
+        results["digests"]["write (stored, scanned back)"] = stored
+        data = write_tables[(1, "basalt")]
+
+        # The read workloads, interleaved: each round runs every workload through
+        # every client, in an order that rotates from round to round.
+        expected = {"scan": args.rows, "merged": args.rows, "gets": args.gets}
+        for rnd in range(1, args.rounds + 1):
+            for workload in READS:
+                shift = (rnd - 1) % len(CLIENTS)
+                for name in CLIENTS[shift:] + CLIENTS[:shift]:
+                    command = {"scan": "scan %s", "merged": "merged %s",
+                               "prefix": "prefix %%s %d" % args.prefix_day,
+                               "gets": "gets %%s %d %s" % (args.tasks, gets_file)}[workload] % data
+                    record(workload, name, workers[name].call(command), rnd, expected.get(workload))
+
+        # The first requests of a freshly started client (connection set-up, pool
+        # growth, JIT): one new process per client, whose first command is the gets.
+        for name in CLIENTS[::-1]:
+            fresh = start(name, args)
+            try:
+                record("gets_cold", name, fresh.call("gets %s %d %s" % (data, args.tasks, cold_file)), 1,
+                       args.cold_gets)
+            finally:
+                fresh.close()
+    finally:
+        for name, w in workers.items():
+            if name != "basalt":
+                w.close()
+        if "basalt" in workers:
+            for table in created:
+                try:
+                    workers["basalt"].call("drop " + table)
+                except Exception as e:
+                    log("could not drop %s: %s" % (table, e))
+            workers["basalt"].close()
+
+    if args.memory_rows:
+        log("bench_salted --rows %s (peak memory of a merged scan)" % args.memory_rows)
+        env = dict(os.environ, BASALT_THRIFT_ADDR=args.thrift2)
+        out = subprocess.run([args.bench_salted, "--rows", args.memory_rows], env=env, capture_output=True,
+                             text=True, check=False)
+        with open(os.path.join(args.logs, "bench_salted.log"), "w") as f:
+            f.write(out.stderr)
+        if out.returncode != 0:
+            raise RuntimeError("bench_salted failed: %s" % out.stderr[-2000:])
+        results["memory"] = report.parse_bench_salted(out.stdout)
+
+    results["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    summary = report.summarise(results)
+    with open(os.path.join(args.out, "latest.json"), "w") as f:
+        json.dump(summary, f, indent=1, sort_keys=True)
+        f.write("\n")
+    table = report.markdown(summary)
+    with open(os.path.join(args.out, "latest.md"), "w") as f:
+        f.write(table)
+    print(table)
+    if not summary["same_rows"]:
+        log("the clients did NOT all return the same rows: see 'digests' in latest.json")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

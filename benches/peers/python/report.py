@@ -1,0 +1,204 @@
+"""Turns the peer bench's raw runs (driver.py) into figures: best speed per client and
+workload, CPU per million rows, ratios Basalt / peer, the same-rows check, the aims of
+issue 13, as JSON and as a markdown table."""
+
+import statistics
+import time
+
+CLIENTS = ["basalt", "happybase", "thriftpy2", "java"]
+PEERS = CLIENTS[1:]
+WORKLOADS = ["write", "scan", "merged", "prefix", "gets", "gets_cold"]
+TITLES = {
+    "write": "batched writes (one put_many / BufferedMutator / batch / putMultiple)",
+    "scan": "full scan",
+    "merged": "{salts}-salt merged ordered scan",
+    "prefix": "~1% prefix query over {salts} salts",
+    "gets": "random gets, {tasks} tasks",
+    "gets_cold": "first {cold} gets after start, {tasks} tasks",
+}
+HEADERS = {"basalt": "Basalt", "happybase": "happybase (Thrift1)", "thriftpy2": "thriftpy2 (Thrift2)",
+           "java": "Java hbase-client"}
+
+
+def parse_bench_salted(stdout):
+    """The rows of bench_salted's markdown table."""
+    sizes = []
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 6 and cells[0].isdigit():
+            sizes.append({"rows": int(cells[0]), "unsalted_rows_per_s": float(cells[1]),
+                          "salted_rows_per_s": float(cells[2]), "unsalted_peak_mib": int(cells[4].split()[0]),
+                          "salted_peak_mib": int(cells[5].split()[0])})
+    return sizes
+
+
+def summarise(results):
+    """Best round per client and workload (the least disturbed by the other engineers'
+    load), CPU as the median over rounds, ratios of Basalt's speed to each peer's."""
+    figures = {}
+    same = {}
+    for workload in WORKLOADS:
+        runs = [r for r in results["runs"] if r["workload"] == workload]
+        if not runs:
+            continue
+        digests = sorted({r["digest"] for r in runs})
+        same[workload] = {"same": len(digests) == 1, "digests": digests, "rows": runs[0]["rows"]}
+        per = {}
+        for client in CLIENTS:
+            mine = [r for r in runs if r["client"] == client]
+            if not mine:
+                continue
+            best = min(mine, key=lambda r: r["wall_s"])
+            rows = best["rows"]
+            per[client] = {
+                "rows": rows,
+                "rounds": len(mine),
+                "best_wall_s": best["wall_s"],
+                "per_second": rows / best["wall_s"] if best["wall_s"] > 0 else 0.0,
+                "per_second_rounds": [round(r["rows"] / r["wall_s"], 1) for r in mine if r["wall_s"] > 0],
+                "cpu_s_per_million": statistics.median(r["cpu_s"] for r in mine) / rows * 1e6 if rows else 0.0,
+                "p50_ms": best["p50_ms"],
+                "p99_ms": best["p99_ms"],
+            }
+        basalt = per.get("basalt")
+        if basalt:
+            for client in PEERS:
+                if client in per:
+                    peer = per[client]
+                    peer["speed_ratio"] = basalt["per_second"] / peer["per_second"] if peer["per_second"] else None
+                    peer["cpu_ratio"] = (peer["cpu_s_per_million"] / basalt["cpu_s_per_million"]
+                                         if basalt["cpu_s_per_million"] else None)
+                    if workload.startswith("gets"):
+                        peer["p50_ratio"] = peer["p50_ms"] / basalt["p50_ms"] if basalt["p50_ms"] else None
+                        peer["p99_ratio"] = peer["p99_ms"] / basalt["p99_ms"] if basalt["p99_ms"] else None
+        figures[workload] = per
+    stored = results["digests"].get("write (stored, scanned back)", {})
+    if stored:
+        same["write (stored, scanned back)"] = {"same": len(set(stored.values())) == 1,
+                                                 "digests": sorted(set(stored.values())),
+                                                 "rows": results["config"]["rows"]}
+    summary = {"config": results["config"], "started": results["started"], "finished": results.get("finished"),
+               "figures": figures, "same_rows_check": same, "same_rows": all(v["same"] for v in same.values()),
+               "memory": results["memory"], "runs": results["runs"]}
+    summary["aims"] = aims(summary)
+    return summary
+
+
+def _get(figures, workload, client, key):
+    return figures.get(workload, {}).get(client, {}).get(key)
+
+
+def aims(summary):
+    """Issue 13's aims, each with the measured value and whether it is met."""
+    f = summary["figures"]
+    out = []
+
+    def aim(what, value, target, met):
+        out.append({"aim": what, "measured": value, "target": target,
+                    "met": None if value is None else bool(met(value))})
+
+    aim("full scan vs plain Python Thrift2", _get(f, "scan", "thriftpy2", "speed_ratio"), ">= 2x", lambda v: v >= 2)
+    aim("full scan vs Java", _get(f, "scan", "java", "speed_ratio"), ">= 1.5x", lambda v: v >= 1.5)
+    aim("merged scan vs Socorro-style merge", _get(f, "merged", "happybase", "speed_ratio"), ">= 5x",
+        lambda v: v >= 5)
+    pys = [x for x in (_get(f, "scan", c, "cpu_s_per_million") for c in ("happybase", "thriftpy2")) if x]
+    mine = _get(f, "scan", "basalt", "cpu_s_per_million")
+    aim("scan CPU per row vs the fastest Python client", mine / min(pys) if pys and mine else None, "<= 0.2",
+        lambda v: v <= 0.2)
+    for workload in ("gets", "gets_cold"):
+        aim("%s throughput vs happybase" % workload, _get(f, workload, "happybase", "speed_ratio"), ">= 2x",
+            lambda v: v >= 2)
+        b99, j99 = _get(f, workload, "basalt", "p99_ms"), _get(f, workload, "java", "p99_ms")
+        aim("%s p99 vs Java's" % workload, b99 / j99 if b99 and j99 else None, "<= 0.5", lambda v: v <= 0.5)
+    aim("one put_many vs Java BufferedMutator", _get(f, "write", "java", "speed_ratio"), ">= 1.5x",
+        lambda v: v >= 1.5)
+    memory = summary.get("memory") or []
+    if len(memory) >= 2:
+        growth = memory[-1]["salted_peak_mib"] / max(memory[0]["salted_peak_mib"], 1)
+        aim("merged-scan peak memory, %d -> %d rows" % (memory[0]["rows"], memory[-1]["rows"]), growth,
+            "flat (<= 1.2x)", lambda v: v <= 1.2)
+    return out
+
+
+def _fmt_rate(v):
+    return "{:,.0f}".format(v) if v is not None else "-"
+
+
+def _fmt_ratio(v):
+    return "%.2fx" % v if v is not None else "-"
+
+
+def markdown(summary):
+    c = summary["config"]
+    f = summary["figures"]
+    names = {k: v.format(salts=c["salts"], tasks=c["tasks"], cold=c["cold_gets"]) for k, v in TITLES.items()}
+    lines = ["# Basalt beside its peers (benches/run.sh)", "",
+             "%d rows of 200 B, %d salts; %d round(s) of the writes and %d interleaved rounds of the reads "
+             "(best round kept); %d warm gets; one standalone HBase 2.6.1 on this machine; run %s .. %s."
+             % (c["rows"], c["salts"], c.get("write_rounds", 1), c["rounds"], c["gets"], summary["started"],
+                summary["finished"]), "",
+             "## Speed: rows/s (gets/s); in brackets Basalt / peer", "",
+             "| workload | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |",
+             "|---|" + "---:|" * len(CLIENTS)]
+    for workload in WORKLOADS:
+        per = f.get(workload)
+        if not per:
+            continue
+        cells = []
+        for client in CLIENTS:
+            x = per.get(client)
+            if not x:
+                cells.append("")
+            elif client == "basalt":
+                cells.append(_fmt_rate(x["per_second"]))
+            else:
+                cells.append("%s (%s)" % (_fmt_rate(x["per_second"]), _fmt_ratio(x.get("speed_ratio"))))
+        lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
+    lines += ["", "For the merged and prefix scans the Python columns are seed 002's merge: one scanner per "
+              "salt merged with `heapq` (happybase: Socorro's pattern over Thrift1; thriftpy2: the same over "
+              "Thrift2); Java merges its ResultScanners with a PriorityQueue.", "",
+              "## Get latency: p50 / p99 ms; in brackets peer / Basalt", "",
+              "| gets | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |", "|---|" + "---:|" * len(CLIENTS)]
+    for workload in ("gets", "gets_cold"):
+        per = f.get(workload, {})
+        cells = []
+        for client in CLIENTS:
+            x = per.get(client)
+            if not x:
+                cells.append("")
+                continue
+            cell = "%.2f / %.2f" % (x["p50_ms"], x["p99_ms"])
+            if client != "basalt":
+                cell += " (%s / %s)" % (_fmt_ratio(x.get("p50_ratio")), _fmt_ratio(x.get("p99_ratio")))
+            cells.append(cell)
+        if per:
+            lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
+    lines += ["", "## Client CPU seconds per million rows (gets: per million gets), median over rounds; each "
+              "client's own process (/proc/self/stat)", "",
+              "| workload | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |", "|---|" + "---:|" * len(CLIENTS)]
+    for workload in WORKLOADS:
+        per = f.get(workload)
+        if per:
+            cells = ["%.2f" % per[x]["cpu_s_per_million"] if x in per else "" for x in CLIENTS]
+            lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
+    lines += ["", "## Same rows, same order (MD5 of the keys in the order returned, every round)", ""]
+    for workload, check in summary["same_rows_check"].items():
+        lines.append("- %s: %s (%d rows%s)" % (
+            workload, "yes" if check["same"] else "**NO**", check["rows"],
+            ", md5 %s" % check["digests"][0][:12] if check["same"] else ", digests " + ", ".join(check["digests"])))
+    memory = summary.get("memory")
+    if memory:
+        lines += ["", "## Peak memory of a Basalt merged scan (crates/client/examples/bench_salted.rs)", "",
+                  "| rows | 16-salt merged scan, peak RSS | unsalted scan, peak RSS | merged rows/s |",
+                  "|---:|---:|---:|---:|"]
+        for m in memory:
+            lines.append("| {:,} | {} MiB | {} MiB | {:,.0f} |".format(m["rows"], m["salted_peak_mib"],
+                                                                       m["unsalted_peak_mib"],
+                                                                       m["salted_rows_per_s"]))
+    lines += ["", "## Issue 13's aims", "", "| aim | measured | target | met |", "|---|---:|---|---|"]
+    for a in summary["aims"]:
+        v = a["measured"]
+        lines.append("| %s | %s | %s | %s |" % (a["aim"], "-" if v is None else "%.2f" % v, a["target"],
+                                                {True: "yes", False: "no", None: "-"}[a["met"]]))
+    lines += ["", "_Written %s._" % time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), ""]
+    return "\n".join(lines)
