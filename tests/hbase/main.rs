@@ -9,9 +9,11 @@
 mod basics;
 mod client_admin;
 mod client_data;
+mod client_resilience;
 mod client_scan;
 mod idl;
 mod salted;
+mod salted_cursor;
 mod secure;
 mod support;
 mod transport;
@@ -29,7 +31,9 @@ fn main() -> ExitCode {
         client_data::trials(),
         client_scan::trials(),
         client_admin::trials(),
+        client_resilience::trials(),
         salted::trials(),
+        salted_cursor::trials(),
         secure::trials(),
     ]
     .into_iter()

@@ -56,7 +56,7 @@ pub use connection::{Connection, ConnectionOptions, Framing, Protocol};
 pub use error::CallError;
 pub use http::{HttpOptions, HttpStream};
 pub use message_scan::{MessageScanner, ScanError};
-pub use row_reply::decode_row_reply;
+pub use row_reply::{decode_row_reply, RowReplyReader};
 pub use rows::{CellData, CellRef, Cells, RowBatch, RowData, RowRef, Rows};
 pub use sasl::{KerberosOptions, Qop, SaslStream};
 pub use secure::{SecureError, Security};
