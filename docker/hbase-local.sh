@@ -32,9 +32,9 @@
 # Options for gateway start (NAME: letters, digits, '-', '_'):
 #   --framed, --compact, --thrift-port PORT, --bind ADDR, --heap SIZE (default 512m),
 #   --timeout SECONDS (default 120), --owner-pid PID   as for start
+#   --tls, --http, --kerberos auth|auth-int|auth-conf   a secured gateway (see secure.sh)
 #   --thrift1               the Thrift1 gateway (org.apache.hadoop.hbase.thrift.ThriftServer,
 #                           for happybase baselines) instead of Thrift2; ready when it listens
-#   --tls, --http, --kerberos auth|auth-int|auth-conf   a secured gateway (see secure.sh)
 #
 # Environment: BASALT_HBASE_VERSION (Maven version of hbase-server/hbase-thrift),
 # BASALT_CACHE_DIR (where the resolved classpath is cached), JAVA (java binary).
@@ -367,13 +367,12 @@ cmd_gateway_start() {
       alive "$pid" && [ $waited -lt $((timeout * 4)) ] || { ready=false; break; }
       sleep 0.25; waited=$((waited + 1))
     done
-  else
-    local await=await_ready
-    secure_enabled && await="secure_await"
-    if ! $await "$gw_conf:$cp" "$dir/logs/probe-$name.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
-        $(secure_enabled && echo "$dir") "$pid" "$(pid_of "$dir" master)"; then
-      ready=false
-    fi
+  elif secure_enabled; then
+    secure_await "$gw_conf:$cp" "$dir/logs/probe-$name.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
+      "$dir" "$pid" "$(pid_of "$dir" master)" || ready=false
+  elif ! await_ready "$dir/conf:$cp" "$dir/logs/probe-$name.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
+      "$pid" "$(pid_of "$dir" master)"; then
+    ready=false
   fi
   if ! $ready; then
     local why

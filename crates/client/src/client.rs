@@ -29,8 +29,8 @@ pub struct ClientBuilder {
     down_backoff: Duration,
     max_value_bytes: usize,
     retry: Arc<dyn RetryPolicy>,
-    retry_budget: Duration,
     security: basalt_thrift::Security,
+    retry_budget: Duration,
 }
 
 /// How long retries of one call (or one scan's recovery) may go on by default: longer

@@ -90,7 +90,17 @@ impl Gateway {
         framed: bool,
         compact: bool,
     ) -> Gateway {
-        Gateway { addr: started.addr, framed, compact, ready_in: started.ready_in, dir, name, stopped: false }
+        Gateway {
+            addr: started.addr,
+            framed,
+            compact,
+            ready_in: started.ready_in,
+            dir,
+            name,
+            stopped: false,
+            #[cfg(feature = "docker")]
+            in_container: None,
+        }
     }
 
     /// The gateway's `host:port`.

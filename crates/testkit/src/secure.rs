@@ -176,6 +176,12 @@ impl GatewayLauncher {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let name = format!("{}-{}-{n}", mode.tag(), std::process::id());
+        #[cfg(feature = "docker")]
+        if self.container.is_some() {
+            return Err(TestkitError::Config(
+                "secured gateways need the native launcher (the Docker route has only the plain modes)".into(),
+            ));
+        }
         let extra = mode.launcher_args();
         let started = launcher::start_gateway(&GatewaySpec {
             dir: &self.dir,
