@@ -10,6 +10,7 @@ mod basics;
 mod client_admin;
 mod client_data;
 mod client_scan;
+mod hostile;
 mod idl;
 mod salted;
 mod support;
@@ -20,6 +21,9 @@ use std::process::ExitCode;
 use libtest_mimic::Arguments;
 
 fn main() -> ExitCode {
+    if let Some(code) = hostile::child_main() {
+        return code;
+    }
     let args = Arguments::from_args();
     let trials: Vec<support::Test> = [
         basics::trials(),
@@ -29,6 +33,7 @@ fn main() -> ExitCode {
         client_scan::trials(),
         client_admin::trials(),
         salted::trials(),
+        hostile::trials(),
     ]
     .into_iter()
     .flatten()
