@@ -71,8 +71,9 @@ fn billion_list(req: &Request) -> Answer {
 /// `openScanner` answers id 1; `getScannerRows` answers a complete, well-formed list
 /// header of `n` empty structs followed by `n` STOP bytes.
 fn empty_structs(n: usize) -> impl Fn(&Request) -> Answer + Send + Sync + 'static {
-    let body: Arc<Vec<u8>> =
-        Arc::new(BinaryWriter::new().list(TType::Struct, i32::try_from(n).unwrap_or(i32::MAX)).repeat(0, n).into_bytes());
+    let body: Arc<Vec<u8>> = Arc::new(
+        BinaryWriter::new().list(TType::Struct, i32::try_from(n).unwrap_or(i32::MAX)).repeat(0, n).into_bytes(),
+    );
     move |req| {
         let w = BinaryWriter::new().message(&req.name, MessageType::Reply, req.seqid);
         match req.name.as_str() {
@@ -88,7 +89,12 @@ fn empty_structs(n: usize) -> impl Fn(&Request) -> Answer + Send + Sync + 'stati
 fn application_exception(req: &Request) -> Answer {
     Answer::Reply(
         BinaryWriter::new()
-            .application_exception(&req.name, req.seqid, "Internal error processing get: java.lang.NullPointerException", 6)
+            .application_exception(
+                &req.name,
+                req.seqid,
+                "Internal error processing get: java.lang.NullPointerException",
+                6,
+            )
             .into_bytes(),
     )
 }

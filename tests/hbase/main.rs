@@ -7,6 +7,7 @@
 //! fails with the launcher's reason: nothing is skipped.
 
 mod basics;
+mod chaos;
 mod client_admin;
 mod client_data;
 mod client_scan;
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         client_admin::trials(),
         salted::trials(),
         hostile::trials(),
+        chaos::trials(),
     ]
     .into_iter()
     .flatten()
