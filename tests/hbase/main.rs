@@ -13,6 +13,7 @@ mod client_data;
 mod client_scan;
 mod hostile;
 mod idl;
+mod regions;
 mod salted;
 mod support;
 mod transport;
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
         salted::trials(),
         hostile::trials(),
         chaos::trials(),
+        regions::trials(),
     ]
     .into_iter()
     .flatten()
