@@ -2,8 +2,9 @@
 // writes while regions move (issue 14). Run by `hbase-local.sh regions --dir DIR` in
 // Java's source-file mode with the run directory's conf and HBase's classpath.
 //
-// Reads one command per line on stdin and answers one line on stdout: "ok ..." or
-// "err MESSAGE". Keys are hex. Commands:
+// Reads one command per line on stdin and answers one line on stdout: "RT ok ..." or
+// "RT err MESSAGE" (HBase's own log lines may be interleaved on stdout; answers are the
+// lines starting with "RT "). Keys are hex. Commands:
 //   servers                  the live region servers: "ok host,port,startcode ..."
 //   regions TABLE            "ok ENCODED:STARTHEX:SERVER ..." in key order
 //   move TABLE               moves every region of TABLE to another region server and
@@ -39,7 +40,7 @@ public class RegionTool {
     try (Connection connection = ConnectionFactory.createConnection(conf);
         Admin admin = connection.getAdmin()) {
       BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
-      System.out.println("ok ready");
+      System.out.println("RT ok ready");
       System.out.flush();
       String line;
       while ((line = in.readLine()) != null) {
@@ -52,9 +53,9 @@ public class RegionTool {
         }
         String answer;
         try {
-          answer = "ok " + run(connection, admin, words);
+          answer = "RT ok " + run(connection, admin, words);
         } catch (Exception e) {
-          answer = "err " + e.toString().replace('\n', ' ');
+          answer = "RT err " + e.toString().replace('\n', ' ');
         }
         System.out.println(answer);
         System.out.flush();

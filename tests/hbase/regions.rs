@@ -50,13 +50,18 @@ impl RegionTool {
         Ok(tool)
     }
 
+    /// The next answer line ("RT ..."), skipping HBase's log lines.
     fn read_line(&mut self) -> Result<String, String> {
-        let mut line = String::new();
-        let n = self.stdout.read_line(&mut line).map_err(|e| e.to_string())?;
-        if n == 0 {
-            return Err("the region tool exited".into());
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).map_err(|e| e.to_string())?;
+            if n == 0 {
+                return Err("the region tool exited".into());
+            }
+            if let Some(answer) = line.trim().strip_prefix("RT ") {
+                return Ok(answer.to_owned());
+            }
         }
-        Ok(line.trim().to_owned())
     }
 
     /// Sends one command; the text after `ok `, or the tool's error.
