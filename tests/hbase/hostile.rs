@@ -30,12 +30,15 @@ pub fn trials() -> Vec<Test> {
         lib_buffered_reply_of_millions_of_empty_structs,
         lib_application_exception,
         lib_server_that_never_answers,
+        lib_valid_reply_of_many_small_rows,
         lib_framed_client_on_buffered_gateway,
         cli_framed_billion_element_list,
         cli_buffered_reply_of_millions_of_empty_structs,
         cli_application_exception,
         cli_server_that_never_answers,
         cli_framed_client_on_buffered_gateway,
+        cli_malformed_filter_string,
+        cli_valid_reply_of_many_small_rows,
     ]
 }
 
@@ -86,6 +89,82 @@ fn empty_structs(n: usize) -> impl Fn(&Request) -> Answer + Send + Sync + 'stati
     }
 }
 
+/// Rows of the valid big scan: 300,000 one-cell rows, about 21 MB on the wire (one
+/// page when the client asks for them all).
+const BIG_ROWS: usize = 300_000;
+
+/// A valid scan of `BIG_ROWS` one-cell rows: `openScanner` answers id 1 and each
+/// `getScannerRows` the next `numRows` rows (its last argument), then an empty page.
+fn big_valid_scan() -> impl Fn(&Request) -> Answer + Send + Sync + 'static {
+    let mut rows = Vec::new();
+    let mut offsets = vec![0usize];
+    for i in 0..BIG_ROWS {
+        let row = BinaryWriter::new()
+            .field(TType::String, 1)
+            .string(format!("r{i:08}").as_bytes())
+            .field(TType::List, 2)
+            .list(TType::Struct, 1)
+            .field(TType::String, 1)
+            .string(b"d")
+            .field(TType::String, 2)
+            .string(b"q")
+            .field(TType::String, 3)
+            .string(b"0123456789")
+            .field(TType::I64, 4)
+            .i64(1_700_000_000_000)
+            .stop()
+            .stop();
+        rows.extend_from_slice(&row.into_bytes());
+        offsets.push(rows.len());
+    }
+    let position = std::sync::Mutex::new(0usize);
+    move |req| {
+        let w = BinaryWriter::new().message(&req.name, MessageType::Reply, req.seqid);
+        match req.name.as_str() {
+            "openScanner" => Answer::Reply(w.field(TType::I32, 0).i32(1).stop().into_bytes()),
+            "getScannerRows" => {
+                // Arguments: ..., field 2 (i32 numRows), STOP: the i32 before the last byte.
+                let n = req.bytes.len();
+                let want = req
+                    .bytes
+                    .get(n.saturating_sub(5)..n.saturating_sub(1))
+                    .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                    .map(|b| usize::try_from(i32::from_be_bytes(b)).unwrap_or(0))
+                    .unwrap_or(0);
+                let mut at = position.lock().unwrap_or_else(|p| p.into_inner());
+                let from = (*at).min(BIG_ROWS);
+                let to = from.saturating_add(want).min(BIG_ROWS);
+                *at = to;
+                let body = rows.get(offsets[from]..offsets[to]).unwrap_or_default();
+                let count = i32::try_from(to - from).unwrap_or(0);
+                Answer::Reply(w.field(TType::List, 0).list(TType::Struct, count).raw(body).stop().into_bytes())
+            }
+            _ => Answer::Reply(w.stop().into_bytes()),
+        }
+    }
+}
+
+/// The library reads the valid big page under the child's memory limit.
+async fn big_valid_reply() -> Result<usize, String> {
+    let server = HostileServer::start(Transport::Buffered, big_valid_scan()).await.map_err(|e| e.to_string())?;
+    let client = Client::builder()
+        .address(server.addr())
+        .max_response_bytes(64 << 20)
+        .request_timeout(Duration::from_secs(60))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let rows = client
+        .table("hostile")
+        .map_err(|e| e.to_string())?
+        .scan_all(Scan::new().caching(BIG_ROWS as u32))
+        .await
+        .map_err(|e| e.to_string())?;
+    if rows.len() != BIG_ROWS {
+        return Err(format!("{} rows, wanted {BIG_ROWS}", rows.len()));
+    }
+    Ok(rows.len())
+}
+
 fn application_exception(req: &Request) -> Answer {
     Answer::Reply(
         BinaryWriter::new()
@@ -120,12 +199,23 @@ pub fn child_main() -> Option<ExitCode> {
             return Some(ExitCode::from(12));
         }
     };
-    let outcome = std::panic::catch_unwind(|| runtime.block_on(run_child_case(&case)));
+    let outcome = std::panic::catch_unwind(|| {
+        runtime.block_on(async {
+            if case == "big_valid" {
+                return big_valid_reply().await.map(|rows| {
+                    println!("rows: {rows}");
+                    None
+                });
+            }
+            run_child_case(&case).await.map(Some)
+        })
+    });
     runtime.shutdown_timeout(Duration::from_secs(2));
     println!("peak rss: {} KiB", peak_rss_kib().unwrap_or(0));
     println!("panics: {}", PANICS.load(Ordering::Relaxed));
     let code = match outcome {
-        Ok(Ok(error)) => {
+        Ok(Ok(None)) => 0,
+        Ok(Ok(Some(error))) => {
             println!("typed error: {error}");
             println!("debug: {error:?}");
             if PANICS.load(Ordering::Relaxed) > 0 {
@@ -425,4 +515,37 @@ async fn cli_framed_client_on_buffered_gateway(env: Env) -> TestResult {
     let out = cli(&["--addr", env.addr(), "--framed", "--request-timeout", "2s", "get", table.name(), "k"]).await?;
     table.client().admin().delete_table(table.name()).await?;
     clean_failure("framed client on a buffered gateway", &out, &[3])
+}
+
+async fn cli_malformed_filter_string(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[]).await?;
+    table.put(basalt::Put::new("k").cell("d", "v", "x")).await?;
+    let mut args = vec!["--addr", env.addr(), "scan", table.name(), "--filter", "SingleColumnValueFilter('d',"];
+    if env.options().framing == Framing::Framed {
+        args.insert(2, "--framed");
+    }
+    let out = cli(&args).await?;
+    table.client().admin().delete_table(table.name()).await?;
+    // The gateway fails inside its handler: exit 1 or 2, and no transport hint (the
+    // transport is right; the filter is not).
+    clean_failure("malformed filter string", &out, &[1, 2])?;
+    if out.stderr.contains("--framed") {
+        return Err(format!("a bad filter is not a transport mismatch\n{}", out.describe()).into());
+    }
+    Ok(())
+}
+
+async fn lib_valid_reply_of_many_small_rows(_env: Env) -> TestResult {
+    lib_case("big_valid").await
+}
+
+async fn cli_valid_reply_of_many_small_rows(_env: Env) -> TestResult {
+    let server = HostileServer::start(Transport::Buffered, big_valid_scan()).await?;
+    let out = cli(&["--addr", server.addr(), "scan", "t", "--output", "csv"]).await?;
+    eprintln!("hostile CLI valid 21 MB scan: exit {:?}, {} bytes of output", out.code, out.stdout.len());
+    match out.code {
+        None => Err(format!("the CLI was killed by a signal (over the 1 GiB limit?)\n{}", out.describe()).into()),
+        Some(0) if out.stdout.lines().filter(|l| l.starts_with("r0")).count() == BIG_ROWS => Ok(()),
+        _ => Err(format!("the CLI did not print the {BIG_ROWS} rows\n{}", out.describe()).into()),
+    }
 }
