@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt::{Client, Framing, Get, Scan};
+use basalt::{Client, Framing, Get, Protocol, Scan};
 use basalt_chaos::{Answer, BinaryWriter, HostileServer, MessageType, Request, TType, Transport};
 
 use crate::support::{Env, Test, TestResult};
@@ -27,12 +27,15 @@ pub fn trials() -> Vec<Test> {
     tests![
         lib_framed_billion_element_list_get,
         lib_framed_billion_element_list_scan,
+        lib_compact_billion_element_list_get,
+        lib_compact_billion_element_list_scan,
         lib_buffered_reply_of_millions_of_empty_structs,
         lib_application_exception,
         lib_server_that_never_answers,
         lib_valid_reply_of_many_small_rows,
         lib_framed_client_on_buffered_gateway,
         cli_framed_billion_element_list,
+        cli_compact_billion_element_list,
         cli_buffered_reply_of_millions_of_empty_structs,
         cli_application_exception,
         cli_server_that_never_answers,
@@ -69,6 +72,41 @@ fn billion_list(req: &Request) -> Answer {
     let mut bytes = w.list(TType::Struct, 1_000_000_000).into_bytes();
     bytes.resize(bytes.len().max(40), 0);
     Answer::Reply(bytes)
+}
+
+/// LEB128, as the compact protocol writes lengths and counts.
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8 & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// [`billion_list`] in the compact protocol (written by hand: field 0 needs the long
+/// field header; a list header of `0xF0 | type` is followed by a varint count).
+fn compact_billion_list(req: &Request) -> Answer {
+    let mut b = vec![0x82, 0x41]; // protocol id; version 1 | REPLY << 5
+    varint(u64::from(req.seqid as u32), &mut b);
+    varint(req.name.len() as u64, &mut b);
+    b.extend_from_slice(req.name.as_bytes());
+    match req.name.as_str() {
+        "openScanner" => {
+            b.extend_from_slice(&[0x05, 0x00, 0x02, 0x00]); // i32 field 0 = zigzag(1); stop
+            return Answer::Reply(b);
+        }
+        "closeScanner" => {
+            b.push(0x00);
+            return Answer::Reply(b);
+        }
+        // struct field 0 (TResult), then its field 2 (delta 2, list)
+        "get" | "increment" | "append" => b.extend_from_slice(&[0x0c, 0x00, 0x29]),
+        _ => b.extend_from_slice(&[0x09, 0x00]),
+    }
+    b.push(0xfc); // list of structs, count in a varint
+    varint(1_000_000_000, &mut b);
+    b.resize(b.len().max(40), 0);
+    Answer::Reply(b)
 }
 
 /// `openScanner` answers id 1; `getScannerRows` answers a complete, well-formed list
@@ -171,7 +209,7 @@ fn application_exception(req: &Request) -> Answer {
             .application_exception(
                 &req.name,
                 req.seqid,
-                "Internal error processing get: java.lang.NullPointerException",
+                &format!("Internal error processing {}: java.lang.NullPointerException", req.name),
                 6,
             )
             .into_bytes(),
@@ -237,11 +275,13 @@ pub fn child_main() -> Option<ExitCode> {
 /// typed error the hostile reply produced.
 async fn run_child_case(case: &str) -> Result<basalt::Error, String> {
     let (transport, framing): (Transport, Framing) = match case {
-        "framed_get" | "framed_scan" => (Transport::Framed, Framing::Framed),
+        "framed_get" | "framed_scan" | "compact_get" | "compact_scan" => (Transport::Framed, Framing::Framed),
         _ => (Transport::Buffered, Framing::Buffered),
     };
+    let protocol = if case.starts_with("compact") { Protocol::Compact } else { Protocol::Binary };
     let server = match case {
         "framed_get" | "framed_scan" => HostileServer::start(transport, billion_list).await,
+        "compact_get" | "compact_scan" => HostileServer::start(transport, compact_billion_list).await,
         "empty_structs" => HostileServer::start(transport, empty_structs(EMPTY_STRUCTS)).await,
         "application_exception" => HostileServer::start(transport, application_exception).await,
         "silent" => HostileServer::start(transport, |_: &Request| Answer::Silent).await,
@@ -251,6 +291,7 @@ async fn run_child_case(case: &str) -> Result<basalt::Error, String> {
     let client = Client::builder()
         .address(server.addr())
         .framing(framing)
+        .protocol(protocol)
         .max_response_bytes(CHILD_MAX_RESPONSE)
         .connect_timeout(Duration::from_secs(2))
         .request_timeout(Duration::from_secs(2))
@@ -258,7 +299,9 @@ async fn run_child_case(case: &str) -> Result<basalt::Error, String> {
         .map_err(|e| e.to_string())?;
     let table = client.table("hostile").map_err(|e| e.to_string())?;
     let result = match case {
-        "framed_get" | "application_exception" | "silent" => table.get(Get::new("k")).await.map(|r| r.cells.len()),
+        "framed_get" | "compact_get" | "application_exception" | "silent" => {
+            table.get(Get::new("k")).await.map(|r| r.cells.len())
+        }
         _ => table.scan_all(Scan::new()).await.map(|rows| rows.len()),
     };
     match result {
@@ -350,6 +393,14 @@ async fn lib_framed_billion_element_list_get(_env: Env) -> TestResult {
 
 async fn lib_framed_billion_element_list_scan(_env: Env) -> TestResult {
     lib_case("framed_scan").await
+}
+
+async fn lib_compact_billion_element_list_get(_env: Env) -> TestResult {
+    lib_case("compact_get").await
+}
+
+async fn lib_compact_billion_element_list_scan(_env: Env) -> TestResult {
+    lib_case("compact_scan").await
 }
 
 async fn lib_buffered_reply_of_millions_of_empty_structs(_env: Env) -> TestResult {
@@ -476,6 +527,17 @@ async fn cli_framed_billion_element_list(_env: Env) -> TestResult {
         let mut args = vec!["--addr", addr.as_str(), "--framed", "--request-timeout", "5s"];
         args.extend_from_slice(cmd);
         clean_failure(&format!("framed billion-element list, {}", cmd[0]), &cli(&args).await?, &[1])?;
+    }
+    Ok(())
+}
+
+async fn cli_compact_billion_element_list(_env: Env) -> TestResult {
+    let server = HostileServer::start(Transport::Framed, compact_billion_list).await?;
+    let addr = server.addr().to_owned();
+    for cmd in [&["get", "t", "k"][..], &["scan", "t"][..]] {
+        let mut args = vec!["--addr", addr.as_str(), "--framed", "--compact", "--request-timeout", "5s"];
+        args.extend_from_slice(cmd);
+        clean_failure(&format!("compact billion-element list, {}", cmd[0]), &cli(&args).await?, &[1])?;
     }
     Ok(())
 }
