@@ -35,6 +35,8 @@
 # Options for gateway start (NAME: letters, digits, '-', '_'):
 #   --framed, --compact, --thrift-port PORT, --bind ADDR, --heap SIZE (default 512m),
 #   --timeout SECONDS (default 120), --owner-pid PID   as for start
+#   --thrift1               the Thrift1 gateway (org.apache.hadoop.hbase.thrift.ThriftServer,
+#                           for happybase baselines) instead of Thrift2; ready when it listens
 #
 # Environment: BASALT_HBASE_VERSION (Maven version of hbase-server/hbase-thrift),
 # BASALT_CACHE_DIR (where the resolved classpath is cached), JAVA (java binary).
@@ -298,10 +300,12 @@ stop_gateway() {
 
 cmd_gateway_start() {
   local dir="" name="" port="" bind=127.0.0.1 framed=false compact=false heap=512m owner="" timeout=120
+  local server=org.apache.hadoop.hbase.thrift2.ThriftServer
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
       --name) name=$2; shift 2 ;;
+      --thrift1) server=org.apache.hadoop.hbase.thrift.ThriftServer; shift ;;
       --thrift-port) port=$2; shift 2 ;;
       --bind) bind=$2; shift 2 ;;
       --framed) framed=true; shift ;;
@@ -333,7 +337,7 @@ cmd_gateway_start() {
   local thrift_args=(-b "$bind" -p "$port")
   $framed && thrift_args+=(-f)
   $compact && thrift_args+=(-c)
-  spawn_jvm "$dir" "gateway-$name" "$heap" "$cp" org.apache.hadoop.hbase.thrift2.ThriftServer "${thrift_args[@]}" start
+  spawn_jvm "$dir" "gateway-$name" "$heap" "$cp" "$server" "${thrift_args[@]}" start
   local pid
   pid=$(pid_of "$dir" "gateway-$name")
   if [ -n "$owner" ]; then
@@ -348,8 +352,19 @@ cmd_gateway_start() {
   local probe_host=$bind
   [ "$probe_host" = 0.0.0.0 ] && probe_host=127.0.0.1
   log "waiting for gateway $name on $probe_host:$port (log: $dir/logs/gateway-$name.log)"
-  if ! await_ready "$dir/conf:$cp" "$dir/logs/probe-$name.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
+  local ready=true
+  if [ "$server" = org.apache.hadoop.hbase.thrift.ThriftServer ]; then
+    # The probe speaks Thrift2; a Thrift1 gateway is ready once it listens.
+    local waited=0
+    until is_listening "$port"; do
+      alive "$pid" && [ $waited -lt $((timeout * 4)) ] || { ready=false; break; }
+      sleep 0.25; waited=$((waited + 1))
+    done
+  elif ! await_ready "$dir/conf:$cp" "$dir/logs/probe-$name.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
       "$pid" "$(pid_of "$dir" master)"; then
+    ready=false
+  fi
+  if ! $ready; then
     local why
     why=$(tail -n 3 "$dir/logs/probe-$name.log" 2>/dev/null || true)
     alive "$(pid_of "$dir" master)" || why="the HBase master of $dir is not running"

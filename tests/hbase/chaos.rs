@@ -173,6 +173,7 @@ pub(crate) fn client_via(env: &Env, addr: &str, attempts: Option<u32>) -> Client
             max_attempts: attempts,
             base_delay: Duration::from_millis(20),
             max_delay: Duration::from_millis(500),
+            ..DefaultRetryPolicy::default()
         });
     }
     builder.build().expect("valid client settings")

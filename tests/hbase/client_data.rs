@@ -77,8 +77,9 @@ async fn put_many_chunks_and_reports(env: Env) -> TestResult {
     let mut puts: Vec<Put> = (0..250).map(|i| Put::new(format!("s{i:05}")).cell("d", "v", "x")).collect();
     puts[150] = Put::new("s00150").cell("nofamily", "v", "x");
     match table.put_many(puts).await {
-        Err(Error::BatchFailed { confirmed, not_confirmed, source }) => {
+        Err(Error::BatchFailed { confirmed, not_confirmed, in_doubt, source }) => {
             assert_eq!(confirmed, 100);
+            assert_eq!(in_doubt, 100, "the failing chunk may have been written");
             assert_eq!(not_confirmed.len(), 150);
             assert_eq!(&not_confirmed[0][..], b"s00100");
             assert!(matches!(*source, Error::NoSuchColumnFamily { .. } | Error::Server { .. }), "{source:?}");

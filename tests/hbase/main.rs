@@ -10,11 +10,13 @@ mod basics;
 mod chaos;
 mod client_admin;
 mod client_data;
+mod client_resilience;
 mod client_scan;
 mod hostile;
 mod idl;
 mod regions;
 mod salted;
+mod salted_cursor;
 mod support;
 mod transport;
 
@@ -34,7 +36,9 @@ fn main() -> ExitCode {
         client_data::trials(),
         client_scan::trials(),
         client_admin::trials(),
+        client_resilience::trials(),
         salted::trials(),
+        salted_cursor::trials(),
         hostile::trials(),
         chaos::trials(),
         regions::trials(),

@@ -80,7 +80,9 @@ fn is_not_answering(e: &basalt::Error) -> bool {
     match e {
         basalt::Error::Timeout { operation, .. } => *operation != "connect",
         basalt::Error::Transport { source: CallError::Io(io), .. } => io.kind() == std::io::ErrorKind::TimedOut,
-        basalt::Error::BatchFailed { source, .. } => is_not_answering(source),
+        basalt::Error::BatchFailed { source, .. } | basalt::Error::WriteOutcomeUnknown { source, .. } => {
+            is_not_answering(source)
+        }
         _ => false,
     }
 }
@@ -89,8 +91,11 @@ fn is_not_answering(e: &basalt::Error) -> bool {
 /// handler, e.g. an unparsable filter string), which says nothing about the transport.
 fn is_application_error(e: &basalt::Error) -> bool {
     match e {
+        basalt::Error::ServerInternal { .. } => true,
         basalt::Error::Protocol { source, .. } => matches!(source, CallError::Application { .. }),
-        basalt::Error::BatchFailed { source, .. } => is_application_error(source),
+        basalt::Error::BatchFailed { source, .. } | basalt::Error::WriteOutcomeUnknown { source, .. } => {
+            is_application_error(source)
+        }
         _ => false,
     }
 }
@@ -110,9 +115,11 @@ impl From<basalt::Error> for CliError {
             ));
         }
         if is_application_error(&e) {
-            return CliError::failed(format!(
-                "the gateway failed while handling the call: {e} (its log has the cause)"
-            ));
+            return CliError::failed(match &e {
+                // Its message already says the gateway failed, and why when it can tell.
+                E::ServerInternal { .. } => format!("{e} (the gateway's log has the cause)"),
+                _ => format!("the gateway failed while handling the call: {e} (its log has the cause)"),
+            });
         }
         match &e {
             E::InvalidInput(_) | E::TableNotFound { .. } | E::NamespaceNotFound { .. } => {
@@ -175,6 +182,17 @@ mod tests {
         let cli = CliError::from(app);
         assert_eq!(cli.code, EXIT_FAILURE);
         assert!(cli.message.contains("bad filter") && !cli.message.contains("--framed"), "{}", cli.message);
+
+        let internal = basalt::Error::ServerInternal {
+            addr: "h:1".into(),
+            operation: "open_scanner",
+            kind: "InternalError".into(),
+            message: "Internal error processing openScanner".into(),
+            hint: None,
+        };
+        let cli = CliError::from(internal);
+        assert_eq!(cli.code, EXIT_FAILURE);
+        assert!(!cli.message.contains("--framed"), "{}", cli.message);
 
         let garbled = basalt::Error::Protocol { addr: "h:1".into(), source: CallError::Protocol("bad".into()) };
         assert!(CliError::from(garbled).message.contains("--framed"));

@@ -7,6 +7,7 @@
 
 mod admin;
 mod analyze;
+mod bulk;
 mod conn;
 mod data;
 mod demo;
@@ -72,6 +73,14 @@ enum Cmd {
     Delete(data::DeleteArgs),
     /// Scan rows: by prefix or range, reversed, filtered, or merged over salt buckets.
     Scan(data::ScanArgs),
+    /// Load CSV, TSV or JSON lines into a table (batched, resumable, bad rows rejected).
+    Import(bulk::import::ImportArgs),
+    /// Write a table or a salted query out as CSV, TSV or JSON lines (resumable).
+    Export(bulk::export::ExportArgs),
+    /// Count rows of a table or a salted query in parallel, keys only.
+    Count(bulk::count::CountArgs),
+    /// Copy a table or a salted query into another table, optionally re-keyed.
+    Copy(bulk::copy::CopyArgs),
 }
 
 fn runtime() -> CliResult<tokio::runtime::Runtime> {
@@ -88,8 +97,9 @@ fn run(cli: Cli) -> CliResult {
         Cmd::Local(a) => local::run(a, conn.framed, conn.compact),
         Cmd::Keys(a) => keys::run(a),
         Cmd::Demo(a) => demo::run(a, &conn),
+        Cmd::Import(a) => bulk::import::run(a, &conn),
         cmd => {
-            let client = conn.client(4)?;
+            let client = conn.client(if let Cmd::Copy(a) = &cmd { a.connections() } else { 4 })?;
             runtime()?.block_on(async move {
                 match cmd {
                     Cmd::Ns(a) => admin::run_ns(a, &client).await,
@@ -98,7 +108,10 @@ fn run(cli: Cli) -> CliResult {
                     Cmd::Put(a) => data::put(a, &client).await,
                     Cmd::Delete(a) => data::delete(a, &client).await,
                     Cmd::Scan(a) => data::scan(a, &client).await,
-                    Cmd::Local(_) | Cmd::Keys(_) | Cmd::Demo(_) => Ok(()),
+                    Cmd::Export(a) => bulk::export::run(a, &client).await,
+                    Cmd::Count(a) => bulk::count::run(a, &client).await,
+                    Cmd::Copy(a) => bulk::copy::run(a, &client).await,
+                    Cmd::Local(_) | Cmd::Keys(_) | Cmd::Demo(_) | Cmd::Import(_) => Ok(()),
                 }
             })
         }

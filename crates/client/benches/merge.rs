@@ -1,5 +1,6 @@
-//! The in-memory k-way merge of 16 ordered streams totalling 1M rows, against plainly
-//! concatenating the same streams (the floor for moving the rows).
+//! The in-memory k-way merge of 16 ordered streams totalling 1M rows, ascending and
+//! descending, against plainly concatenating the same streams (the floor for moving the
+//! rows). Read the result as the ratio merge / concat of the same run.
 //!
 //! `cargo bench -p basalt --bench merge`
 
@@ -35,6 +36,7 @@ fn sources(buckets: &[Vec<Row>]) -> Vec<stream::Iter<std::vec::IntoIter<Result<R
 
 fn bench(c: &mut Criterion) {
     let data = buckets();
+    let descending: Vec<Vec<Row>> = data.iter().map(|rows| rows.iter().rev().cloned().collect()).collect();
     let mut group = c.benchmark_group("merge_16x1M");
     group.sample_size(10);
     group.throughput(Throughput::Elements(ROWS as u64));
@@ -50,6 +52,16 @@ fn bench(c: &mut Criterion) {
             || sources(&data),
             |s| {
                 let merged = merge_ordered(s, false, |_: &Bytes| Ok(1));
+                block_on(merged.fold(0usize, |n, r| async move { n + r.map(|_| 1).unwrap_or(0) }))
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.bench_function("heap_merge_descending", |b| {
+        b.iter_batched(
+            || sources(&descending),
+            |s| {
+                let merged = merge_ordered(s, true, |_: &Bytes| Ok(1));
                 block_on(merged.fold(0usize, |n, r| async move { n + r.map(|_| 1).unwrap_or(0) }))
             },
             BatchSize::LargeInput,

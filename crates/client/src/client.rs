@@ -3,13 +3,13 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use basalt_thrift::{CallError, Connection, ConnectionOptions, Framing, Protocol};
 use tracing::Instrument;
 
 use crate::error::{Error, InvalidInput, Result};
-use crate::pool::{Pool, PoolStats};
+use crate::pool::{Pool, PoolStats, PooledConnection};
 use crate::retry::{DefaultRetryPolicy, RetryDecision, RetryPolicy};
 use crate::table::Table;
 use crate::validate;
@@ -29,7 +29,12 @@ pub struct ClientBuilder {
     down_backoff: Duration,
     max_value_bytes: usize,
     retry: Arc<dyn RetryPolicy>,
+    retry_budget: Duration,
 }
+
+/// How long retries of one call (or one scan's recovery) may go on by default: longer
+/// than a routine gateway restart (10-15 s), short enough to report an outage.
+pub const DEFAULT_RETRY_BUDGET: Duration = Duration::from_secs(45);
 
 impl std::fmt::Debug for ClientBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -40,6 +45,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("connect_timeout", &self.connect_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("pool_size", &self.pool_size)
+            .field("retry_budget", &self.retry_budget)
             .finish_non_exhaustive()
     }
 }
@@ -59,6 +65,7 @@ impl Default for ClientBuilder {
             down_backoff: Duration::from_secs(5),
             max_value_bytes: 10 << 20,
             retry: Arc::new(DefaultRetryPolicy::default()),
+            retry_budget: DEFAULT_RETRY_BUDGET,
         }
     }
 }
@@ -152,6 +159,16 @@ impl ClientBuilder {
         self
     }
 
+    /// How long one call may keep retrying (from its first attempt), whatever the
+    /// policy says: no retry starts that would begin after the budget is spent. Scans
+    /// apply it per interruption (from the first failure since the last page that
+    /// arrived). Default: [`DEFAULT_RETRY_BUDGET`] (45 s), which outlasts a routine
+    /// gateway restart.
+    pub fn retry_budget(mut self, budget: Duration) -> Self {
+        self.retry_budget = budget;
+        self
+    }
+
     /// Validates the settings and builds the client. No connection is opened yet.
     pub fn build(self) -> Result<Client> {
         if self.addrs.is_empty() {
@@ -183,6 +200,7 @@ impl ClientBuilder {
                 pool,
                 request_timeout: self.request_timeout,
                 retry: self.retry,
+                retry_budget: self.retry_budget,
                 max_value_bytes: self.max_value_bytes,
             }),
         })
@@ -193,6 +211,7 @@ pub(crate) struct ClientInner {
     pub(crate) pool: Pool,
     pub(crate) request_timeout: Duration,
     pub(crate) retry: Arc<dyn RetryPolicy>,
+    pub(crate) retry_budget: Duration,
     pub(crate) max_value_bytes: usize,
 }
 
@@ -239,13 +258,49 @@ impl Client {
         Ok(Table::new(self.clone(), name))
     }
 
+    /// The gateways' addresses, comma-separated (for error messages).
+    pub(crate) fn gateways(&self) -> String {
+        self.inner.pool.addrs().join(",")
+    }
+
     /// Counters of the connection pool.
     pub fn pool_stats(&self) -> PoolStats {
         self.inner.pool.stats()
     }
 
+    /// Opens `connections` connections now (spread over the gateways, in parallel) and
+    /// leaves them idle in the pool, so the first requests after start-up do not pay
+    /// for connection set-up. At most the pool size; returns how many were opened.
+    pub async fn warm_up(&self, connections: usize) -> Result<usize> {
+        let n = connections.min(self.inner.pool.size());
+        let opened = futures::future::join_all((0..n).map(|_| self.inner.pool.checkout_fresh())).await;
+        let mut count = 0;
+        let mut last_error = None;
+        // Dropping the checked-out connections returns them to the idle lists.
+        for result in opened {
+            match result {
+                Ok(_) => count += 1,
+                Err(e) => last_error = Some(e),
+            }
+        }
+        match (count, last_error) {
+            (0, Some(e)) => Err(e),
+            _ => Ok(count),
+        }
+    }
+
+    /// Shuts the client down: idle connections are closed, calls waiting for a
+    /// connection and every later call fail with [`Error::ClientClosed`]. Calls in
+    /// flight finish. Affects every clone of this client.
+    pub fn shutdown(&self) {
+        self.inner.pool.shutdown();
+    }
+
     /// Runs one call: checks a connection out, applies the request timeout, and
-    /// retries idempotent calls on retryable failures per the retry policy.
+    /// retries idempotent calls on retryable failures per the retry policy, within the
+    /// retry budget. A call that is not idempotent is retried only when it was never
+    /// sent (no connection could be had); once sent, a failure that leaves its outcome
+    /// open is reported as [`Error::WriteOutcomeUnknown`].
     pub(crate) async fn run<T, F>(
         &self,
         operation: &'static str,
@@ -258,23 +313,31 @@ impl Client {
     {
         let span = tracing::debug_span!("hbase.call", operation, table, attempt = tracing::field::Empty);
         async move {
+            let started = Instant::now();
             let mut attempt = 0u32;
             loop {
                 attempt += 1;
                 tracing::Span::current().record("attempt", attempt);
-                let error = match self.attempt(operation, table, &mut call).await {
-                    Ok(value) => return Ok(value),
+                let error = match self.checkout().await {
+                    // Nothing was sent: safe to retry whatever the call is.
                     Err(error) => error,
+                    Ok(mut pooled) => {
+                        let addr = pooled.addr().to_owned();
+                        match self.call_on(operation, table, &addr, pooled.conn(), &mut call).await {
+                            Ok(value) => return Ok(value),
+                            Err(error) if idempotence == Idempotence::NotIdempotent => {
+                                return Err(outcome_unknown(operation, error));
+                            }
+                            Err(error) => error,
+                        }
+                    }
                 };
-                if idempotence == Idempotence::NotIdempotent {
-                    return Err(error);
-                }
-                match self.inner.retry.decide(attempt, &error) {
-                    RetryDecision::Retry { after } => {
+                match self.retry_after(attempt, started, &error) {
+                    Some(after) => {
                         tracing::debug!(%error, ?after, "retrying");
                         tokio::time::sleep(after).await;
                     }
-                    RetryDecision::Fail => return Err(error),
+                    None => return Err(error),
                 }
             }
         }
@@ -282,35 +345,115 @@ impl Client {
         .await
     }
 
-    async fn attempt<T, F>(&self, operation: &'static str, table: Option<&str>, call: &mut F) -> Result<T>
+    /// The pause before retrying after `attempt` failed with `error`, if the policy
+    /// allows it and the retry would start within the budget counted from `since`.
+    pub(crate) fn retry_after(&self, attempt: u32, since: Instant, error: &Error) -> Option<Duration> {
+        match self.inner.retry.decide(attempt, error) {
+            RetryDecision::Retry { after } if since.elapsed() + after <= self.inner.retry_budget => Some(after),
+            RetryDecision::Retry { .. } | RetryDecision::Fail => None,
+        }
+    }
+
+    /// One attempt of a call on a given connection: the request timeout, the error
+    /// mapping and the tracing span (`hbase.attempt`) every call shares, plain calls and
+    /// scan pages alike.
+    pub(crate) async fn call_on<T, F>(
+        &self,
+        operation: &'static str,
+        table: Option<&str>,
+        addr: &str,
+        conn: &mut Connection,
+        call: &mut F,
+    ) -> Result<T>
     where
         F: for<'a> FnMut(&'a mut Connection) -> CallFuture<'a, T>,
     {
         let timeout = self.inner.request_timeout;
-        let mut pooled = tokio::time::timeout(timeout, self.inner.pool.checkout())
-            .await
-            .map_err(|_| Error::Timeout { operation, after: timeout })??;
-        let addr = pooled.addr().to_owned();
-        match tokio::time::timeout(timeout, call(pooled.conn())).await {
+        let span = tracing::debug_span!("hbase.attempt", operation, table, gateway = addr);
+        match tokio::time::timeout(timeout, call(conn)).instrument(span).await {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(e)) => Err(Error::from_call(&addr, table, e)),
-            // The abandoned call poisoned the connection; dropping it closes it.
+            Ok(Err(e)) => Err(Error::from_call_in(operation, addr, table, e)),
+            // The abandoned call poisoned the connection; it is closed, not reused.
             Err(_) => Err(Error::Timeout { operation, after: timeout }),
         }
     }
 
-    /// Checks a connection out, to any gateway or to the named one (server-side
-    /// scanners live on the gateway that opened them).
-    pub(crate) async fn checkout(&self, gateway: Option<&str>) -> Result<crate::pool::PooledConnection> {
+    /// Checks a connection out of the pool (any gateway, the ones up first), within the
+    /// request timeout.
+    pub(crate) async fn checkout(&self) -> Result<PooledConnection> {
         let timeout = self.inner.request_timeout;
-        let checkout = async {
-            match gateway {
-                Some(addr) => self.inner.pool.checkout_to(addr).await,
-                None => self.inner.pool.checkout().await,
-            }
-        };
-        tokio::time::timeout(timeout, checkout)
+        tokio::time::timeout(timeout, self.inner.pool.checkout())
             .await
             .map_err(|_| Error::Timeout { operation: "connect", after: timeout })?
+    }
+
+    /// Waits for a slot of the pool (bounds the calls in flight) without taking a
+    /// connection: for calls on a connection the caller holds (a pinned scanner's).
+    pub(crate) async fn slot(&self) -> Result<tokio::sync::OwnedSemaphorePermit> {
+        let timeout = self.inner.request_timeout;
+        tokio::time::timeout(timeout, self.inner.pool.permit())
+            .await
+            .map_err(|_| Error::Timeout { operation: "connect", after: timeout })?
+    }
+}
+
+/// A sent call that is not idempotent failed: say whether it may have been applied.
+fn outcome_unknown(operation: &'static str, error: Error) -> Error {
+    match error {
+        // The request may have reached HBase and been applied before the failure.
+        Error::Transport { .. } | Error::Timeout { .. } | Error::Protocol { .. } => {
+            Error::WriteOutcomeUnknown { operation, source: Box::new(error) }
+        }
+        // HBase answered: it refused the call, nothing was applied.
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused() -> Error {
+        Error::Transport {
+            addr: "h:1".into(),
+            source: CallError::Connect {
+                addr: "h:1".into(),
+                source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+            },
+        }
+    }
+
+    #[test]
+    fn retries_stop_at_the_budget_whatever_the_policy() {
+        let client = Client::builder().address("127.0.0.1:1").retry_budget(Duration::from_secs(10)).build().unwrap();
+        let now = Instant::now();
+        // An outage is retried past the policy's 4 attempts while the budget lasts...
+        assert_eq!(client.retry_after(20, now, &refused()), Some(Duration::from_secs(2)));
+        // ...and not once the next attempt would start after it.
+        let long_ago = now.checked_sub(Duration::from_secs(9)).unwrap();
+        assert_eq!(client.retry_after(20, long_ago, &refused()), None);
+        // A timeout is not an outage: the policy's attempt count ends it.
+        let timeout = Error::Timeout { operation: "get", after: Duration::from_secs(1) };
+        assert!(client.retry_after(3, now, &timeout).is_some());
+        assert_eq!(client.retry_after(4, now, &timeout), None);
+    }
+
+    #[test]
+    fn a_sent_write_that_fails_in_transport_may_have_been_applied() {
+        let lost = Error::Transport { addr: "h:1".into(), source: CallError::Closed };
+        let e = outcome_unknown("increment", lost);
+        assert!(matches!(e, Error::WriteOutcomeUnknown { operation: "increment", .. }));
+        assert!(e.may_have_written());
+        assert!(!e.is_retryable());
+        let refused_by_hbase = Error::IllegalArgument { message: "bad".into() };
+        assert!(!outcome_unknown("increment", refused_by_hbase).may_have_written());
+    }
+
+    #[tokio::test]
+    async fn a_shut_down_client_says_so() {
+        let client = Client::connect_to("127.0.0.1:1").unwrap();
+        client.shutdown();
+        let table = client.table("t").unwrap();
+        assert!(matches!(table.get(crate::Get::new("r")).await, Err(Error::ClientClosed)));
     }
 }

@@ -12,11 +12,16 @@ pub enum InvalidInput {
     /// A row key must not be empty.
     #[error("row key is empty")]
     EmptyRowKey,
-    /// HBase's hard limit on a row key is 32767 bytes.
-    #[error("row key is {len} bytes; HBase's limit is 32767")]
+    /// The row key is longer than HBase accepts through the gateway: 32767 bytes less
+    /// the table name's length and 16 (HBase locates a row's region with the meta key
+    /// `table,row,99999999999999`, which is itself a row key; a longer key makes the
+    /// gateway retry until the call times out).
+    #[error("row key is {len} bytes; the longest HBase accepts for this table is {max}")]
     RowKeyTooLong {
         /// The key's length.
         len: usize,
+        /// The longest key accepted (for the table, when known).
+        max: usize,
     },
     /// A column family name must not be empty.
     #[error("column family name is empty")]
@@ -43,12 +48,13 @@ pub enum InvalidInput {
     /// A key could not be encoded, decoded or planned by its schema.
     #[error("key error: {0}")]
     Key(#[from] basalt_rowkey::KeyError),
-    /// A salted-scan cursor does not belong to this query or is corrupt.
+    /// A salted-scan cursor was refused: malformed, from another query, altered or
+    /// signed with another key, or pointing outside its range.
     #[error("invalid cursor: {0}")]
-    Cursor(String),
+    Cursor(crate::salted::CursorError),
     /// A filter could not be rendered.
     #[error("invalid filter: {0}")]
-    Filter(String),
+    Filter(#[from] crate::filter::FilterError),
 }
 
 /// Everything that can go wrong in a Basalt call.
@@ -139,14 +145,65 @@ pub enum Error {
         #[source]
         last: Box<Error>,
     },
+    /// The client was shut down ([`Client::shutdown`](crate::Client::shutdown)): its
+    /// pool hands out no more connections.
+    #[error("the client was shut down")]
+    ClientClosed,
+    /// The gateway failed while processing the call (a `TApplicationException` such as
+    /// "Internal error processing openScanner"): the request reached it and was
+    /// understood as a call, so this is not a transport mismatch.
+    #[error("the gateway at {addr} failed processing {operation} ({kind}): {message}{}", hint.map(|h| format!(" ({h})")).unwrap_or_default())]
+    ServerInternal {
+        /// The gateway's address.
+        addr: String,
+        /// The operation, e.g. `open_scanner`.
+        operation: &'static str,
+        /// The exception's kind, e.g. `InternalError`.
+        kind: String,
+        /// The gateway's message.
+        message: String,
+        /// What probably caused it, when the client can tell (e.g. a malformed filter).
+        hint: Option<&'static str>,
+    },
+    /// A call that is never retried automatically (increment, append,
+    /// check-and-mutate) failed after its request may have reached HBase: the write
+    /// may or may not have been applied. Read the row before trying again.
+    #[error("{operation} may or may not have been applied: {source}")]
+    WriteOutcomeUnknown {
+        /// The operation, e.g. `increment`.
+        operation: &'static str,
+        /// What failed.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A scan page failed the client's checks (a row outside the scan's range or out of
+    /// order) more than once in a row; no row of such a page was delivered.
+    #[error("scan of {table} got rows that are not its own from {addr}: {message}")]
+    ScanIntegrity {
+        /// The gateway's address.
+        addr: String,
+        /// The table scanned.
+        table: String,
+        /// What was wrong.
+        message: String,
+    },
     /// A batched write failed part-way: `confirmed` rows were written; the rows in
-    /// `not_confirmed` may or may not have been (the failing chunk and all after it).
-    #[error("batch failed after {confirmed} rows were written; {} rows not confirmed: {source}", not_confirmed.len())]
+    /// `not_confirmed` were not confirmed. Its first `in_doubt` entries are the failing
+    /// chunk, which HBase applies row by row: any of them may have been written (a
+    /// chunk that fails on one row's unknown family still writes the others). The rest
+    /// were never sent.
+    #[error(
+        "batch failed: {confirmed} rows confirmed written, {in_doubt} rows may or may not have been written, {} rows not sent: {source}",
+        not_confirmed.len().saturating_sub(*in_doubt)
+    )]
     BatchFailed {
         /// Rows known to be written (the chunks before the failing one).
         confirmed: usize,
         /// Row keys of the failing chunk and of the chunks never sent.
         not_confirmed: Vec<Bytes>,
+        /// How many of `not_confirmed` (its first entries) were sent and may have been
+        /// written.
+        in_doubt: usize,
         /// Why the chunk failed.
         #[source]
         source: Box<Error>,
@@ -158,18 +215,81 @@ impl Error {
     /// timeouts, expired scanners and server errors HBase marks retryable.
     pub fn is_retryable(&self) -> bool {
         match self {
-            Error::Transport { .. }
-            | Error::Timeout { .. }
+            // A reply over the size limit would be just as large the next time.
+            Error::Transport { source, .. } => !matches!(source, CallError::ResponseTooLarge { .. }),
+            Error::Timeout { .. }
             | Error::NoGateway { .. }
-            | Error::ScannerExpired { .. } => true,
+            | Error::ScannerExpired { .. }
+            | Error::ScanIntegrity { .. } => true,
             Error::Server { can_retry, .. } => *can_retry,
             Error::BatchFailed { source, .. } => source.is_retryable(),
+            Error::InvalidInput(_)
+            | Error::TableNotFound { .. }
+            | Error::NamespaceNotFound { .. }
+            | Error::AlreadyExists { .. }
+            | Error::NoSuchColumnFamily { .. }
+            | Error::IllegalArgument { .. }
+            | Error::Protocol { .. }
+            | Error::ClientClosed
+            | Error::ServerInternal { .. }
+            | Error::WriteOutcomeUnknown { .. } => false,
+        }
+    }
+
+    /// Whether the failure looks like an outage: no connection to the gateway could
+    /// be made (refused or timed out, as while it restarts), or no gateway could be
+    /// reached. Nothing was sent; such failures are retried for the whole retry budget.
+    /// (A connection dropped during a call is retryable but not an outage: a transport
+    /// mismatch looks the same, and must fail fast.)
+    pub fn is_outage(&self) -> bool {
+        match self {
+            Error::Transport { source, .. } => {
+                matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
+            }
+            Error::Timeout { operation: "connect", .. } => true,
+            Error::NoGateway { .. } => true,
+            Error::BatchFailed { source, .. } => source.is_outage(),
             _ => false,
+        }
+    }
+
+    /// Whether the failed call may have changed data on the server: true for
+    /// [`Error::WriteOutcomeUnknown`] and for a [`Error::BatchFailed`] with rows in doubt.
+    pub fn may_have_written(&self) -> bool {
+        match self {
+            Error::WriteOutcomeUnknown { .. } => true,
+            Error::BatchFailed { in_doubt, .. } => *in_doubt > 0,
+            _ => false,
+        }
+    }
+
+    /// Adds the hint for a gateway failure on a call that carried a filter string: HBase
+    /// parses filter strings inside the handler, so a malformed one surfaces as an
+    /// internal error.
+    pub(crate) fn with_filter_hint(self, has_filter: bool) -> Error {
+        match self {
+            Error::ServerInternal { addr, operation, kind, message, hint: None } if has_filter => {
+                Error::ServerInternal {
+                    addr,
+                    operation,
+                    kind,
+                    message,
+                    hint: Some(
+                        "the call carried a filter string: it is probably malformed; check its syntax (the gateway's log has the parser's message)",
+                    ),
+                }
+            }
+            other => other,
         }
     }
 
     /// Maps one call's failure, recognising HBase's typed failures by their messages.
     pub(crate) fn from_call(addr: &str, table: Option<&str>, e: CallError) -> Error {
+        Error::from_call_in("call", addr, table, e)
+    }
+
+    /// [`Error::from_call`] for a named operation.
+    pub(crate) fn from_call_in(operation: &'static str, addr: &str, table: Option<&str>, e: CallError) -> Error {
         match e {
             CallError::Server { message, can_retry } => classify_server(message, can_retry.unwrap_or(true), table),
             CallError::IllegalArgument { message } => {
@@ -179,9 +299,13 @@ impl Error {
                     Error::IllegalArgument { message }
                 }
             }
-            e @ (CallError::Application { .. } | CallError::Protocol(_) | CallError::Encode(_)) => {
-                Error::Protocol { addr: addr.to_owned(), source: e }
+            CallError::Application { kind, message } => {
+                Error::ServerInternal { addr: addr.to_owned(), operation, kind, message, hint: None }
             }
+            CallError::Encode(message) => {
+                Error::InvalidInput(InvalidInput::Option(format!("the request could not be encoded: {message}")))
+            }
+            e @ CallError::Protocol(_) => Error::Protocol { addr: addr.to_owned(), source: e },
             e => Error::Transport { addr: addr.to_owned(), source: e },
         }
     }

@@ -36,45 +36,56 @@
 //!   connections are replaced before use; a call abandoned mid-flight (its future
 //!   dropped, or timed out) never returns its connection to the pool.
 //! - **Retries**: idempotent calls (gets, scans, puts, deletes, admin reads) are
-//!   retried on retryable errors by the [`RetryPolicy`]; increments, appends and
-//!   check-and-mutate never are.
-//! - **Scans**: one page ahead at most; reopened after the last returned row when the
-//!   server's scanner expires or the connection breaks.
+//!   retried on retryable errors by the [`RetryPolicy`] within a time budget
+//!   ([`ClientBuilder::retry_budget`], default 45 s: longer than a routine gateway
+//!   restart), failing over to other gateways; increments, appends and
+//!   check-and-mutate are retried only when they were never sent, and a failure after
+//!   sending says the write may have been applied ([`Error::WriteOutcomeUnknown`]).
+//! - **Scans**: one page ahead at most; the server-side scanner is used only on the
+//!   connection that opened it, every page is checked against the scan's range and
+//!   direction, and the scan reopens after the last returned row when the scanner
+//!   expires, the connection breaks or a page is refused.
 //! - **Salted scans**: [`Table::salted`] binds a table to a `basalt_rowkey::Schema`;
 //!   [`SaltedTable::scan`] plans the buckets a query touches, scans them concurrently
 //!   and heap-merges them into one ordered stream, with limits and resumable cursors.
 //! - **Errors**: [`Error`] is typed (`TableNotFound`, `NoSuchColumnFamily`,
 //!   `ScannerExpired`, ...) and [`Error::is_retryable`] says whether trying again can
 //!   help. Bad input is rejected before sending ([`InvalidInput`]).
-//! - **Tracing**: one span per call (`hbase.call`) and per scan (`hbase.scan`); the
-//!   library installs no subscriber.
+//! - **Tracing**: one span per call (`hbase.call`), per attempt on a connection
+//!   (`hbase.attempt`, scan pages included) and per scan (`hbase.scan`); the library
+//!   installs no subscriber.
 
 mod admin;
 mod client;
 mod error;
 pub mod filter;
 mod ops;
+mod options;
 mod pool;
 mod region;
 mod retry;
 mod row;
 mod salted;
 mod scan;
+mod scan_worker;
 mod table;
 mod validate;
 
 pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};
 pub use basalt_thrift::{Framing, Protocol};
 pub use bytes::Bytes;
-pub use client::{Client, ClientBuilder};
+pub use client::{Client, ClientBuilder, DEFAULT_RETRY_BUDGET};
 pub use error::{Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
+pub use options::ReadOptions;
 pub use pool::PoolStats;
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
 pub use row::{Cell, Row};
-pub use salted::{merge_ordered, BucketStats, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable};
-pub use scan::{RowStream, Scan, ScanStats, DEFAULT_CACHING};
+pub use salted::{
+    merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
+};
+pub use scan::{RowStream, Scan, ScanPaging, ScanStats, DEFAULT_CACHING, FIRST_PAGE_ROWS};
 pub use table::{Table, DEFAULT_BATCH_ROWS};
-pub use validate::MAX_ROW_KEY_LEN;
+pub use validate::{max_row_key_len, MAX_ROW_KEY_LEN};

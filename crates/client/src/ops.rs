@@ -3,97 +3,56 @@
 
 use basalt_thrift::hbase::{
     TAppend, TColumn, TColumnIncrement, TColumnValue, TCompareOp, TDelete, TDeleteType, TDurability, TGet, TIncrement,
-    TMutation, TPut, TRowMutations, TTimeRange,
+    TMutation, TPut, TRowMutations,
 };
 use bytes::Bytes;
 
 use crate::error::{InvalidInput, Result};
 use crate::filter::{CompareOp, Filter};
+use crate::options::ReadOptions;
 use crate::validate;
-
-/// Which columns a read returns.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum ColumnSpec {
-    Family(Bytes),
-    Column(Bytes, Bytes),
-}
-
-pub(crate) fn columns_to_thrift(columns: &[ColumnSpec]) -> Result<Option<Vec<TColumn>>> {
-    if columns.is_empty() {
-        return Ok(None);
-    }
-    columns
-        .iter()
-        .map(|c| match c {
-            ColumnSpec::Family(f) => {
-                validate::family(f)?;
-                Ok(TColumn::new(f.to_vec(), None, None))
-            }
-            ColumnSpec::Column(f, q) => {
-                validate::family(f)?;
-                Ok(TColumn::new(f.to_vec(), q.to_vec(), None))
-            }
-        })
-        .collect::<Result<Vec<_>>>()
-        .map(Some)
-}
-
-pub(crate) fn render_filter(filter: &Option<Filter>) -> Result<Option<Vec<u8>>> {
-    match filter {
-        None => Ok(None),
-        Some(f) => f.render().map(|b| Some(b.to_vec())).map_err(|e| InvalidInput::Filter(e.to_string()).into()),
-    }
-}
-
-pub(crate) fn time_range(range: Option<(i64, i64)>) -> Result<Option<TTimeRange>> {
-    match range {
-        None => Ok(None),
-        Some((min, max)) if min >= 0 && min <= max => Ok(Some(TTimeRange::new(min, max))),
-        Some((min, max)) => Err(InvalidInput::Option(format!("time range [{min}, {max}) is empty or negative")).into()),
-    }
-}
 
 /// A read of one row. By default: every column, newest version only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Get {
     row: Bytes,
-    columns: Vec<ColumnSpec>,
-    max_versions: Option<i32>,
+    read: ReadOptions,
     timestamp: Option<i64>,
-    time_range: Option<(i64, i64)>,
-    filter: Option<Filter>,
-    cache_blocks: Option<bool>,
 }
 
 impl Get {
     /// A get of `row`.
     pub fn new(row: impl Into<Bytes>) -> Get {
-        Get {
-            row: row.into(),
-            columns: Vec::new(),
-            max_versions: None,
-            timestamp: None,
-            time_range: None,
-            filter: None,
-            cache_blocks: None,
-        }
+        Get { row: row.into(), read: ReadOptions::default(), timestamp: None }
+    }
+
+    /// Replaces the read options (columns, filter, versions, time range, block
+    /// caching; `caching` and `batch` do not apply to gets).
+    pub fn read_options(mut self, options: ReadOptions) -> Get {
+        self.read = options;
+        self
+    }
+
+    /// The read options.
+    pub fn options(&self) -> &ReadOptions {
+        &self.read
     }
 
     /// Only this column (may be called repeatedly).
     pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Get {
-        self.columns.push(ColumnSpec::Column(family.into(), qualifier.into()));
+        self.read = self.read.column(family, qualifier);
         self
     }
 
     /// Every column of this family (may be called repeatedly).
     pub fn family(mut self, family: impl Into<Bytes>) -> Get {
-        self.columns.push(ColumnSpec::Family(family.into()));
+        self.read = self.read.family(family);
         self
     }
 
     /// Up to `n` versions of each column, newest first (default 1).
     pub fn max_versions(mut self, n: u32) -> Get {
-        self.max_versions = Some(i32::try_from(n).unwrap_or(i32::MAX));
+        self.read = self.read.max_versions(n);
         self
     }
 
@@ -105,19 +64,19 @@ impl Get {
 
     /// Only versions with `min <= timestamp < max`.
     pub fn time_range(mut self, min: i64, max: i64) -> Get {
-        self.time_range = Some((min, max));
+        self.read = self.read.time_range(min, max);
         self
     }
 
     /// A server-side filter.
     pub fn filter(mut self, filter: Filter) -> Get {
-        self.filter = Some(filter);
+        self.read = self.read.filter(filter);
         self
     }
 
     /// Whether the blocks read are cached on the region server (default: server's).
     pub fn cache_blocks(mut self, cache: bool) -> Get {
-        self.cache_blocks = Some(cache);
+        self.read = self.read.cache_blocks(cache);
         self
     }
 
@@ -128,21 +87,22 @@ impl Get {
 
     pub(crate) fn to_thrift(&self) -> Result<TGet> {
         validate::row_key(&self.row)?;
-        if self.max_versions == Some(0) {
+        let read = &self.read;
+        if read.max_versions == Some(0) {
             return Err(InvalidInput::Option("max_versions must be at least 1".into()).into());
         }
         Ok(TGet::new(
             self.row.to_vec(),
-            columns_to_thrift(&self.columns)?,
+            read.thrift_columns()?,
             self.timestamp,
-            time_range(self.time_range)?,
-            self.max_versions,
-            render_filter(&self.filter)?,
+            read.thrift_time_range()?,
+            read.max_versions,
+            read.rendered_filter()?,
             None,
             None,
             None,
             None,
-            self.cache_blocks,
+            read.cache_blocks,
             None,
             None,
             None,
@@ -464,6 +424,11 @@ impl Increment {
         self
     }
 
+    /// The row incremented.
+    pub fn row(&self) -> &Bytes {
+        &self.row
+    }
+
     pub(crate) fn to_thrift(&self) -> Result<TIncrement> {
         validate::row_key(&self.row)?;
         if self.columns.is_empty() {
@@ -502,6 +467,11 @@ impl Append {
     pub fn durability(mut self, durability: Durability) -> Append {
         self.durability = durability;
         self
+    }
+
+    /// The row appended to.
+    pub fn row(&self) -> &Bytes {
+        &self.row
     }
 
     pub(crate) fn to_thrift(&self) -> Result<TAppend> {

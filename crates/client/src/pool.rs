@@ -55,6 +55,7 @@ struct Gateway {
 /// Shared pool state (one per `Client` and its clones).
 pub(crate) struct Pool {
     gateways: Vec<Arc<Gateway>>,
+    size: usize,
     next: AtomicUsize,
     permits: Arc<Semaphore>,
     options: ConnectionOptions,
@@ -76,6 +77,31 @@ impl PooledConnection {
     pub(crate) fn conn(&mut self) -> &mut Connection {
         // Invariant: `conn` is `Some` until drop.
         self.conn.as_mut().expect("pooled connection used after release")
+    }
+
+    /// The gateway's address.
+    pub(crate) fn addr(&self) -> &str {
+        &self.gateway.addr
+    }
+
+    /// Takes the connection out of the pool for good (a scan pins its scanner to it);
+    /// the slot is freed. Give it back with [`Pool::give_back`].
+    pub(crate) fn detach(mut self) -> Detached {
+        Detached { conn: self.conn.take(), gateway: Arc::clone(&self.gateway) }
+    }
+}
+
+/// A connection taken out of the pool by [`PooledConnection::detach`]: it holds no
+/// slot, and is closed on drop unless given back.
+pub(crate) struct Detached {
+    conn: Option<Connection>,
+    gateway: Arc<Gateway>,
+}
+
+impl Detached {
+    /// The connection.
+    pub(crate) fn conn(&mut self) -> Option<&mut Connection> {
+        self.conn.as_mut()
     }
 
     /// The gateway's address.
@@ -107,6 +133,7 @@ impl Pool {
         down_backoff: Duration,
     ) -> Pool {
         Pool {
+            size,
             gateways: addrs
                 .into_iter()
                 .map(|addr| Arc::new(Gateway { addr, idle: Mutex::new(Vec::new()), down_until: Mutex::new(None) }))
@@ -131,6 +158,57 @@ impl Pool {
         }
     }
 
+    /// Most connections checked out at once.
+    pub(crate) fn size(&self) -> usize {
+        self.size
+    }
+
+    /// A slot of the pool, without a connection (a pinned scan calls on its own).
+    pub(crate) async fn permit(&self) -> Result<OwnedSemaphorePermit> {
+        Arc::clone(&self.permits).acquire_owned().await.map_err(|_| Error::ClientClosed)
+    }
+
+    /// Returns a detached connection to its gateway's idle list if it is clean and the
+    /// list has room; otherwise closes it.
+    pub(crate) fn give_back(&self, mut detached: Detached) {
+        let Some(conn) = detached.conn.take() else { return };
+        if self.permits.is_closed() || !conn.is_reusable() {
+            return;
+        }
+        if let Ok(mut idle) = detached.gateway.idle.lock() {
+            if idle.len() < self.size {
+                idle.push(Idle { conn, since: Instant::now() });
+            }
+        }
+    }
+
+    /// Closes the pool: waiting and later checkouts fail, idle connections are closed.
+    pub(crate) fn shutdown(&self) {
+        self.permits.close();
+        for gateway in &self.gateways {
+            if let Ok(mut idle) = gateway.idle.lock() {
+                idle.clear();
+            }
+        }
+    }
+
+    /// A new connection (never an idle one), to warm the pool up.
+    pub(crate) async fn checkout_fresh(&self) -> Result<PooledConnection> {
+        let permit = self.permit().await?;
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        let gateway = &self.gateways[start % self.gateways.len()];
+        match Connection::connect(&gateway.addr, self.options.clone()).await {
+            Ok(conn) => {
+                self.counters.opened.fetch_add(1, Ordering::Relaxed);
+                Ok(self.wrap(conn, gateway, permit))
+            }
+            Err(e) => {
+                self.counters.connect_failures.fetch_add(1, Ordering::Relaxed);
+                Err(connect_error(&gateway.addr, e))
+            }
+        }
+    }
+
     pub(crate) fn addrs(&self) -> Vec<String> {
         self.gateways.iter().map(|g| g.addr.clone()).collect()
     }
@@ -138,10 +216,7 @@ impl Pool {
     /// Waits for a free slot, then hands out a clean connection: an idle one that is
     /// still alive, or a new one to the next gateway that is up.
     pub(crate) async fn checkout(&self) -> Result<PooledConnection> {
-        let permit = Arc::clone(&self.permits)
-            .acquire_owned()
-            .await
-            .map_err(|_| Error::InvalidInput(crate::InvalidInput::Option("the client was shut down".into())))?;
+        let permit = self.permit().await?;
         let start = self.next.fetch_add(1, Ordering::Relaxed);
         let n = self.gateways.len();
         let now = Instant::now();
@@ -171,38 +246,14 @@ impl Pool {
                 }
             }
         }
-        let last = last_error.unwrap_or_else(|| {
-            Error::InvalidInput(crate::InvalidInput::Option("no gateway address configured".into()))
-        });
+        let Some(last) = last_error else {
+            // Unreachable: the builder refuses an empty address list.
+            return Err(Error::NoGateway { tried: String::new(), last: Box::new(Error::ClientClosed) });
+        };
         if n == 1 {
             return Err(last);
         }
         Err(Error::NoGateway { tried: self.addrs().join(", "), last: Box::new(last) })
-    }
-
-    /// Like [`Pool::checkout`], but to one named gateway (server-side scanners live on
-    /// the gateway that opened them).
-    pub(crate) async fn checkout_to(&self, addr: &str) -> Result<PooledConnection> {
-        let Some(gateway) = self.gateways.iter().find(|g| g.addr == addr) else {
-            return Err(Error::InvalidInput(crate::InvalidInput::Option(format!("unknown gateway {addr}"))));
-        };
-        let permit = Arc::clone(&self.permits)
-            .acquire_owned()
-            .await
-            .map_err(|_| Error::InvalidInput(crate::InvalidInput::Option("the client was shut down".into())))?;
-        if let Some(conn) = self.take_idle(gateway) {
-            return Ok(self.wrap(conn, gateway, permit));
-        }
-        match Connection::connect(&gateway.addr, self.options.clone()).await {
-            Ok(conn) => {
-                self.counters.opened.fetch_add(1, Ordering::Relaxed);
-                Ok(self.wrap(conn, gateway, permit))
-            }
-            Err(e) => {
-                self.counters.connect_failures.fetch_add(1, Ordering::Relaxed);
-                Err(connect_error(&gateway.addr, e))
-            }
-        }
     }
 
     fn take_idle(&self, gateway: &Gateway) -> Option<Connection> {

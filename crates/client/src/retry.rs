@@ -26,12 +26,22 @@ pub trait RetryPolicy: Send + Sync {
     fn decide(&self, attempt: u32, error: &Error) -> RetryDecision;
 }
 
-/// Retries retryable errors ([`Error::is_retryable`]) up to `max_attempts` in all,
-/// with exponential back-off from `base_delay`, capped at `max_delay`.
+/// Retries retryable errors ([`Error::is_retryable`]) with exponential back-off from
+/// `base_delay`, capped at `max_delay`: outages ([`Error::is_outage`]: the gateway
+/// refuses connections or drops them, as during a restart) up to
+/// `max_outage_attempts`, so that the client's retry budget
+/// ([`ClientBuilder::retry_budget`](crate::ClientBuilder::retry_budget), 45 s) decides
+/// when to give up; other retryable errors (timeouts, busy servers) up to
+/// `max_attempts`, so that a server that accepts but never answers fails after a few
+/// request timeouts, not dozens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DefaultRetryPolicy {
-    /// Attempts in all, the first included. Default: 4.
+    /// Attempts in all, the first included, for retryable errors that are not outages.
+    /// Default: 4.
     pub max_attempts: u32,
+    /// Attempts in all for outages. Default: unbounded (`u32::MAX`): the retry budget
+    /// ends them.
+    pub max_outage_attempts: u32,
     /// Pause after the first failure. Default: 50 ms.
     pub base_delay: Duration,
     /// Longest pause. Default: 2 s.
@@ -40,13 +50,19 @@ pub struct DefaultRetryPolicy {
 
 impl Default for DefaultRetryPolicy {
     fn default() -> Self {
-        DefaultRetryPolicy { max_attempts: 4, base_delay: Duration::from_millis(50), max_delay: Duration::from_secs(2) }
+        DefaultRetryPolicy {
+            max_attempts: 4,
+            max_outage_attempts: u32::MAX,
+            base_delay: Duration::from_millis(50),
+            max_delay: Duration::from_secs(2),
+        }
     }
 }
 
 impl RetryPolicy for DefaultRetryPolicy {
     fn decide(&self, attempt: u32, error: &Error) -> RetryDecision {
-        if attempt >= self.max_attempts || !error.is_retryable() {
+        let most = if error.is_outage() { self.max_outage_attempts } else { self.max_attempts };
+        if attempt >= most || !error.is_retryable() {
             return RetryDecision::Fail;
         }
         let factor = 1u32.checked_shl(attempt.saturating_sub(1)).unwrap_or(u32::MAX);
@@ -77,7 +93,19 @@ mod tests {
         assert_eq!(policy.decide(4, &retryable), RetryDecision::Fail);
         let fatal = Error::TableNotFound { table: "t".into() };
         assert_eq!(policy.decide(1, &fatal), RetryDecision::Fail);
-        let long = DefaultRetryPolicy { max_attempts: 100, ..policy };
+        let long = DefaultRetryPolicy { max_attempts: 100, ..policy.clone() };
         assert_eq!(long.decide(40, &retryable), RetryDecision::Retry { after: Duration::from_secs(2) });
+        // An outage (a gateway restarting) is retried past `max_attempts`: the client's
+        // retry budget ends it.
+        let refused = Error::Transport {
+            addr: "h:1".into(),
+            source: basalt_thrift::CallError::Connect {
+                addr: "h:1".into(),
+                source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
+            },
+        };
+        assert!(refused.is_outage());
+        assert_eq!(policy.decide(30, &refused), RetryDecision::Retry { after: Duration::from_secs(2) });
+        assert!(!retryable.is_outage());
     }
 }

@@ -1,6 +1,7 @@
 //! Rows and cells as they come back from HBase.
 
 use basalt_thrift::hbase::{TColumnValue, TResult};
+use basalt_thrift::{CellData, CellRef, RowData, RowRef};
 use bytes::Bytes;
 
 /// One cell: a value at (row, family, qualifier, timestamp).
@@ -17,6 +18,20 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// A cell of a zero-copy reply: its fields share the reply's buffer.
+    pub(crate) fn from_ref(c: &CellRef<'_>) -> Cell {
+        Cell {
+            family: c.family_bytes(),
+            qualifier: c.qualifier_bytes(),
+            value: c.value_bytes(),
+            timestamp: c.timestamp().unwrap_or(0),
+        }
+    }
+
+    pub(crate) fn from_data(c: CellData) -> Cell {
+        Cell { family: c.family, qualifier: c.qualifier, value: c.value, timestamp: c.timestamp.unwrap_or(0) }
+    }
+
     pub(crate) fn from_thrift(c: TColumnValue) -> Cell {
         Cell {
             family: Bytes::from(c.family),
@@ -41,6 +56,16 @@ pub struct Row {
 }
 
 impl Row {
+    /// A row of a zero-copy reply: key and cells share the reply's buffer (no copy,
+    /// one allocation for the cell list).
+    pub(crate) fn from_ref(r: &RowRef<'_>) -> Row {
+        Row { key: r.key_bytes(), cells: r.cells().map(|c| Cell::from_ref(&c)).collect(), partial: r.partial() }
+    }
+
+    pub(crate) fn from_data(r: RowData) -> Row {
+        Row { key: r.row, cells: r.cells.into_iter().map(Cell::from_data).collect(), partial: r.partial }
+    }
+
     pub(crate) fn from_thrift(r: TResult) -> Row {
         Row {
             key: Bytes::from(r.row.unwrap_or_default()),

@@ -1,35 +1,50 @@
 //! Scans as `futures::Stream`s of rows.
 //!
-//! A scan runs in a background task that pages through `openScanner` /
-//! `getScannerRows`, fetching the next page only once the consumer has taken the
-//! previous one (one page ahead, so memory is bounded by two pages). Dropping the
-//! stream stops the task, which closes the server-side scanner. When the server
-//! forgets the scanner (the consumer paused longer than the scanner timeout: "Invalid
-//! scanner Id") or the connection breaks, the scan reopens just after the last row it
-//! returned and continues: no row twice, no row missed.
+//! A scan runs in a background task ([`crate::scan_worker`]) that pages through
+//! `openScanner` / `getScannerRows`, one page ahead of the consumer (memory is bounded by
+//! two pages). Its server-side scanner is pinned to the connection that opened it: the
+//! id is only ever used on that connection, so a restarted gateway or a load balancer
+//! can never hand the scan another scanner's rows. Every page is checked against the
+//! scan's range and direction before a row is delivered. When the scanner expires, the
+//! connection is lost or a page fails the checks, the scan reopens just after the last
+//! row it returned: no row twice, no row missed. Dropping the stream stops the task,
+//! which closes the server-side scanner.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use basalt_thrift::hbase::TScan;
 use bytes::Bytes;
 use futures::Stream;
 use tokio::sync::mpsc;
-use tracing::Instrument;
 
 use crate::client::Client;
-use crate::error::{Error, InvalidInput, Result};
+use crate::error::{InvalidInput, Result};
 use crate::filter::Filter;
-use crate::ops::{columns_to_thrift, render_filter, time_range, ColumnSpec};
-use crate::retry::RetryDecision;
+use crate::options::ReadOptions;
 use crate::row::Row;
+use crate::scan_worker::Worker;
 
 /// Rows per page when none is set.
 pub const DEFAULT_CACHING: u32 = 500;
+
+/// How a scan fetches its pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum ScanPaging {
+    /// A server-side scanner (`openScanner` + `getScannerRows`), pinned to the
+    /// connection that opened it. The fastest: the region server keeps its place.
+    #[default]
+    Scanner,
+    /// Every page is a stateless `getScannerResults` call (open, read, close on the
+    /// server) starting after the last row returned, on any connection to any gateway:
+    /// nothing lives between pages, so no scanner can expire or be confused, at the
+    /// cost of a region seek per page.
+    Stateless,
+}
 
 /// A scan over `[start, stop)` of row keys, forward or reversed. Bounds are always
 /// given in key order, whatever the direction: a reversed scan of `[b, d)` yields the
@@ -39,36 +54,11 @@ pub const DEFAULT_CACHING: u32 = 500;
 pub struct Scan {
     pub(crate) start: Bytes,
     pub(crate) stop: Bytes,
-    columns: Vec<ColumnSpec>,
-    filter: Option<Filter>,
-    time_range: Option<(i64, i64)>,
-    max_versions: Option<i32>,
-    pub(crate) caching: u32,
-    batch: Option<i32>,
+    pub(crate) read: ReadOptions,
     pub(crate) limit: Option<u64>,
     pub(crate) reversed: bool,
-    cache_blocks: Option<bool>,
-    /// Shared limit on concurrent page fetches (salted scans set it).
-    pub(crate) gate: Option<FetchGate>,
+    pub(crate) paging: ScanPaging,
 }
-
-/// A semaphore bounding how many scans fetch a page at the same moment.
-#[derive(Clone)]
-pub(crate) struct FetchGate(pub(crate) Arc<tokio::sync::Semaphore>);
-
-impl std::fmt::Debug for FetchGate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("FetchGate")
-    }
-}
-
-impl PartialEq for FetchGate {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
-    }
-}
-
-impl Eq for FetchGate {}
 
 impl Default for Scan {
     fn default() -> Self {
@@ -82,16 +72,10 @@ impl Scan {
         Scan {
             start: Bytes::new(),
             stop: Bytes::new(),
-            columns: Vec::new(),
-            filter: None,
-            time_range: None,
-            max_versions: None,
-            caching: DEFAULT_CACHING,
-            batch: None,
+            read: ReadOptions::default(),
             limit: None,
             reversed: false,
-            cache_blocks: None,
-            gate: None,
+            paging: ScanPaging::Scanner,
         }
     }
 
@@ -116,46 +100,59 @@ impl Scan {
         self
     }
 
+    /// Replaces the read options (columns, filter, versions, time range, caching,
+    /// batch, block caching).
+    pub fn read_options(mut self, options: ReadOptions) -> Scan {
+        self.read = options;
+        self
+    }
+
+    /// The read options.
+    pub fn options(&self) -> &ReadOptions {
+        &self.read
+    }
+
     /// Only this column (may be called repeatedly).
     pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Scan {
-        self.columns.push(ColumnSpec::Column(family.into(), qualifier.into()));
+        self.read = self.read.column(family, qualifier);
         self
     }
 
     /// Every column of this family (may be called repeatedly).
     pub fn family(mut self, family: impl Into<Bytes>) -> Scan {
-        self.columns.push(ColumnSpec::Family(family.into()));
+        self.read = self.read.family(family);
         self
     }
 
     /// A server-side filter.
     pub fn filter(mut self, filter: Filter) -> Scan {
-        self.filter = Some(filter);
+        self.read = self.read.filter(filter);
         self
     }
 
     /// Only versions with `min <= timestamp < max`.
     pub fn time_range(mut self, min: i64, max: i64) -> Scan {
-        self.time_range = Some((min, max));
+        self.read = self.read.time_range(min, max);
         self
     }
 
     /// Up to `n` versions per column (default 1).
     pub fn max_versions(mut self, n: u32) -> Scan {
-        self.max_versions = Some(i32::try_from(n).unwrap_or(i32::MAX));
+        self.read = self.read.max_versions(n);
         self
     }
 
-    /// Rows per round trip (default [`DEFAULT_CACHING`]); also the page size.
+    /// Rows per round trip (default [`DEFAULT_CACHING`]); also the page size. The
+    /// first page is smaller (at most [`FIRST_PAGE_ROWS`]) for a fast first row.
     pub fn caching(mut self, rows: u32) -> Scan {
-        self.caching = rows;
+        self.read = self.read.caching(rows);
         self
     }
 
     /// At most `cells` cells per returned item: wide rows come back in parts, each
     /// a [`Row`] with `partial = true` except the last.
     pub fn batch(mut self, cells: u32) -> Scan {
-        self.batch = Some(i32::try_from(cells).unwrap_or(i32::MAX));
+        self.read = self.read.batch(cells);
         self
     }
 
@@ -173,7 +170,13 @@ impl Scan {
 
     /// Whether the blocks read are cached on the region server.
     pub fn cache_blocks(mut self, cache: bool) -> Scan {
-        self.cache_blocks = Some(cache);
+        self.read = self.read.cache_blocks(cache);
+        self
+    }
+
+    /// How pages are fetched (default [`ScanPaging::Scanner`]).
+    pub fn paging(mut self, paging: ScanPaging) -> Scan {
+        self.paging = paging;
         self
     }
 
@@ -192,65 +195,53 @@ impl Scan {
         self.reversed
     }
 
+    /// The row limit, if any.
+    pub fn limit_rows(&self) -> Option<u64> {
+        self.limit
+    }
+
+    /// Rows per page.
+    pub(crate) fn page_rows(&self) -> u32 {
+        self.read.caching.unwrap_or(DEFAULT_CACHING)
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
-        if self.caching == 0 {
-            return Err(InvalidInput::Option("caching must be at least 1".into()).into());
-        }
-        if self.batch == Some(0) {
-            return Err(InvalidInput::Option("batch must be at least 1".into()).into());
-        }
-        if self.max_versions == Some(0) {
-            return Err(InvalidInput::Option("max_versions must be at least 1".into()).into());
-        }
+        self.read.validate()?;
         if !self.start.is_empty() && !self.stop.is_empty() && self.start > self.stop {
             return Err(InvalidInput::Option("scan start is after its stop".into()).into());
         }
-        columns_to_thrift(&self.columns)?;
-        render_filter(&self.filter)?;
-        time_range(self.time_range)?;
         Ok(())
     }
 }
 
-/// Where a scan stands: the part of `[lower, upper)` not yet returned, and the parts of
-/// a partially returned wide row to skip after a reopen.
-#[derive(Debug, Clone)]
-struct Cursor {
-    lower: Bytes,
-    upper: Bytes,
-    /// (key, items already returned for it): set while a batched row is incomplete.
-    partial: Option<(Bytes, usize)>,
-}
+/// Rows asked for in a scan's first page (when its caching is larger): the first row
+/// arrives sooner, later pages are full size.
+pub const FIRST_PAGE_ROWS: u32 = 100;
 
-impl Cursor {
-    fn advance(&mut self, row: &Row, reversed: bool) {
-        if row.partial {
-            match &mut self.partial {
-                Some((key, n)) if *key == row.key => *n += 1,
-                _ => self.partial = Some((row.key.clone(), 1)),
-            }
-            return;
-        }
-        self.partial = None;
-        if reversed {
-            self.upper = row.key.clone();
-        } else {
-            let mut next = Vec::with_capacity(row.key.len() + 1);
-            next.extend_from_slice(&row.key);
-            next.push(0);
-            self.lower = Bytes::from(next);
-        }
+/// The not-yet-returned part of `[start, stop)` once the row `last` has been returned:
+/// forward, everything after `last` (`[last 00, stop)`); reversed, everything before it
+/// (`[start, last)`). The one place that computes "the position after the last row",
+/// for plain scans, salted buckets and cursors alike.
+pub(crate) fn after_row(start: &Bytes, stop: &Bytes, last: &Bytes, reversed: bool) -> (Bytes, Bytes) {
+    if reversed {
+        (start.clone(), last.clone())
+    } else {
+        let mut next = Vec::with_capacity(last.len() + 1);
+        next.extend_from_slice(last);
+        next.push(0);
+        (Bytes::from(next), stop.clone())
     }
 }
 
 /// Live counters of one scan, shared with the stream's owner.
 #[derive(Debug, Default)]
 pub struct ScanStats {
-    rows: AtomicU64,
-    pages: AtomicU64,
-    reopens: AtomicU64,
-    first_row_micros: AtomicU64,
-    finished_micros: AtomicU64,
+    pub(crate) rows: AtomicU64,
+    pub(crate) pages: AtomicU64,
+    pub(crate) reopens: AtomicU64,
+    pub(crate) rejected_pages: AtomicU64,
+    pub(crate) first_row_micros: AtomicU64,
+    pub(crate) finished_micros: AtomicU64,
 }
 
 impl ScanStats {
@@ -265,6 +256,11 @@ impl ScanStats {
     /// Times the scanner was reopened after expiring or losing its connection.
     pub fn reopens(&self) -> u64 {
         self.reopens.load(Ordering::Relaxed)
+    }
+    /// Pages refused because a row was outside the scan's range or out of order (none
+    /// of their rows was delivered; the scan reopened instead).
+    pub fn rejected_pages(&self) -> u64 {
+        self.rejected_pages.load(Ordering::Relaxed)
     }
     /// Time from the start until the scan finished (ended, failed or was dropped).
     pub fn finished_after(&self) -> Option<Duration> {
@@ -299,21 +295,21 @@ impl std::fmt::Debug for RowStream {
 
 impl RowStream {
     pub(crate) fn start(client: Client, table: String, scan: Scan) -> Result<RowStream> {
+        RowStream::start_gated(client, table, scan, None)
+    }
+
+    /// Starts a scan whose page fetches also wait on `gate` (salted scans bound how many
+    /// buckets fetch at once).
+    pub(crate) fn start_gated(
+        client: Client,
+        table: String,
+        scan: Scan,
+        gate: Option<Arc<tokio::sync::Semaphore>>,
+    ) -> Result<RowStream> {
         scan.validate()?;
         let (tx, rx) = mpsc::channel(1);
         let stats = Arc::new(ScanStats::default());
-        let worker = Worker {
-            cursor: Cursor { lower: scan.start.clone(), upper: scan.stop.clone(), partial: None },
-            remaining: scan.limit,
-            client,
-            table,
-            scan,
-            stats: Arc::clone(&stats),
-            started: Instant::now(),
-            skip: None,
-        };
-        let span = tracing::debug_span!("hbase.scan", table = %worker.table, reversed = worker.scan.reversed);
-        tokio::spawn(worker.run(tx).instrument(span));
+        Worker::spawn(client, table, scan, gate, Arc::clone(&stats), tx);
         Ok(RowStream { pages: rx, current: VecDeque::new(), stats, done: false })
     }
 
@@ -363,229 +359,5 @@ impl Stream for RowStream {
                 Poll::Pending => return Poll::Pending,
             }
         }
-    }
-}
-
-struct Worker {
-    client: Client,
-    table: String,
-    scan: Scan,
-    cursor: Cursor,
-    remaining: Option<u64>,
-    stats: Arc<ScanStats>,
-    started: Instant,
-    /// After a reopen inside a batched row: (key, parts already returned) to drop.
-    skip: Option<(Bytes, usize)>,
-}
-
-/// An open server-side scanner and the gateway it lives on. No connection is held
-/// between pages, so any number of scans can be open over a small pool.
-struct Open {
-    gateway: String,
-    id: i32,
-}
-
-impl Worker {
-    async fn run(mut self, tx: mpsc::Sender<Result<Vec<Row>>>) {
-        let mut open: Option<Open> = None;
-        let mut failures = 0u32;
-        loop {
-            if self.remaining == Some(0) {
-                break;
-            }
-            // Wait until the consumer has room: at most one page ahead.
-            let Ok(permit) = tx.reserve().await else {
-                break; // the stream was dropped
-            };
-            match self.next_page(&mut open).await {
-                Ok(Some(rows)) => {
-                    failures = 0;
-                    if !rows.is_empty() {
-                        permit.send(Ok(rows));
-                    }
-                }
-                Ok(None) => break,
-                Err(error) => {
-                    open = None; // its connection is suspect; the scanner is gone or will expire
-                    failures += 1;
-                    match self.client.inner.retry.decide(failures, &error) {
-                        RetryDecision::Retry { after } => {
-                            self.stats.reopens.fetch_add(1, Ordering::Relaxed);
-                            tracing::debug!(%error, "scan interrupted; reopening after the last row returned");
-                            tokio::time::sleep(after).await;
-                        }
-                        RetryDecision::Fail => {
-                            permit.send(Err(error));
-                            break;
-                        }
-                    }
-                }
-            }
-        }
-        if let Some(open) = open {
-            self.close(open).await;
-        }
-        let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX).max(1);
-        self.stats.finished_micros.store(micros, Ordering::Relaxed);
-    }
-
-    async fn close(&self, open: Open) {
-        if let Ok(mut conn) = self.client.checkout(Some(&open.gateway)).await {
-            let timeout = self.client.inner.request_timeout;
-            let _ = tokio::time::timeout(timeout, conn.conn().close_scanner(open.id)).await;
-        }
-    }
-
-    /// Fetches the next page; `Ok(None)` when the scan is over.
-    async fn next_page(&mut self, open: &mut Option<Open>) -> Result<Option<Vec<Row>>> {
-        let timeout = self.client.inner.request_timeout;
-        let _gate = match &self.scan.gate {
-            Some(gate) => gate.0.clone().acquire_owned().await.ok(),
-            None => None,
-        };
-        let mut conn = self.client.checkout(open.as_ref().map(|o| o.gateway.as_str())).await?;
-        if open.is_none() {
-            let tscan = self.tscan()?;
-            let addr = conn.addr().to_owned();
-            let id = tokio::time::timeout(timeout, conn.conn().open_scanner(self.table.as_bytes().to_vec(), tscan))
-                .await
-                .map_err(|_| Error::Timeout { operation: "open_scanner", after: timeout })?
-                .map_err(|e| Error::from_call(&addr, Some(&self.table), e))?;
-            *open = Some(Open { gateway: addr, id });
-            self.skip = self.cursor.partial.clone();
-        }
-        let Some(state) = open.as_mut() else {
-            return Ok(None);
-        };
-        let want = match self.remaining {
-            // One spare row covers the reversed scan's inclusive start, which may be dropped.
-            Some(n) => n.saturating_add(1).min(u64::from(self.scan.caching)),
-            None => u64::from(self.scan.caching),
-        };
-        let want = i32::try_from(want).unwrap_or(i32::MAX);
-        let results = tokio::time::timeout(timeout, conn.conn().get_scanner_rows(state.id, want))
-            .await
-            .map_err(|_| Error::Timeout { operation: "get_scanner_rows", after: timeout })?
-            .map_err(|e| Error::from_call(&state.gateway, Some(&self.table), e))?;
-        self.stats.pages.fetch_add(1, Ordering::Relaxed);
-        if results.is_empty() {
-            if let Some(state) = open.take() {
-                let _ = tokio::time::timeout(timeout, conn.conn().close_scanner(state.id)).await;
-            }
-            return Ok(None);
-        }
-        drop(conn);
-        let mut rows = Vec::with_capacity(results.len());
-        for result in results {
-            let row = Row::from_thrift(result);
-            if !self.keep(&row) {
-                continue;
-            }
-            self.cursor.advance(&row, self.scan.reversed);
-            let complete = !row.partial;
-            rows.push(row);
-            if complete {
-                if let Some(n) = &mut self.remaining {
-                    *n -= 1;
-                    if *n == 0 {
-                        break;
-                    }
-                }
-            }
-        }
-        if !rows.is_empty() {
-            if self.stats.rows.load(Ordering::Relaxed) == 0 {
-                let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX).max(1);
-                self.stats.first_row_micros.store(micros, Ordering::Relaxed);
-            }
-            self.stats.rows.fetch_add(rows.len() as u64, Ordering::Relaxed);
-        }
-        Ok(Some(rows))
-    }
-
-    /// Drops what the server may send that the cursor excludes: the row at a reversed
-    /// scan's (inclusive) start, the parts of a batched row already returned.
-    fn keep(&mut self, row: &Row) -> bool {
-        if let Some((key, n)) = &mut self.skip {
-            if *key == row.key && *n > 0 {
-                *n -= 1;
-                return false;
-            }
-            self.skip = None;
-        }
-        if self.scan.reversed {
-            if !self.cursor.upper.is_empty() && row.key >= self.cursor.upper {
-                return false;
-            }
-            if !self.cursor.lower.is_empty() && row.key < self.cursor.lower {
-                return false;
-            }
-        }
-        true
-    }
-
-    fn tscan(&self) -> Result<TScan> {
-        let scan = &self.scan;
-        let mut filter = scan.filter.clone();
-        let (start, stop) = if scan.reversed {
-            // HBase's reversed scan: start is the larger (inclusive) key, stop the
-            // smaller (exclusive) one.
-            let start = match &self.cursor.partial {
-                Some((key, _)) => key.clone(),
-                None => self.cursor.upper.clone(),
-            };
-            let lower = &self.cursor.lower;
-            let stop = if lower.is_empty() {
-                Bytes::new()
-            } else if lower.last() == Some(&0) {
-                // Everything >= lower is exactly everything > lower minus its last 0x00.
-                lower.slice(..lower.len() - 1)
-            } else {
-                // No finite exclusive bound exists: stop server-side at `lower`
-                // inclusively, and filter on our side as well.
-                let stop_filter = Filter::inclusive_stop(lower.clone());
-                filter = Some(match filter {
-                    Some(f) => f.and(stop_filter),
-                    None => stop_filter,
-                });
-                Bytes::new()
-            };
-            (start, stop)
-        } else {
-            let start = match &self.cursor.partial {
-                Some((key, _)) => key.clone(),
-                None => self.cursor.lower.clone(),
-            };
-            (start, self.cursor.upper.clone())
-        };
-        let server_limit = self.remaining.map(|n| i32::try_from(n.saturating_add(1)).unwrap_or(i32::MAX));
-        Ok(TScan::new(
-            non_empty(start),
-            non_empty(stop),
-            columns_to_thrift(&scan.columns)?,
-            i32::try_from(scan.caching).unwrap_or(i32::MAX),
-            scan.max_versions,
-            time_range(scan.time_range)?,
-            render_filter(&filter)?,
-            scan.batch,
-            None,
-            None,
-            scan.reversed,
-            scan.cache_blocks,
-            None,
-            None,
-            server_limit,
-            None,
-            None,
-            None,
-        ))
-    }
-}
-
-fn non_empty(b: Bytes) -> Option<Vec<u8>> {
-    if b.is_empty() {
-        None
-    } else {
-        Some(b.to_vec())
     }
 }

@@ -1,5 +1,7 @@
 //! Data operations on one table.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 
 use crate::client::{Client, Idempotence};
@@ -55,17 +57,25 @@ impl Table {
         self.name_bytes.to_vec()
     }
 
+    /// Refuses a row key longer than HBase serves for this table (see
+    /// [`max_row_key_len`](crate::max_row_key_len)) before anything is sent.
+    fn check_key(&self, key: &[u8]) -> Result<()> {
+        Ok(validate::table_row_key(&self.name, key)?)
+    }
+
     /// Reads one row; a missing row gives an empty [`Row`] (see [`Row::is_empty`]).
     pub async fn get(&self, get: Get) -> Result<Row> {
+        self.check_key(get.row())?;
         let tget = get.to_thrift()?;
         let result = self
             .client
             .run("get", Some(&self.name), Idempotence::Idempotent, |conn| {
                 let (table, tget) = (self.table(), tget.clone());
-                Box::pin(conn.get(table, tget))
+                Box::pin(conn.get_row(table, tget))
             })
-            .await?;
-        let mut row = Row::from_thrift(result);
+            .await
+            .map_err(|e| e.with_filter_hint(get.options().has_filter()))?;
+        let mut row = Row::from_data(result);
         if row.key.is_empty() {
             row.key = get.row().clone();
         }
@@ -76,19 +86,24 @@ impl Table {
     /// (missing rows are empty).
     pub async fn get_many(&self, gets: impl IntoIterator<Item = Get>) -> Result<Vec<Row>> {
         let gets: Vec<Get> = gets.into_iter().collect();
+        for get in &gets {
+            self.check_key(get.row())?;
+        }
         let tgets = gets.iter().map(Get::to_thrift).collect::<Result<Vec<_>>>()?;
+        let has_filter = gets.iter().any(|g| g.options().has_filter());
         let mut rows = Vec::with_capacity(gets.len());
         for (chunk, asked) in tgets.chunks(self.batch_rows).zip(gets.chunks(self.batch_rows)) {
             let results = self
                 .client
                 .run("get_many", Some(&self.name), Idempotence::Idempotent, |conn| {
                     let (table, tgets) = (self.table(), chunk.to_vec());
-                    Box::pin(conn.get_multiple(table, tgets))
+                    Box::pin(conn.get_rows(table, tgets))
                 })
-                .await?;
+                .await
+                .map_err(|e| e.with_filter_hint(has_filter))?;
             if results.len() != chunk.len() {
                 return Err(Error::Protocol {
-                    addr: String::new(),
+                    addr: self.client.gateways(),
                     source: basalt_thrift::CallError::Protocol(format!(
                         "getMultiple answered {} rows for {} gets",
                         results.len(),
@@ -96,8 +111,8 @@ impl Table {
                     )),
                 });
             }
-            for (result, get) in results.into_iter().zip(asked) {
-                let mut row = Row::from_thrift(result);
+            for (result, get) in results.iter().zip(asked) {
+                let mut row = Row::from_ref(&result);
                 if row.key.is_empty() {
                     row.key = get.row().clone();
                 }
@@ -109,6 +124,7 @@ impl Table {
 
     /// Whether the row exists (or, if the get names columns, any of them).
     pub async fn exists(&self, get: Get) -> Result<bool> {
+        self.check_key(get.row())?;
         let tget = get.to_thrift()?;
         self.client
             .run("exists", Some(&self.name), Idempotence::Idempotent, |conn| {
@@ -120,7 +136,13 @@ impl Table {
 
     /// `exists` for many gets, in order, `batch_rows` per call.
     pub async fn exists_many(&self, gets: impl IntoIterator<Item = Get>) -> Result<Vec<bool>> {
-        let tgets = gets.into_iter().map(|g| g.to_thrift()).collect::<Result<Vec<_>>>()?;
+        let tgets = gets
+            .into_iter()
+            .map(|g| {
+                self.check_key(g.row())?;
+                g.to_thrift()
+            })
+            .collect::<Result<Vec<_>>>()?;
         let mut answers = Vec::with_capacity(tgets.len());
         for chunk in tgets.chunks(self.batch_rows) {
             let part = self
@@ -137,6 +159,7 @@ impl Table {
 
     /// Writes one row.
     pub async fn put(&self, put: Put) -> Result<()> {
+        self.check_key(put.row())?;
         let tput = put.to_thrift(self.client.inner.max_value_bytes)?;
         self.client
             .run("put", Some(&self.name), Idempotence::Idempotent, |conn| {
@@ -148,10 +171,15 @@ impl Table {
 
     /// Writes many rows, `batch_rows` per `putMultiple` call. Every put is validated
     /// before the first is sent. On failure, [`Error::BatchFailed`] says how many rows
-    /// were confirmed and which were not.
+    /// were confirmed, which rows may have been written (the failing chunk: HBase
+    /// applies it row by row, so a chunk failing on one row can still write the
+    /// others) and which were never sent.
     pub async fn put_many(&self, puts: impl IntoIterator<Item = Put>) -> Result<usize> {
         let puts: Vec<Put> = puts.into_iter().collect();
         let max = self.client.inner.max_value_bytes;
+        for put in &puts {
+            self.check_key(put.row())?;
+        }
         let tputs = puts.iter().map(|p| p.to_thrift(max)).collect::<Result<Vec<_>>>()?;
         let mut written = 0;
         for chunk in tputs.chunks(self.batch_rows) {
@@ -164,7 +192,8 @@ impl Table {
                 .await;
             if let Err(e) = sent {
                 let not_confirmed = puts[written..].iter().map(|p| p.row().clone()).collect();
-                return Err(Error::BatchFailed { confirmed: written, not_confirmed, source: Box::new(e) });
+                let in_doubt = chunk_in_doubt(&e, chunk.len());
+                return Err(Error::BatchFailed { confirmed: written, not_confirmed, in_doubt, source: Box::new(e) });
             }
             written += chunk.len();
         }
@@ -174,6 +203,7 @@ impl Table {
     /// Deletes what `delete` says (see [`Delete`]'s constructors: no implicit
     /// "all versions"). A delete that mixes intents is applied atomically.
     pub async fn delete(&self, delete: Delete) -> Result<()> {
+        self.check_key(delete.row_key())?;
         let tdeletes = delete.to_thrift()?;
         if tdeletes.len() == 1 {
             let tdelete = tdeletes.into_iter().next().ok_or(InvalidInput::EmptyRowKey)?;
@@ -193,6 +223,7 @@ impl Table {
         let deletes: Vec<Delete> = deletes.into_iter().collect();
         let mut tdeletes = Vec::new();
         for d in &deletes {
+            self.check_key(d.row_key())?;
             tdeletes.extend(d.to_thrift()?);
         }
         let mut done = 0;
@@ -207,14 +238,19 @@ impl Table {
             match sent {
                 Ok(failed) if failed.is_empty() => done += chunk.len(),
                 Ok(failed) => {
-                    let not_confirmed = failed.into_iter().map(|d| Bytes::from(d.row)).collect();
+                    // HBase names the deletes it could not apply; the rest were applied.
+                    let failed_n = failed.len();
+                    let mut not_confirmed: Vec<Bytes> = failed.into_iter().map(|d| Bytes::from(d.row)).collect();
+                    let sent_ok = chunk.len().saturating_sub(failed_n);
+                    not_confirmed.extend(tdeletes[done + chunk.len()..].iter().map(|d| Bytes::from(d.row.clone())));
                     let source =
                         Box::new(Error::Server { message: "deleteMultiple reported failures".into(), can_retry: true });
-                    return Err(Error::BatchFailed { confirmed: done, not_confirmed, source });
+                    return Err(Error::BatchFailed { confirmed: done + sent_ok, not_confirmed, in_doubt: 0, source });
                 }
                 Err(e) => {
                     let not_confirmed = tdeletes[done..].iter().map(|d| Bytes::from(d.row.clone())).collect();
-                    return Err(Error::BatchFailed { confirmed: done, not_confirmed, source: Box::new(e) });
+                    let in_doubt = chunk_in_doubt(&e, chunk.len());
+                    return Err(Error::BatchFailed { confirmed: done, not_confirmed, in_doubt, source: Box::new(e) });
                 }
             }
         }
@@ -223,6 +259,7 @@ impl Table {
 
     /// Applies puts and deletes to one row atomically.
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
+        self.check_key(mutations.row())?;
         let tmut = mutations.to_thrift(self.client.inner.max_value_bytes)?;
         self.client
             .run("mutate_row", Some(&self.name), Idempotence::Idempotent, |conn| {
@@ -243,6 +280,7 @@ impl Table {
     ) -> Result<bool> {
         let (family, qualifier) = (family.into(), qualifier.into());
         validate::family(&family)?;
+        self.check_key(put.row())?;
         let tput = put.to_thrift(self.client.inner.max_value_bytes)?;
         let row = put.row().to_vec();
         let value = expected.map(|v| v.to_vec()).unwrap_or_default();
@@ -271,6 +309,7 @@ impl Table {
     ) -> Result<bool> {
         let (family, qualifier) = (family.into(), qualifier.into());
         validate::family(&family)?;
+        self.check_key(delete.row_key())?;
         let mut tdeletes = delete.to_thrift()?;
         if tdeletes.len() != 1 {
             return Err(InvalidInput::Option(
@@ -307,6 +346,7 @@ impl Table {
     ) -> Result<bool> {
         let (family, qualifier) = (family.into(), qualifier.into());
         validate::family(&family)?;
+        self.check_key(mutations.row())?;
         let tmut = mutations.to_thrift(self.client.inner.max_value_bytes)?;
         let row = mutations.row().to_vec();
         let value = value.map(|v| v.to_vec()).unwrap_or_default();
@@ -328,6 +368,7 @@ impl Table {
     /// Adds to counters atomically and returns the row with the new values. Never
     /// retried automatically (a retry could count twice).
     pub async fn increment(&self, increment: Increment) -> Result<Row> {
+        self.check_key(increment.row())?;
         let tinc = increment.to_thrift()?;
         let result = self
             .client
@@ -349,7 +390,7 @@ impl Table {
         let (family, qualifier) = (family.into(), qualifier.into());
         let result = self.increment(Increment::new(row).add(family.clone(), qualifier.clone(), amount)).await?;
         result.counter(&family, &qualifier).ok_or_else(|| Error::Protocol {
-            addr: String::new(),
+            addr: self.client.gateways(),
             source: basalt_thrift::CallError::Protocol("increment returned no 8-byte counter".into()),
         })
     }
@@ -357,6 +398,7 @@ impl Table {
     /// Appends to cells atomically and returns the row with the new values. Never
     /// retried automatically.
     pub async fn append(&self, append: Append) -> Result<Row> {
+        self.check_key(append.row())?;
         let tappend = append.to_thrift()?;
         let result = self
             .client
@@ -369,7 +411,17 @@ impl Table {
 
     /// Streams the rows of a scan (see [`Scan`] and [`RowStream`]).
     pub fn scan(&self, scan: Scan) -> Result<RowStream> {
+        validate::table_scan_bound(&self.name, scan.start_key())?;
+        validate::table_scan_bound(&self.name, scan.stop_key())?;
         RowStream::start(self.client.clone(), self.name.clone(), scan)
+    }
+
+    /// A scan whose page fetches also wait on `gate` (salted scans bound how many
+    /// buckets fetch at once).
+    pub(crate) fn scan_gated(&self, scan: Scan, gate: Arc<tokio::sync::Semaphore>) -> Result<RowStream> {
+        validate::table_scan_bound(&self.name, scan.start_key())?;
+        validate::table_scan_bound(&self.name, scan.stop_key())?;
+        RowStream::start_gated(self.client.clone(), self.name.clone(), scan, Some(gate))
     }
 
     /// Runs a scan and collects every row (for small results; prefer [`Table::scan`]).
@@ -389,5 +441,18 @@ impl Table {
         let mut regions: Vec<RegionLocation> = locations.into_iter().map(RegionLocation::from_thrift).collect();
         regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
         Ok(regions)
+    }
+}
+
+/// How many rows of a failed batch chunk may have been written: none when HBase
+/// refused the call before applying anything (a missing table, a bad argument),
+/// otherwise every row of the chunk (it is applied row by row, so a chunk failing on
+/// one row's unknown family still writes the others).
+fn chunk_in_doubt(error: &Error, chunk_rows: usize) -> usize {
+    match error {
+        // Nothing can have been written to a missing table, or by a call never built.
+        Error::TableNotFound { .. } | Error::InvalidInput(_) | Error::ClientClosed => 0,
+        // Any attempt may have reached HBase before the last failure.
+        _ => chunk_rows,
     }
 }

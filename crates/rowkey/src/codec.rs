@@ -80,8 +80,31 @@ fn f32_from_bits(b: u32) -> f32 {
     f32::from_bits(if b & (1 << 31) != 0 { b ^ (1 << 31) } else { !b })
 }
 
+/// Phoenix's DOUBLE bits: `Double.doubleToLongBits` (every NaN becomes the canonical
+/// `0x7ff8000000000000`), the order-preserving transform, then `+ 1` (wrapping).
+pub(crate) fn phoenix_f64_bits(x: f64) -> u64 {
+    let x = if x.is_nan() { f64::from_bits(0x7ff8_0000_0000_0000) } else { x };
+    f64_bits(x).wrapping_add(1)
+}
+
+fn phoenix_f64_from_bits(b: u64) -> f64 {
+    f64_from_bits(b.wrapping_sub(1))
+}
+
+/// Phoenix's FLOAT bits: `Float.floatToIntBits` (every NaN becomes `0x7fc00000`), the
+/// order-preserving transform, then `+ 1` (wrapping).
+fn phoenix_f32_bits(x: f32) -> u32 {
+    let x = if x.is_nan() { f32::from_bits(0x7fc0_0000) } else { x };
+    f32_bits(x).wrapping_add(1)
+}
+
+fn phoenix_f32_from_bits(b: u32) -> f32 {
+    f32_from_bits(b.wrapping_sub(1))
+}
+
 fn put_width(field: &Field, raw: &[u8], width: Width, out: &mut Vec<u8>) -> Result<(), KeyError> {
     match width {
+        Width::Rest => out.extend_from_slice(raw),
         Width::Fixed { len, pad } => {
             if raw.len() > len {
                 return Err(too_wide(field, len, raw.len()));
@@ -159,6 +182,14 @@ pub(crate) fn encode_field(field: &Field, value: Option<&Value>, out: &mut Vec<u
             Value::F64(x) => out.extend_from_slice(&f64_bits(*x).to_be_bytes()),
             other => return Err(mismatch(field, "f64", other)),
         },
+        FieldType::PhoenixFloat => match need()? {
+            Value::F32(x) => out.extend_from_slice(&phoenix_f32_bits(*x).to_be_bytes()),
+            other => return Err(mismatch(field, "f32", other)),
+        },
+        FieldType::PhoenixDouble => match need()? {
+            Value::F64(x) => out.extend_from_slice(&phoenix_f64_bits(*x).to_be_bytes()),
+            other => return Err(mismatch(field, "f64", other)),
+        },
         FieldType::Bool => match need()? {
             Value::Bool(b) => out.push(u8::from(*b)),
             other => return Err(mismatch(field, "bool", other)),
@@ -229,6 +260,10 @@ pub(crate) fn encode_field(field: &Field, value: Option<&Value>, out: &mut Vec<u
         for b in &mut out[start..] {
             *b = !*b;
         }
+        if field.ty.width() == Some(Width::Rest) {
+            // Phoenix's trailing separator of a descending variable-length last column.
+            out.push(0xFF);
+        }
     }
     Ok(())
 }
@@ -258,6 +293,17 @@ fn be_u64(b: &[u8]) -> u64 {
 fn get_width(field: &Field, input: &[u8], pos: &mut usize, width: Width) -> Result<Vec<u8>, KeyError> {
     let flip = if field.order == Order::Desc { 0xFF } else { 0x00 };
     match width {
+        Width::Rest => {
+            let rest = input.get(*pos..).unwrap_or_default();
+            *pos = input.len();
+            if flip == 0 {
+                return Ok(rest.to_vec());
+            }
+            match rest.split_last() {
+                Some((0xFF, body)) => Ok(body.iter().map(|b| !b).collect()),
+                _ => Err(invalid(field, "descending value to the end of the key must end with 0xFF")),
+            }
+        }
         Width::Fixed { len, pad } => {
             let raw = take_asc(field, input, pos, len)?;
             Ok(match pad {
@@ -338,6 +384,11 @@ pub(crate) fn decode_field(field: &Field, input: &[u8], pos: &mut usize) -> Resu
             Value::F32(f32_from_bits(u))
         }
         FieldType::F64 => Value::F64(f64_from_bits(be_u64(&take_asc(field, input, pos, 8)?))),
+        FieldType::PhoenixFloat => {
+            let u = be_u64(&take_asc(field, input, pos, 4)?) as u32;
+            Value::F32(phoenix_f32_from_bits(u))
+        }
+        FieldType::PhoenixDouble => Value::F64(phoenix_f64_from_bits(be_u64(&take_asc(field, input, pos, 8)?))),
         FieldType::Bool => match take_asc(field, input, pos, 1)?.first() {
             Some(0) => Value::Bool(false),
             Some(1) => Value::Bool(true),

@@ -28,8 +28,9 @@ pub enum Pad {
 pub enum Width {
     /// Exactly `len` bytes, padded. Decoding strips pad bytes on the padded side, so a
     /// value that itself starts (left pad) or ends (right pad) with the pad byte does not
-    /// round-trip. Order is preserved for right padding with a byte below every byte of
-    /// the values (e.g. `0x00`); left padding suits digit strings.
+    /// round-trip. Byte order equals value order only for right padding with a byte
+    /// below every byte of the values (e.g. `0x00`; with `' '` padding `"a\t"` sorts
+    /// before `"a"`), and for left padding of equal-alphabet digit strings.
     Fixed {
         /// Width in bytes.
         len: usize,
@@ -41,8 +42,14 @@ pub enum Width {
     Variable,
     /// Variable length ended by a delimiter byte the value must not contain (K3's
     /// `[col1][_][col2]`). Order is preserved only if the delimiter sorts below every
-    /// byte used in values.
+    /// byte used in values (with `_`, `"a"` + `_` sorts after `"aB"`). Phoenix's
+    /// VARCHAR before another key column is `Delimited(0)`.
     Delimited(u8),
+    /// Variable length running to the end of the key, without terminator: Phoenix's
+    /// VARCHAR/VARBINARY as the last key column. Descending, the complemented bytes are
+    /// followed by `0xFF`, as Phoenix writes them (so a longer value sorts first). Only
+    /// allowed for the last field.
+    Rest,
 }
 
 /// Unit of a timestamp field.
@@ -186,6 +193,14 @@ pub enum FieldType {
     F32,
     /// IEEE f64 with the order-preserving transform.
     F64,
+    /// Apache Phoenix `FLOAT`: IEEE bits, negative all inverted, positive sign bit
+    /// flipped, then plus one (wrapping), exactly as Phoenix 5.1 writes it; value
+    /// [`crate::Value::F32`]. Every NaN is written as Java's canonical NaN (so decodes to
+    /// it); `-0.0` sorts just below `0.0`.
+    PhoenixFloat,
+    /// Apache Phoenix `DOUBLE`: like [`FieldType::PhoenixFloat`] on 8 bytes; value
+    /// [`crate::Value::F64`].
+    PhoenixDouble,
     /// `0x00` / `0x01`.
     Bool,
     /// Raw bytes.
@@ -227,11 +242,11 @@ impl FieldType {
         Some(match self {
             FieldType::U8 | FieldType::I8 | FieldType::Bool => 1,
             FieldType::U16 | FieldType::I16 => 2,
-            FieldType::U32 | FieldType::I32 | FieldType::F32 => 4,
-            FieldType::U64 | FieldType::I64 | FieldType::F64 => 8,
+            FieldType::U32 | FieldType::I32 | FieldType::F32 | FieldType::PhoenixFloat => 4,
+            FieldType::U64 | FieldType::I64 | FieldType::F64 | FieldType::PhoenixDouble => 8,
             FieldType::Bytes(w) | FieldType::Str(w) | FieldType::ReversedStr(w) => match w {
                 Width::Fixed { len, .. } => *len,
-                Width::Variable | Width::Delimited(_) => return None,
+                Width::Variable | Width::Delimited(_) | Width::Rest => return None,
             },
             FieldType::Decimal { digits } => usize::from(*digits),
             FieldType::Timestamp { .. } => 8,
@@ -244,6 +259,14 @@ impl FieldType {
     /// True for literal (separator) fields, which take no value.
     pub fn is_literal(&self) -> bool {
         matches!(self, FieldType::Literal(_))
+    }
+
+    /// The width of a bytes or string field.
+    pub(crate) fn width(&self) -> Option<Width> {
+        match self {
+            FieldType::Bytes(w) | FieldType::Str(w) | FieldType::ReversedStr(w) => Some(*w),
+            _ => None,
+        }
     }
 }
 
@@ -306,8 +329,8 @@ impl Field {
             FieldType::I8 | FieldType::I16 | FieldType::I32 | FieldType::I64 => {
                 Value::Int(text.parse().map_err(|_| bad("signed integer"))?)
             }
-            FieldType::F32 => Value::F32(text.parse().map_err(|_| bad("f32"))?),
-            FieldType::F64 => Value::F64(text.parse().map_err(|_| bad("f64"))?),
+            FieldType::F32 | FieldType::PhoenixFloat => Value::F32(text.parse().map_err(|_| bad("f32"))?),
+            FieldType::F64 | FieldType::PhoenixDouble => Value::F64(text.parse().map_err(|_| bad("f64"))?),
             FieldType::Bool => Value::Bool(text.parse().map_err(|_| bad("bool"))?),
             FieldType::Timestamp { .. } | FieldType::Cyclic { .. } => {
                 Value::Timestamp(text.parse().map_err(|_| bad("timestamp"))?)

@@ -131,8 +131,11 @@
 //!
 //! # P6: crash reports (Socorro)
 //!
-//! The salt is the first hex character of the crash id: 16 buckets. A day's crashes are
-//! one range per bucket, merged by the logical key.
+//! The salt is the first character of the crash id as written (Socorro's
+//! `ooid[0] + ooid[-6:] + ooid`): 16 lower-case hex buckets plus `A`..`F` for ids sent in
+//! upper case, which Socorro writes but never reads back. A day's crashes are one range
+//! per bucket (22), merged by the logical key. The date must be the id's own last six
+//! characters.
 //!
 //! ```
 //! use basalt_rowkey::*;
@@ -146,7 +149,10 @@
 //! assert_eq!(&key[..7], b"e210324");
 //! assert_eq!(crashes.logical_key(&key)?, &key[1..]);
 //! let plan = crashes.plan(&Query::new().fixed(Value::UInt(210324)))?;
-//! assert_eq!(plan.ranges.len(), 16);
+//! assert_eq!(plan.ranges.len(), 22);
 //! assert_eq!(&plan.ranges[14].start[..], b"e210324");
+//! assert_eq!(&plan.ranges[19].start[..], b"D210324");
+//! // Socorro takes the date from the id: another date is refused.
+//! assert!(crashes.encode(&[Value::UInt(210325), Value::str(id)]).is_err());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -7,7 +7,7 @@ use bytes::Bytes;
 use crate::calendar::{self, CalendarUnit};
 use crate::codec;
 use crate::error::KeyError;
-use crate::field::{Field, FieldType};
+use crate::field::{Field, FieldType, Width};
 use crate::salt::Part;
 use crate::schema::Schema;
 use crate::value::Value;
@@ -276,12 +276,15 @@ impl Schema {
             }
         }
         let range_field = query.range.as_ref().and_then(|_| self.fields.get(stop_at));
+        // A value running to the end of the key (`Width::Rest`) is not prefix-free: when it
+        // is fixed, its rows end exactly there, so the range stops before its extensions.
+        let rest_fixed = k == nv && self.fields.last().is_some_and(|f| f.ty.width() == Some(Width::Rest));
         let full = (Bound::Unbounded, Bound::Unbounded);
         let (lower, upper) = query.range.as_ref().unwrap_or(&full);
 
         let mut plan = ScanPlan { ranges: Vec::new(), reverse: query.reverse, targeted: false };
         let Some(salt) = &self.salt else {
-            self.push_range(&mut plan, None, &[], &prefix, range_field, lower, upper)?;
+            self.push_range(&mut plan, None, &[], &prefix, rest_fixed, range_field, lower, upper)?;
             return Ok(plan);
         };
         let fixed_of = |fi: usize| self.value_at(&query.fixed, fi);
@@ -300,7 +303,7 @@ impl Schema {
         if let Some(b) = single {
             let b = b?;
             let sp = self.salt_prefix(b);
-            self.push_range(&mut plan, Some(b), &sp, &prefix, range_field, lower, upper)?;
+            self.push_range(&mut plan, Some(b), &sp, &prefix, rest_fixed, range_field, lower, upper)?;
             plan.targeted = self.bucket_count() != Some(1);
             return Ok(plan);
         }
@@ -310,7 +313,7 @@ impl Schema {
                 if intervals.len() <= MAX_INTERVAL_RANGES {
                     for (b, l, u) in intervals {
                         let sp = self.salt_prefix(b);
-                        self.push_range(&mut plan, Some(b), &sp, &prefix, Some(rf), &l, &u)?;
+                        self.push_range(&mut plan, Some(b), &sp, &prefix, false, Some(rf), &l, &u)?;
                     }
                     merge_adjacent(&mut plan.ranges);
                 } else {
@@ -319,7 +322,7 @@ impl Schema {
                     bs.dedup();
                     for b in bs {
                         let sp = self.salt_prefix(b);
-                        self.push_range(&mut plan, Some(b), &sp, &prefix, Some(rf), lower, upper)?;
+                        self.push_range(&mut plan, Some(b), &sp, &prefix, false, Some(rf), lower, upper)?;
                     }
                 }
                 plan.ranges.sort_by(|a, b| a.start.cmp(&b.start));
@@ -328,7 +331,7 @@ impl Schema {
         }
         for b in 0..salt.buckets() {
             let sp = self.salt_prefix(b);
-            self.push_range(&mut plan, Some(b), &sp, &prefix, range_field, lower, upper)?;
+            self.push_range(&mut plan, Some(b), &sp, &prefix, rest_fixed, range_field, lower, upper)?;
         }
         Ok(plan)
     }
@@ -438,6 +441,7 @@ impl Schema {
         bucket: Option<u32>,
         salt_prefix: &[u8],
         prefix: &[u8],
+        rest_fixed: bool,
         field: Option<&Field>,
         lower: &Bound<Value>,
         upper: &Bound<Value>,
@@ -452,20 +456,32 @@ impl Schema {
             Ok(b)
         };
         let desc = field.is_some_and(Field::reverses_order);
+        // The first key after every key that starts with `k`, or (for a value running to the
+        // end of the key) the first key after `k` itself: `k` + `00`.
+        let rest = field.is_some_and(|f| f.ty.width() == Some(Width::Rest));
+        let after = |k: Vec<u8>, exact: bool| -> Option<Vec<u8>> {
+            if exact {
+                let mut k = k;
+                k.push(0);
+                Some(k)
+            } else {
+                prefix_successor(&k).map(|b| b.to_vec())
+            }
+        };
         let (lo_b, hi_b) = if desc { (upper, lower) } else { (lower, upper) };
         // Byte-order lower bound.
         let start: Vec<u8> = match (lo_b, desc) {
             (Bound::Unbounded, _) => base.clone(),
             (Bound::Included(v), _) => enc(v)?,
-            (Bound::Excluded(v), _) => match prefix_successor(&enc(v)?) {
-                Some(s) => s.to_vec(),
+            (Bound::Excluded(v), _) => match after(enc(v)?, rest) {
+                Some(s) => s,
                 None => return Ok(()),
             },
         };
         // Byte-order upper bound (exclusive); empty = unbounded.
         let stop: Vec<u8> = match hi_b {
-            Bound::Unbounded => prefix_successor(&base).map(|b| b.to_vec()).unwrap_or_default(),
-            Bound::Included(v) => prefix_successor(&enc(v)?).map(|b| b.to_vec()).unwrap_or_default(),
+            Bound::Unbounded => after(base.clone(), rest_fixed).unwrap_or_default(),
+            Bound::Included(v) => after(enc(v)?, rest).unwrap_or_default(),
             Bound::Excluded(v) => enc(v)?,
         };
         if !stop.is_empty() && start >= stop {

@@ -9,7 +9,7 @@ use crate::calendar::{self, CalendarUnit};
 use crate::codec;
 use crate::error::{KeyError, SchemaError};
 use crate::field::{Field, FieldType};
-use crate::hash::{self, HashAlgo};
+use crate::hash::{self, HashAlgo, JavaBucketForm, JavaHash};
 use crate::value::Value;
 
 /// Which part of a field's value feeds a salt.
@@ -74,7 +74,7 @@ pub enum SaltStrategy {
         buckets: u32,
     },
     /// Named hash of the whole logical key (everything after the salt) modulo `buckets`:
-    /// Phoenix `SALT_BUCKETS` and HBaseWD `RowKeyDistributorByHashPrefix` with `JavaBytes`.
+    /// Phoenix `SALT_BUCKETS` with `JavaBytes` (`Math.abs(h % N)`).
     LogicalKeyHash {
         /// Hash function.
         algo: HashAlgo,
@@ -100,13 +100,49 @@ pub enum SaltStrategy {
         /// Bucket count N.
         buckets: u32,
     },
-    /// HBaseWD `RowKeyDistributorByOneBytePrefix`: round robin with Java's wrapping
-    /// `byte` counter; reads fan out over every bucket.
+    /// HBaseWD `RowKeyDistributorByOneBytePrefix`: round robin, buckets `0, 1, .. N-1, 0,
+    /// ..` (its `PREFIXES[next++]; next = (byte) (next % N)`); reads fan out over every
+    /// bucket.
     RoundRobin {
         /// Bucket count (1..=127).
         buckets: u32,
     },
-    /// Seed 003: `abs(hash(in1) ^ hash(in2) ^ ...) % N` with Java `String.hashCode`.
+    /// A Java hash turned into a bucket by one of the forms found in Java code
+    /// ([`JavaBucketForm`]). Negative results (possible with `AbsThenRem` and
+    /// `ByteOfRem`) are extra buckets numbered from `buckets` on, written as Java
+    /// writes them: two's complement in a byte rendering; a decimal or hex rendering
+    /// refuses them (the prefix would change width).
+    JavaHash {
+        /// Hash function.
+        hash: JavaHash,
+        /// How the hash becomes a bucket.
+        form: JavaBucketForm,
+        /// Inputs, concatenated; empty = the whole logical key (HBaseWD's hash prefix).
+        inputs: Vec<SaltInput>,
+        /// Bucket count N of the Java expression.
+        buckets: u32,
+    },
+    /// OpenTSDB 2.4 `RowKey.prefixKeyWithSalt`: `Math.abs(Arrays.hashCode(metric + tags)
+    /// % N)`, except rows whose metric (first input) is all zero bytes (annotation rows),
+    /// which keep salt 0. The salt is written by `getSaltBytes`, whose `int` shifts wrap
+    /// for widths over 4 (width 8 repeats the 4-byte big-endian bucket twice).
+    OpenTsdb {
+        /// Metric, then tags (their encoded bytes).
+        inputs: Vec<SaltInput>,
+        /// Bucket count N.
+        buckets: u32,
+    },
+    /// Socorro `ooid_to_row_id`: the id's first character as written (`0-9a-f` are
+    /// buckets 0..15, `A-F` buckets 16..21), optionally checked against a date field
+    /// that must equal the id's last six characters.
+    Socorro {
+        /// The crash id field.
+        id: SaltInput,
+        /// The `yymmdd` field checked against the id, if any.
+        date: Option<SaltInput>,
+    },
+    /// Seed 003: `Math.abs(hash(in1) ^ hash(in2) ^ ...) % N` with Java `String.hashCode`
+    /// (negative when the XOR is `Integer.MIN_VALUE`, see [`SaltStrategy::JavaHash`]).
     XorJavaHash {
         /// Inputs, each hashed separately.
         inputs: Vec<SaltInput>,
@@ -120,7 +156,8 @@ pub enum SaltStrategy {
         /// Bucket count N.
         buckets: u32,
     },
-    /// Socorro: the first hex character of the input is the bucket (16 buckets).
+    /// The first hex digit of the input is the bucket (16 buckets; upper- and lower-case
+    /// digits give the same bucket). Socorro's exact layout is [`SaltStrategy::Socorro`].
     FirstHexChar {
         /// The id field.
         input: SaltInput,
@@ -130,7 +167,8 @@ pub enum SaltStrategy {
 /// How a bucket number is written at the start of the key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SaltRendering {
-    /// `width` raw bytes, big-endian (1 = one raw byte, like Phoenix; OpenTSDB's width).
+    /// `width` raw bytes (1..=8), big-endian (1 = one raw byte, like Phoenix; OpenTSDB's
+    /// salt width, with its own layout over 4 bytes, see [`SaltStrategy::OpenTsdb`]).
     Bytes(u8),
     /// Zero-padded ASCII decimal of `width` digits (`05`).
     Decimal(u8),
@@ -212,7 +250,12 @@ pub struct Salt {
     pub(crate) rendering: SaltRendering,
     pub(crate) separator: Vec<u8>,
     pub(crate) counter: Counter,
+    /// Negative Java results with a prefix of their own (buckets `N..`), set by `resolve`.
+    pub(crate) negatives: Vec<i32>,
 }
+
+/// Socorro's salt characters in bucket order.
+pub(crate) const SOCORRO_CHARS: &[u8; 22] = b"0123456789abcdefABCDEF";
 
 /// Number of decimal digits of `n` (at least 1).
 pub(crate) fn decimal_digits(n: u64) -> u8 {
@@ -228,7 +271,7 @@ pub(crate) fn decimal_digits(n: u64) -> u8 {
 impl Salt {
     /// A salt with the given strategy, rendering and no separator.
     pub fn new(strategy: SaltStrategy, rendering: SaltRendering) -> Salt {
-        Salt { strategy, rendering, separator: Vec::new(), counter: Counter::default() }
+        Salt { strategy, rendering, separator: Vec::new(), counter: Counter::default(), negatives: Vec::new() }
     }
 
     /// Sets the bytes written after the rendered bucket (`_` in `05_`).
@@ -263,65 +306,6 @@ impl Salt {
         Salt::new(SaltStrategy::Random { buckets }, rendering)
     }
 
-    /// Apache Phoenix `SALT_BUCKETS = n` (1..=256): one byte,
-    /// `abs(Arrays.hashCode(rowkey) % n)` over the row key without the salt byte.
-    pub fn phoenix(buckets: u32) -> Salt {
-        Salt::new(SaltStrategy::LogicalKeyHash { algo: HashAlgo::JavaBytes, buckets }, SaltRendering::Bytes(1))
-    }
-
-    /// OpenTSDB `tsd.storage.salt.width` / `.buckets`: `Arrays.hashCode(metric + tags)`
-    /// (the encoded bytes of `fields`, timestamp excluded) `% buckets`, negated if
-    /// negative, written big-endian in `width` bytes.
-    pub fn opentsdb(width: u8, buckets: u32, fields: &[&str]) -> Salt {
-        let inputs = fields.iter().map(|f| SaltInput::new(*f, Part::Encoded)).collect();
-        Salt::new(SaltStrategy::Hash { algo: HashAlgo::JavaBytes, inputs, buckets }, SaltRendering::Bytes(width))
-    }
-
-    /// HBaseWD `RowKeyDistributorByOneBytePrefix(buckets)`: round-robin one-byte prefix.
-    pub fn hbasewd_one_byte_prefix(buckets: u8) -> Salt {
-        Salt::new(SaltStrategy::RoundRobin { buckets: u32::from(buckets) }, SaltRendering::Bytes(1))
-    }
-
-    /// HBaseWD `RowKeyDistributorByHashPrefix(new OneByteSimpleHash(max_buckets))`:
-    /// `abs(java31(key)) % max_buckets` in one byte (same bytes as Phoenix, except that we
-    /// never produce HBaseWD's negative byte for a hash of `Integer.MIN_VALUE`).
-    pub fn hbasewd_hash_prefix(max_buckets: u32) -> Salt {
-        Salt::phoenix(max_buckets)
-    }
-
-    /// Mozilla Socorro: the first hex character of the crash id is the salt (16 buckets).
-    pub fn socorro(id_field: &str) -> Salt {
-        Salt::new(SaltStrategy::FirstHexChar { input: SaltInput::text(id_field) }, SaltRendering::Hex(1))
-    }
-
-    /// Seed 003: `abs(last4(phone).hashCode() ^ yyyyMM.hashCode()) % regions`, zero-padded
-    /// to the width of `regions - 2` (the seed's `NumberUtils.format`), then `_`.
-    /// `calltime` is a `yyyyMMddHHmmss` decimal or string field.
-    pub fn seed003(phone: &str, calltime: &str, regions: u32) -> Salt {
-        let w = decimal_digits(u64::from(regions.saturating_sub(2)));
-        Salt::new(
-            SaltStrategy::XorJavaHash {
-                inputs: vec![SaltInput::new(phone, Part::Last(4)), SaltInput::new(calltime, Part::First(6))],
-                buckets: regions,
-            },
-            SaltRendering::Decimal(w),
-        )
-        .with_separator("_")
-    }
-
-    /// Seed 004: `(phone + year) % regions` (numbers), zero-padded decimal, then `_`.
-    pub fn seed004(phone: &str, calltime: &str, regions: u32) -> Salt {
-        let w = decimal_digits(u64::from(regions.saturating_sub(1)));
-        Salt::new(
-            SaltStrategy::SumMod {
-                inputs: vec![SaltInput::text(phone), SaltInput::new(calltime, Part::First(4))],
-                buckets: regions,
-            },
-            SaltRendering::Decimal(w),
-        )
-        .with_separator("_")
-    }
-
     /// The strategy.
     pub fn strategy(&self) -> &SaltStrategy {
         &self.strategy
@@ -337,18 +321,28 @@ impl Salt {
         &self.separator
     }
 
-    /// Number of buckets N; buckets are `0..N`.
+    /// Number of buckets; buckets are `0..buckets()`. This is the strategy's N plus the
+    /// extra buckets of negative Java results (see [`SaltStrategy::JavaHash`]) and
+    /// Socorro's upper-case prefixes.
     pub fn buckets(&self) -> u32 {
+        self.base_buckets() + self.negatives.len() as u32
+    }
+
+    /// The strategy's own bucket count N.
+    pub(crate) fn base_buckets(&self) -> u32 {
         match &self.strategy {
             SaltStrategy::Hash { buckets, .. }
             | SaltStrategy::LogicalKeyHash { buckets, .. }
             | SaltStrategy::Modulo { buckets, .. }
             | SaltStrategy::Random { buckets }
             | SaltStrategy::RoundRobin { buckets }
+            | SaltStrategy::JavaHash { buckets, .. }
+            | SaltStrategy::OpenTsdb { buckets, .. }
             | SaltStrategy::XorJavaHash { buckets, .. }
             | SaltStrategy::SumMod { buckets, .. } => *buckets,
             SaltStrategy::Md5Hex { chars, .. } => 16u32.saturating_pow(*chars),
             SaltStrategy::FirstHexChar { .. } => 16,
+            SaltStrategy::Socorro { .. } => SOCORRO_CHARS.len() as u32,
         }
     }
 
@@ -359,8 +353,58 @@ impl Salt {
 
     /// Appends the prefix of `bucket`.
     pub fn render_prefix(&self, bucket: u32, out: &mut Vec<u8>) {
-        self.rendering.render(bucket, out);
+        match (&self.strategy, self.rendering) {
+            (SaltStrategy::Socorro { .. }, _) => {
+                out.push(SOCORRO_CHARS.get(bucket as usize).copied().unwrap_or(b'0'));
+            }
+            (SaltStrategy::OpenTsdb { .. }, SaltRendering::Bytes(w)) => {
+                // OpenTSDB's getSaltBytes: bytes[w - i] = (byte) (bucket >>> 8 * (i - 1)),
+                // an int shift, so the distance wraps at 32.
+                let start = out.len();
+                out.resize(start + usize::from(w), 0);
+                for i in 1..=usize::from(w) {
+                    out[start + usize::from(w) - i] = (bucket >> ((8 * (i - 1)) % 32)) as u8;
+                }
+            }
+            (_, SaltRendering::Bytes(w)) if bucket >= self.base_buckets() => {
+                let j = self.negatives.get((bucket - self.base_buckets()) as usize).copied().unwrap_or(0);
+                let w = usize::from(w).min(8);
+                out.extend_from_slice(&i64::from(j).to_be_bytes()[8 - w..]);
+            }
+            (_, r) => r.render(bucket, out),
+        }
         out.extend_from_slice(&self.separator);
+    }
+
+    /// The bucket of a rendered salt (exactly the rendering's width, no separator).
+    pub(crate) fn parse_bucket(&self, b: &[u8]) -> Option<u32> {
+        if let SaltStrategy::Socorro { .. } = self.strategy {
+            return match b {
+                [c] => SOCORRO_CHARS.iter().position(|x| x == c).map(|p| p as u32),
+                _ => None,
+            };
+        }
+        let n = self.base_buckets();
+        let wide_opentsdb = matches!((&self.strategy, self.rendering), (SaltStrategy::OpenTsdb { .. }, SaltRendering::Bytes(w)) if w > 4);
+        if self.negatives.is_empty() && !wide_opentsdb {
+            // The common case: the rendering alone (no allocation; merged scans call this per row).
+            return self.rendering.parse(b);
+        }
+        let plain = if wide_opentsdb {
+            b.get(b.len().saturating_sub(4)..).and_then(|t| t.try_into().ok()).map(u32::from_be_bytes)
+        } else {
+            self.rendering.parse(b)
+        };
+        let rendered = |bucket: u32| {
+            let mut v = Vec::with_capacity(b.len() + self.separator.len());
+            self.render_prefix(bucket, &mut v);
+            v.truncate(b.len());
+            v
+        };
+        if let Some(p) = plain.filter(|p| *p < n) {
+            return (rendered(p) == b).then_some(p);
+        }
+        (n..self.buckets()).find(|x| rendered(*x) == b).or(plain)
     }
 
     pub(crate) fn inputs(&self) -> &[SaltInput] {
@@ -368,21 +412,30 @@ impl Salt {
             SaltStrategy::Hash { inputs, .. }
             | SaltStrategy::Md5Hex { inputs, .. }
             | SaltStrategy::XorJavaHash { inputs, .. }
+            | SaltStrategy::JavaHash { inputs, .. }
+            | SaltStrategy::OpenTsdb { inputs, .. }
             | SaltStrategy::SumMod { inputs, .. } => inputs,
-            SaltStrategy::Modulo { input, .. } | SaltStrategy::FirstHexChar { input } => std::slice::from_ref(input),
+            // The date (if any) precedes the id in the key, so it is fixed whenever the id is.
+            SaltStrategy::Modulo { input, .. }
+            | SaltStrategy::FirstHexChar { input }
+            | SaltStrategy::Socorro { id: input, .. } => std::slice::from_ref(input),
             SaltStrategy::LogicalKeyHash { .. } | SaltStrategy::Random { .. } | SaltStrategy::RoundRobin { .. } => &[],
         }
     }
 
-    fn inputs_mut(&mut self) -> &mut [SaltInput] {
+    /// Every input, the Socorro date included (for resolving names).
+    fn inputs_mut(&mut self) -> Vec<&mut SaltInput> {
         match &mut self.strategy {
             SaltStrategy::Hash { inputs, .. }
             | SaltStrategy::Md5Hex { inputs, .. }
             | SaltStrategy::XorJavaHash { inputs, .. }
-            | SaltStrategy::SumMod { inputs, .. } => inputs,
-            SaltStrategy::Modulo { input, .. } | SaltStrategy::FirstHexChar { input } => std::slice::from_mut(input),
+            | SaltStrategy::JavaHash { inputs, .. }
+            | SaltStrategy::OpenTsdb { inputs, .. }
+            | SaltStrategy::SumMod { inputs, .. } => inputs.iter_mut().collect(),
+            SaltStrategy::Socorro { id, date } => std::iter::once(id).chain(date.as_mut()).collect(),
+            SaltStrategy::Modulo { input, .. } | SaltStrategy::FirstHexChar { input } => vec![input],
             SaltStrategy::LogicalKeyHash { .. } | SaltStrategy::Random { .. } | SaltStrategy::RoundRobin { .. } => {
-                &mut []
+                Vec::new()
             }
         }
     }
@@ -394,30 +447,104 @@ impl Salt {
 
     /// True if the salt hashes the whole logical key.
     pub(crate) fn uses_logical_key(&self) -> bool {
-        matches!(self.strategy, SaltStrategy::LogicalKeyHash { .. })
+        match &self.strategy {
+            SaltStrategy::LogicalKeyHash { .. } => true,
+            SaltStrategy::JavaHash { inputs, .. } => inputs.is_empty(),
+            _ => false,
+        }
+    }
+
+    /// Negative Java results the strategy can produce.
+    fn negative_results(&self) -> Vec<i32> {
+        match &self.strategy {
+            SaltStrategy::JavaHash { form, buckets, .. } => form.negative_results(*buckets),
+            SaltStrategy::XorJavaHash { buckets, .. } => JavaBucketForm::AbsThenRem.negative_results(*buckets),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The bucket of a Java result `j` (negative ones are extra buckets, or the regular
+    /// bucket whose bytes they share).
+    fn bucket_of_java(&self, j: i32, field: &str) -> Result<u32, KeyError> {
+        let n = self.base_buckets();
+        if j >= 0 {
+            return Ok(j as u32);
+        }
+        if let SaltRendering::Bytes(w) = self.rendering {
+            let modulus = 1i128 << (8 * u32::from(w.min(8)));
+            let wrapped = i128::from(j).rem_euclid(modulus);
+            if wrapped < i128::from(n) {
+                return Ok(wrapped as u32);
+            }
+            if let Some(i) = self.negatives.iter().position(|x| *x == j) {
+                return Ok(n + i as u32);
+            }
+        }
+        let text = match self.rendering {
+            SaltRendering::Decimal(w) => format!("-{:0w$}", j.unsigned_abs(), w = usize::from(w)),
+            _ => j.to_string(),
+        };
+        Err(KeyError::OutOfRange {
+            field: field.to_owned(),
+            reason: format!(
+                "the Java expression gives the negative bucket {j} (its hashes reach Integer.MIN_VALUE, \
+                 where Math.abs stays negative); Java would write the salt `{text}`, a prefix of another \
+                 width that no bucket scan or split key covers, so Basalt refuses this key \
+                 (change the input or use a byte rendering, which keeps negative buckets)"
+            ),
+        })
     }
 
     /// Resolves field names and checks the definition against the fields.
     pub(crate) fn resolve(&mut self, fields: &[Field]) -> Result<(), SchemaError> {
-        let n = self.buckets();
+        let n = self.base_buckets();
         let bad = |s: String| Err(SchemaError::InvalidSalt(s));
         if n == 0 {
             return bad("bucket count must be > 0".into());
         }
-        if u64::from(n) > self.rendering.capacity() || self.rendering.width() == 0 {
-            return bad(format!("rendering {:?} cannot hold {n} buckets", self.rendering));
+        if let (SaltStrategy::XorJavaHash { .. }, SaltRendering::Decimal(w)) = (&self.strategy, self.rendering) {
+            let last = n - 1;
+            if decimal_digits(u64::from(last)) > w && w == crate::presets::java_int_text_len(i64::from(n) - 2) {
+                return bad(format!(
+                    "seed 003 with {n} regions pads the salt to the digits of {n} - 2 ({w}), so its last \
+                     salt is written `{last}_`, one digit wider: that sorts between `1_` and `2_`, the seed's \
+                     split keys put it in the region of salt 1 and leave the last region empty; use {} or {} \
+                     regions",
+                    n - 1,
+                    n + 1
+                ));
+            }
+        }
+        let capacity = match self.strategy {
+            SaltStrategy::Socorro { .. } => u64::from(n),
+            _ => self.rendering.capacity(),
+        };
+        if u64::from(n) > capacity || self.rendering.width() == 0 {
+            return bad(format!(
+                "rendering {:?} cannot hold {n} buckets: it writes at most {capacity} distinct prefixes; \
+                 widen the rendering (`width`) or use fewer buckets",
+                self.rendering
+            ));
         }
         match &self.strategy {
             SaltStrategy::Md5Hex { chars, .. } if *chars == 0 || *chars > 7 => {
                 return bad("md5 hex prefix must be 1..=7 characters".into())
             }
             SaltStrategy::RoundRobin { buckets } if *buckets > 127 => {
-                return bad("HBaseWD one-byte prefix allows at most 127 buckets".into())
+                return bad(format!(
+                    "HBaseWD's one-byte prefix takes its count as a Java byte, so at most 127 buckets \
+                     ({buckets} given); use 127 or fewer, or a hash prefix for more"
+                ))
+            }
+            SaltStrategy::JavaHash { buckets, .. } | SaltStrategy::XorJavaHash { buckets, .. }
+                if i32::try_from(*buckets).is_err() =>
+            {
+                return bad("a Java bucket count is an int: use at most 2147483647 buckets".into())
             }
             _ => {}
         }
-        if matches!(self.rendering, SaltRendering::Bytes(w) if w > 4) {
-            return bad("byte rendering is at most 4 bytes".into());
+        if matches!(self.rendering, SaltRendering::Bytes(w) if w > 8) {
+            return bad("byte rendering is at most 8 bytes".into());
         }
         for input in self.inputs_mut() {
             let Some(i) = fields.iter().position(|f| f.name == input.field) else {
@@ -439,18 +566,38 @@ impl Salt {
             }
             input.index = i;
         }
+        if let SaltStrategy::Socorro { id, date } = &mut self.strategy {
+            if date.is_none() {
+                // The value field right before the id, if it is 6 wide, is Socorro's date part.
+                let before = fields[..id.index].iter().rev().find(|f| !f.ty.is_literal());
+                if let Some(f) = before.filter(|f| f.ty.fixed_width() == Some(6)) {
+                    let index = fields.iter().position(|x| x.name == f.name).unwrap_or(usize::MAX);
+                    *date = Some(SaltInput { field: f.name.clone(), part: Part::Text, index });
+                }
+            }
+        }
+        let mut negatives = Vec::new();
+        if let SaltRendering::Bytes(w) = self.rendering {
+            let modulus = 1i128 << (8 * u32::from(w.min(8)));
+            for j in self.negative_results() {
+                if i128::from(j).rem_euclid(modulus) >= i128::from(n) && !negatives.contains(&j) {
+                    negatives.push(j);
+                }
+            }
+        }
+        self.negatives = negatives;
         Ok(())
     }
 
     /// Bucket of a key. `value_of(i)` gives the value of field `i` (None if unknown);
-    /// `logical` is the logical key (needed only by [`SaltStrategy::LogicalKeyHash`]).
+    /// `logical` is the logical key (needed by salts over the whole logical key).
     pub(crate) fn bucket<'v>(
         &self,
         fields: &[Field],
         value_of: &dyn Fn(usize) -> Option<&'v Value>,
         logical: Option<&[u8]>,
     ) -> Result<u32, KeyError> {
-        let n = self.buckets().max(1);
+        let n = self.base_buckets().max(1);
         let part = |inp: &SaltInput| -> Result<Cow<'v, [u8]>, KeyError> {
             let field = fields
                 .get(inp.index)
@@ -469,12 +616,40 @@ impl Salt {
             }
             Ok(Cow::Owned(d))
         };
+        let whole_key =
+            || logical.ok_or_else(|| KeyError::InvalidQuery { reason: "salt needs the whole logical key".into() });
         Ok(match &self.strategy {
             SaltStrategy::Hash { algo, inputs, .. } => algo.bucket(&concat(inputs)?, n),
-            SaltStrategy::LogicalKeyHash { algo, .. } => {
-                let l = logical
-                    .ok_or_else(|| KeyError::InvalidQuery { reason: "salt needs the whole logical key".into() })?;
-                algo.bucket(l, n)
+            SaltStrategy::LogicalKeyHash { algo, .. } => algo.bucket(whole_key()?, n),
+            SaltStrategy::JavaHash { hash, form, inputs, .. } => {
+                let data: Cow<'_, [u8]> = if inputs.is_empty() { Cow::Borrowed(whole_key()?) } else { concat(inputs)? };
+                let name = inputs.first().map_or("(row key)", |i| i.field.as_str());
+                let h = match hash {
+                    JavaHash::Bytes => hash::java_bytes_hash(&data),
+                    JavaHash::String => hash::java_string_hash_utf8(&data),
+                    JavaHash::Long => {
+                        let v =
+                            std::str::from_utf8(&data).ok().and_then(|t| t.parse::<i64>().ok()).ok_or_else(|| {
+                                KeyError::OutOfRange {
+                                    field: name.to_owned(),
+                                    reason: "Long.hashCode needs a decimal integer that fits a Java long".into(),
+                                }
+                            })?;
+                        hash::java_long_hash(v)
+                    }
+                };
+                self.bucket_of_java(form.apply(h, n), name)?
+            }
+            SaltStrategy::OpenTsdb { inputs, .. } => {
+                let metric = match inputs.first() {
+                    Some(m) => part(m)?,
+                    None => Cow::Borrowed(&[][..]),
+                };
+                if metric.iter().all(|b| *b == 0) {
+                    0 // annotation row: OpenTSDB leaves it unsalted
+                } else {
+                    hash::java_abs_mod(hash::java_bytes_hash(&concat(inputs)?), n)
+                }
             }
             SaltStrategy::Md5Hex { inputs, chars } => {
                 let d = hash::md5(&concat(inputs)?);
@@ -492,9 +667,10 @@ impl Salt {
             SaltStrategy::XorJavaHash { inputs, .. } => {
                 let mut x = 0i32;
                 for i in inputs {
-                    x ^= hash::java_string_hash(&String::from_utf8_lossy(&part(i)?));
+                    x ^= hash::java_string_hash_utf8(&part(i)?);
                 }
-                hash::java_abs_mod(x, n)
+                let name = inputs.first().map_or("", |i| i.field.as_str());
+                self.bucket_of_java(JavaBucketForm::AbsThenRem.apply(x, n), name)?
             }
             SaltStrategy::FirstHexChar { input } => {
                 let t = part(input)?;
@@ -503,16 +679,48 @@ impl Salt {
                     None => {
                         return Err(KeyError::OutOfRange {
                             field: input.field.clone(),
-                            reason: "Socorro salt needs an id starting with a hex digit".into(),
+                            reason: "the salt is the first hex digit of this field, and it starts with none".into(),
+                        })
+                    }
+                }
+            }
+            SaltStrategy::Socorro { id, date } => {
+                let t = part(id)?;
+                if let Some(d) = date {
+                    let want = part(d)?;
+                    let tail = t.get(t.len().saturating_sub(6)..).unwrap_or_default();
+                    if t.len() < 6 || *want != *tail {
+                        return Err(KeyError::OutOfRange {
+                            field: d.field.clone(),
+                            reason: format!(
+                                "Socorro takes the date part of the row key from the id's last six characters \
+                                 (`{}`), but this field is `{}`; pass the id's own date",
+                                String::from_utf8_lossy(tail),
+                                String::from_utf8_lossy(&want)
+                            ),
+                        });
+                    }
+                }
+                match t.first().and_then(|c| SOCORRO_CHARS.iter().position(|x| x == c)) {
+                    Some(p) => p as u32,
+                    None => {
+                        return Err(KeyError::OutOfRange {
+                            field: id.field.clone(),
+                            reason: "a Socorro crash id starts with a hex digit, its salt; Socorro would \
+                                     store this id under a prefix none of its scanners reads, so Basalt \
+                                     refuses it: use an id made like Socorro's (a uuid ending in the date)"
+                                .into(),
                         })
                     }
                 }
             }
             SaltStrategy::Random { .. } => random_u64().rem_euclid(u64::from(n)) as u32,
             SaltStrategy::RoundRobin { .. } => {
-                // Java: byte nextPrefix; Math.abs(nextPrefix++ % maxPrefix)
-                let c = self.counter.0.fetch_add(1, AtomicOrdering::Relaxed) as i8;
-                (i32::from(c) % n as i32).unsigned_abs()
+                // HBaseWD: PREFIXES[nextPrefix++]; nextPrefix = (byte) (nextPrefix % maxPrefix)
+                let step = |c: u8| Some(((u32::from(c) + 1) % n) as u8);
+                match self.counter.0.fetch_update(AtomicOrdering::Relaxed, AtomicOrdering::Relaxed, step) {
+                    Ok(prev) | Err(prev) => u32::from(prev) % n,
+                }
             }
         })
     }

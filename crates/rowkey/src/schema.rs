@@ -95,8 +95,14 @@ impl SchemaBuilder {
     /// Validates and builds the schema.
     pub fn build(self) -> Result<Schema, SchemaError> {
         let mut names = std::collections::HashSet::new();
-        for f in &self.fields {
+        for (i, f) in self.fields.iter().enumerate() {
             f.validate()?;
+            if f.ty.width() == Some(crate::field::Width::Rest) && i + 1 != self.fields.len() {
+                return Err(SchemaError::InvalidField {
+                    field: f.name.clone(),
+                    reason: "a value running to the end of the key (`rest`) must be the last field".into(),
+                });
+            }
             if !names.insert(f.name.as_str()) {
                 return Err(SchemaError::DuplicateField(f.name.clone()));
             }
@@ -324,8 +330,7 @@ impl Schema {
             return Err(KeyError::WrongSalt { reason: format!("key shorter than the {plen}-byte salt prefix") });
         }
         let b = s
-            .rendering
-            .parse(&stored[..w])
+            .parse_bucket(&stored[..w])
             .ok_or_else(|| KeyError::WrongSalt { reason: "salt bytes do not parse".into() })?;
         if b >= s.buckets() {
             return Err(KeyError::WrongSalt { reason: format!("bucket {b} out of range 0..{}", s.buckets()) });

@@ -6,14 +6,20 @@ use bytes::Bytes;
 use crate::salt::{decimal_digits, SaltRendering};
 use crate::schema::Schema;
 
-/// `N - 1` split keys putting each salt bucket in its own region: the prefix of every
-/// bucket but the first, in bucket order. Works for every rendering (raw bytes,
-/// zero-padded decimal with separator, hex). Empty for unsalted schemas.
+/// `N - 1` split keys putting each salt bucket in its own region: every bucket's
+/// prefix in byte order, but the smallest. Works for every rendering (raw bytes,
+/// zero-padded decimal with separator, hex, and the extra buckets of negative Java
+/// results or Socorro's upper-case ids, whose prefixes sort elsewhere). Empty for
+/// unsalted schemas.
 pub fn bucket_split_keys(schema: &Schema) -> Vec<Bytes> {
-    match schema.bucket_count() {
-        None => Vec::new(),
-        Some(n) => (1..n).map(|b| schema.salt_prefix(b)).collect(),
-    }
+    let mut keys = match schema.bucket_count() {
+        None => return Vec::new(),
+        Some(n) => (0..n).map(|b| schema.salt_prefix(b)).collect::<Vec<_>>(),
+    };
+    keys.sort();
+    keys.dedup();
+    keys.remove(0);
+    keys
 }
 
 /// Split keys for `buckets` buckets in a rendering, without a schema (no separator).

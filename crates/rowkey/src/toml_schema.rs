@@ -7,7 +7,7 @@ use serde::Deserialize;
 use crate::calendar::CalendarUnit;
 use crate::error::SchemaError;
 use crate::field::{Cycle, EnumCodes, Field, FieldType, Order, Pad, TimeUnit, TsFormat, Width};
-use crate::hash::HashAlgo;
+use crate::hash::{HashAlgo, JavaBucketForm, JavaHash};
 use crate::salt::{decimal_digits, Part, Salt, SaltInput, SaltRendering, SaltStrategy};
 use crate::schema::Schema;
 
@@ -38,6 +38,7 @@ struct FieldSpec {
     pad: Option<ByteSpec>,
     pad_side: Option<String>,
     delimiter: Option<ByteSpec>,
+    rest: Option<bool>,
     digits: Option<u8>,
     unit: Option<String>,
     format: Option<String>,
@@ -56,6 +57,7 @@ struct SaltSpec {
     #[serde(default)]
     inputs: Vec<String>,
     chars: Option<u8>,
+    form: Option<String>,
     width: Option<u8>,
     rendering: Option<String>,
     separator: Option<String>,
@@ -86,6 +88,8 @@ fn field_of(i: usize, f: FieldSpec) -> Result<Field, SchemaError> {
                 Some(o) => return Err(bad(format!("pad_side `{o}` (left|right)"))),
             };
             Ok(Width::Fixed { len, pad })
+        } else if f.rest == Some(true) {
+            Ok(Width::Rest)
         } else if let Some(d) = &f.delimiter {
             Ok(Width::Delimited(byte_of(&name, "delimiter", d)?))
         } else {
@@ -108,6 +112,8 @@ fn field_of(i: usize, f: FieldSpec) -> Result<Field, SchemaError> {
         "i64" => FieldType::I64,
         "f32" => FieldType::F32,
         "f64" => FieldType::F64,
+        "phoenix_float" => FieldType::PhoenixFloat,
+        "phoenix_double" => FieldType::PhoenixDouble,
         "bool" => FieldType::Bool,
         "bytes" => FieldType::Bytes(width()?),
         "string" => FieldType::Str(width()?),
@@ -196,6 +202,7 @@ fn salt_of(s: SaltSpec) -> Result<Salt, SchemaError> {
     let first_input =
         || inputs.first().cloned().ok_or_else(|| SchemaError::InvalidSalt(format!("`{}` needs an input", s.strategy)));
     let generic = |strategy: SaltStrategy| Salt::new(strategy, SaltRendering::Bytes(1));
+    let generic_hex = |strategy: SaltStrategy| Salt::new(strategy, SaltRendering::Hex(1));
     let mut salt = match s.strategy.as_str() {
         "hash" => generic(SaltStrategy::Hash { algo: algo_of(&s)?, inputs: inputs.clone(), buckets: need_buckets()? }),
         "logical_key_hash" => generic(SaltStrategy::LogicalKeyHash { algo: algo_of(&s)?, buckets: need_buckets()? }),
@@ -211,7 +218,31 @@ fn salt_of(s: SaltSpec) -> Result<Salt, SchemaError> {
         }
         "xor_java_hash" => generic(SaltStrategy::XorJavaHash { inputs: inputs.clone(), buckets: need_buckets()? }),
         "sum_mod" => generic(SaltStrategy::SumMod { inputs: inputs.clone(), buckets: need_buckets()? }),
-        "first_hex_char" | "socorro" => Salt::socorro(nth(0)?),
+        "first_hex_char" => generic_hex(SaltStrategy::FirstHexChar { input: first_input()? }),
+        "socorro" => match names.get(1) {
+            Some(date) => Salt::socorro_with_date(nth(0)?, date),
+            None => Salt::socorro(nth(0)?),
+        },
+        "java_hash" => {
+            let hash = match s.algorithm.as_deref() {
+                Some("java_string") | Some("string") => JavaHash::String,
+                Some("java_bytes") | Some("bytes") => JavaHash::Bytes,
+                Some("java_long") | Some("long") => JavaHash::Long,
+                other => {
+                    return Err(SchemaError::InvalidSalt(format!(
+                        "java_hash algorithm {other:?} (java_string|java_bytes|java_long)"
+                    )))
+                }
+            };
+            let form = s.form.as_deref().and_then(JavaBucketForm::from_name).ok_or_else(|| {
+                SchemaError::InvalidSalt(format!(
+                    "java_hash form {:?} (abs_of_rem|abs_then_rem|mask_then_rem|floor_mod|byte_of_rem)",
+                    s.form
+                ))
+            })?;
+            generic(SaltStrategy::JavaHash { hash, form, inputs: inputs.clone(), buckets: need_buckets()? })
+        }
+        "seed002" => Salt::seed002(nth(0)?, need_buckets()?),
         "phoenix" => Salt::phoenix(need_buckets()?),
         "hbasewd_hash_prefix" => Salt::hbasewd_hash_prefix(need_buckets()?),
         "opentsdb" => Salt::opentsdb(s.width.unwrap_or(1), need_buckets()?, &names),

@@ -330,3 +330,50 @@ fn modulo_salt_small_range_is_targeted() {
     let k = s.encode(&[Value::UInt(102), Value::str("h")]).unwrap();
     assert_eq!(plan.ranges.iter().filter(|r| r.contains(&k)).count(), 1);
 }
+
+/// A value running to the end of the key (Phoenix's last VARCHAR) is not prefix-free:
+/// fixing it or bounding a range by it must not take in its extensions.
+#[test]
+fn rest_of_key_plans_exact_bounds() {
+    use basalt_rowkey::{Field, Order};
+    for order in [Order::Asc, Order::Desc] {
+        let s = Schema::builder()
+            .field("host", FieldType::Str(Width::Delimited(0)))
+            .push(Field::new("metric", FieldType::Str(Width::Rest)).with_order(order))
+            .salt(Salt::phoenix(4))
+            .build()
+            .unwrap();
+        let key = |m: &str| s.encode(&[Value::str("h"), Value::str(m)]).unwrap();
+        let in_plan = |q: &Query, k: &[u8]| s.plan(q).unwrap().ranges.iter().any(|r| r.contains(k));
+        let exact = Query::new().fixed("h").fixed("ab");
+        assert!(in_plan(&exact, &key("ab")), "{order:?}");
+        assert!(!in_plan(&exact, &key("abc")), "{order:?}");
+        let upto = Query::new().fixed("h").between_inclusive(Value::str("aa"), Value::str("ab"));
+        assert!(in_plan(&upto, &key("ab")) && in_plan(&upto, &key("aa")) && in_plan(&upto, &key("aaz")), "{order:?}");
+        assert!(!in_plan(&upto, &key("abc")) && !in_plan(&upto, &key("a")), "{order:?}");
+        let above =
+            Query::new().fixed("h").range(std::ops::Bound::Excluded(Value::str("ab")), std::ops::Bound::Unbounded);
+        assert!(in_plan(&above, &key("abc")) && !in_plan(&above, &key("ab")), "{order:?}");
+    }
+}
+
+/// Seed 003 at one region pads like the seed (`00_`), and the counts where the seed
+/// misplaces its last salt are refused with the reason and counts that work.
+#[test]
+fn seed003_edge_region_counts() {
+    let calls = |n: u32| {
+        Schema::builder()
+            .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
+            .literal("_")
+            .field("calltime", FieldType::Decimal { digits: 14 })
+            .salt(Salt::seed003("phone", "calltime", n))
+            .build()
+    };
+    let key = calls(1).unwrap().encode(&[Value::str("13812345678"), Value::UInt(20210915123045)]).unwrap();
+    assert_eq!(&key[..3], b"00_");
+    for (n, ok) in [(11, "use 10 or 12 regions"), (101, "use 100 or 102 regions")] {
+        let e = calls(n).unwrap_err().to_string();
+        assert!(e.contains("sorts between `1_` and `2_`") && e.contains(ok), "{e}");
+    }
+    assert!(calls(12).is_ok() && calls(100).is_ok());
+}

@@ -61,6 +61,21 @@ proptest! {
     }
 
     #[test]
+    fn phoenix_floats(a: f64, b: f64, x: f32, y: f32) {
+        // Phoenix canonicalizes NaN (doubleToLongBits), so NaNs do not round-trip bitwise.
+        prop_assume!(!a.is_nan() && !b.is_nan() && !x.is_nan() && !y.is_nan());
+        check(FieldType::PhoenixDouble, Value::F64(a), Value::F64(b), a.total_cmp(&b))?;
+        check(FieldType::PhoenixFloat, Value::F32(x), Value::F32(y), x.total_cmp(&y))?;
+    }
+
+    #[test]
+    fn rest_of_key(a: Vec<u8>, b: Vec<u8>) {
+        // Descending order holds except for values ending in 0x00 (KEYS.md).
+        prop_assume!(a.last() != Some(&0) && b.last() != Some(&0));
+        check(FieldType::Bytes(Width::Rest), Value::Bytes(a.clone()), Value::Bytes(b.clone()), a.cmp(&b))?;
+    }
+
+    #[test]
     fn bools(a: bool, b: bool) {
         check(FieldType::Bool, Value::Bool(a), Value::Bool(b), a.cmp(&b))?;
     }
@@ -271,5 +286,43 @@ fn fuzz_schemas() -> Vec<Schema> {
             .salt(Salt::seed003("p", "d", 12))
             .build()
             .unwrap(),
+        // Phoenix-style columns with HBaseWD's hash prefix (extra negative bucket).
+        Schema::builder()
+            .field_desc("v", FieldType::Str(Width::Delimited(0)))
+            .field("x", FieldType::PhoenixDouble)
+            .field_desc("y", FieldType::PhoenixFloat)
+            .field_desc("r", FieldType::Bytes(Width::Rest))
+            .salt(Salt::hbasewd_hash_prefix(10))
+            .build()
+            .unwrap(),
+        Schema::builder()
+            .field("m", FieldType::Bytes(Width::Fixed { len: 3, pad: Pad::Right(0) }))
+            .field("t", FieldType::U32)
+            .field("tags", FieldType::Bytes(Width::Rest))
+            .salt(Salt::opentsdb(8, 20, &["m", "tags"]))
+            .build()
+            .unwrap(),
+        Schema::builder().field("ts", FieldType::U64).salt(Salt::seed002("ts", 16)).build().unwrap(),
+        Schema::builder()
+            .field("date", FieldType::Decimal { digits: 6 })
+            .field("ooid", FieldType::Str(Width::Fixed { len: 36, pad: Pad::Right(b' ') }))
+            .salt(Salt::socorro("ooid"))
+            .build()
+            .unwrap(),
     ]
+}
+
+/// The ordering limits KEYS.md states are real: padding above value bytes and values
+/// holding bytes below the delimiter break byte order.
+#[test]
+fn documented_order_limits() {
+    let padded = one(FieldType::Str(Width::Fixed { len: 2, pad: Pad::Right(b' ') }), Order::Asc);
+    let (a, a_tab) = (padded.encode(&[Value::str("a")]).unwrap(), padded.encode(&[Value::str("a\t")]).unwrap());
+    assert!(a_tab < a, "\"a\\t\" sorts before \"a\" with ' ' padding");
+    let delimited = one(FieldType::Str(Width::Delimited(b'_')), Order::Asc);
+    let (a, a_b) = (delimited.encode(&[Value::str("a")]).unwrap(), delimited.encode(&[Value::str("aB")]).unwrap());
+    assert!(a > a_b, "\"a_\" sorts after \"aB_\"");
+    let rest = one(FieldType::Bytes(Width::Rest), Order::Desc);
+    let (a, a0) = (rest.encode(&[Value::bytes(*b"a")]).unwrap(), rest.encode(&[Value::bytes(*b"a\0")]).unwrap());
+    assert!(a < a0, "descending rest: a value ending in 0x00 sorts after its prefix");
 }

@@ -21,6 +21,9 @@ pub struct GatewayLauncher {
     pub(crate) heap: String,
     pub(crate) stop_with_process: bool,
     pub(crate) ready_timeout: Duration,
+    /// Set when the HBase runs in a container: gateways start inside it.
+    #[cfg(feature = "docker")]
+    pub(crate) container: Option<crate::docker::GatewaySlots>,
 }
 
 impl GatewayLauncher {
@@ -38,6 +41,22 @@ impl GatewayLauncher {
             (true, true) => "fc",
         };
         let name = format!("{kind}-{}-{n}", std::process::id());
+        #[cfg(feature = "docker")]
+        if let Some(slots) = &self.container {
+            let (addr, ready_in, in_container) = slots.start(framed, compact, &name)?;
+            let dir = self.dir.clone();
+            let stopped = false;
+            return Ok(Gateway {
+                addr,
+                framed,
+                compact,
+                ready_in,
+                dir,
+                name,
+                stopped,
+                in_container: Some(in_container),
+            });
+        }
         let started = launcher::start_gateway(&GatewaySpec {
             dir: &self.dir,
             name: &name,
@@ -55,6 +74,8 @@ impl GatewayLauncher {
             dir: self.dir.clone(),
             name,
             stopped: false,
+            #[cfg(feature = "docker")]
+            in_container: None,
         })
     }
 }
@@ -69,6 +90,9 @@ pub struct Gateway {
     dir: PathBuf,
     name: String,
     stopped: bool,
+    /// Set for a gateway inside the HBase's container.
+    #[cfg(feature = "docker")]
+    in_container: Option<crate::docker::ContainerGateway>,
 }
 
 impl Gateway {
@@ -101,6 +125,10 @@ impl Gateway {
     pub fn stop(&mut self) -> Result<(), TestkitError> {
         if !self.stopped {
             self.stopped = true;
+            #[cfg(feature = "docker")]
+            if let Some(in_container) = &mut self.in_container {
+                return in_container.stop();
+            }
             launcher::stop_gateway(&self.dir, &self.name)?;
         }
         Ok(())

@@ -4,10 +4,11 @@
 //! [`HBase::from_env_or_start`] looks, in order, for
 //! 1. an existing gateway named in `BASALT_THRIFT_ADDR` (`host:port`; set
 //!    `BASALT_THRIFT_FRAMED=1` / `BASALT_THRIFT_COMPACT=1` to match its transport);
-//! 2. with the `docker` cargo feature, when `BASALT_TESTKIT_DOCKER=1` and a Docker engine
-//!    answers: a container of the image built from `docker/Dockerfile`
-//!    (`docker build -t basalt-hbase docker/`; override with `BASALT_DOCKER_IMAGE`), run
-//!    through `testcontainers` and removed when dropped;
+//! 2. with the `docker` cargo feature, when `BASALT_TESTKIT_DOCKER=1`: a container of the
+//!    image built from `docker/Dockerfile` (`docker/engine.sh images`; override with
+//!    `BASALT_DOCKER_IMAGE`), run through `testcontainers` with the launch options'
+//!    settings and removed when dropped (no engine or no image is an error, not a
+//!    fallback; `BASALT_DOCKER_STARTUP_TIMEOUT` seconds, default 300);
 //! 3. the native launcher (`docker/hbase-local.sh`): standalone HBase 2.6 and the Thrift2
 //!    server in two JVMs from Maven Central's jars, on free ports, in a fresh directory.
 //!    It needs a JDK 17 and Maven; when one is missing, the error says what to install.
@@ -118,12 +119,9 @@ impl Default for LaunchOptions {
 enum Source {
     /// An existing gateway: never stopped by us.
     External,
-    /// A container, removed when dropped.
+    /// A container, removed on stop or drop.
     #[cfg(feature = "docker")]
-    Docker {
-        /// Held for its `Drop`, which removes the container.
-        _container: DockerContainer,
-    },
+    Docker(Box<docker::DockerHBase>),
     /// Launched by us; stopped by pid on drop.
     Native { dir: PathBuf, remove_dir: bool, stopped: bool, gateways: GatewayLauncher },
 }
@@ -140,22 +138,29 @@ pub struct HBase {
 
 impl HBase {
     /// An existing gateway from [`ADDR_ENV`]; else, with the `docker` feature, a
-    /// container when `BASALT_TESTKIT_DOCKER=1` and a Docker engine answers; else a
-    /// natively launched one.
+    /// container when `BASALT_TESTKIT_DOCKER=1`; else a natively launched one.
     pub fn from_env_or_start(options: &LaunchOptions) -> Result<HBase, TestkitError> {
         if let Some(hbase) = HBase::from_env()? {
             return Ok(hbase);
         }
         #[cfg(feature = "docker")]
-        if docker::wanted_and_available() {
-            let started = docker::start()?;
+        if docker::wanted()? {
+            let started = docker::start(options)?;
             return Ok(HBase {
-                addr: started.addr,
-                framed: false,
-                compact: false,
+                addr: started.addr.clone(),
+                framed: options.framed,
+                compact: options.compact,
                 ready_in: Some(started.ready_in),
-                source: Source::Docker { _container: DockerContainer { _held: Box::new(started.container) } },
+                source: Source::Docker(Box::new(started)),
             });
+        }
+        #[cfg(not(feature = "docker"))]
+        if env_flag("BASALT_TESTKIT_DOCKER")? {
+            return Err(TestkitError::Config(
+                "BASALT_TESTKIT_DOCKER=1 needs basalt-testkit's `docker` feature (integration tests: \
+                 cargo test -p basalt-integration --features docker)"
+                    .into(),
+            ));
         }
         HBase::start(options)
     }
@@ -190,6 +195,8 @@ impl HBase {
             heap: options.heap.clone(),
             stop_with_process: options.stop_with_process,
             ready_timeout: options.ready_timeout,
+            #[cfg(feature = "docker")]
+            container: None,
         };
         Ok(HBase {
             addr: started.addr,
@@ -244,9 +251,17 @@ impl HBase {
             Source::Native { stopped: true, .. } => {
                 Err(TestkitError::Config("this HBase was stopped; no gateway can be started against it".into()))
             }
+            #[cfg(feature = "docker")]
+            Source::Docker(container) => Ok(GatewayLauncher {
+                dir: PathBuf::from("/data"),
+                heap: "512m".to_owned(),
+                stop_with_process: true,
+                ready_timeout: Duration::from_secs(300),
+                container: Some(container.gateways.clone()),
+            }),
             _ => Err(TestkitError::Config(format!(
-                "extra Thrift2 gateways need an HBase launched natively by basalt-testkit; the one at {} is \
-                 external or a container (unset {ADDR_ENV} / BASALT_TESTKIT_DOCKER to launch one)",
+                "extra Thrift2 gateways need an HBase launched by basalt-testkit (natively or in Docker); the \
+                 one at {} is external (unset {ADDR_ENV} to launch one)",
                 self.addr
             ))),
         }
@@ -286,6 +301,10 @@ impl HBase {
     /// Stops a launched HBase by pid (TERM, then KILL), with its extra gateways; a
     /// no-op for an external one.
     pub fn stop(&mut self) -> Result<(), TestkitError> {
+        #[cfg(feature = "docker")]
+        if let Source::Docker(container) = &mut self.source {
+            return container.stop();
+        }
         if let Source::Native { dir, remove_dir, stopped, .. } = &mut self.source {
             if !*stopped {
                 *stopped = true;
@@ -308,20 +327,7 @@ impl Drop for HBase {
     }
 }
 
-/// A running container of the `docker` feature (removed on drop).
-#[cfg(feature = "docker")]
-struct DockerContainer {
-    _held: Box<testcontainers::Container<testcontainers::GenericImage>>,
-}
-
-#[cfg(feature = "docker")]
-impl std::fmt::Debug for DockerContainer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("DockerContainer")
-    }
-}
-
-fn env_flag(name: &str) -> Result<bool, TestkitError> {
+pub(crate) fn env_flag(name: &str) -> Result<bool, TestkitError> {
     match std::env::var(name).as_deref() {
         Err(_) | Ok("") | Ok("0") | Ok("false") => Ok(false),
         Ok("1") | Ok("true") => Ok(true),

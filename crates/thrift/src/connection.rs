@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol, TInputProtocol,
     TMessageIdentifier, TMessageType, TOutputProtocol,
@@ -16,7 +16,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::error::CallError;
+use crate::guard::{check_reply, ResultCost};
 use crate::message_scan::{MessageScanner, ScanError};
+use crate::row_reply::{RowCall, RowReplyDecoder};
+use crate::rows::RowBatch;
+use crate::stream::ConnectionStream;
 
 /// How messages are delimited on the socket (the server's `-f` flag).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -72,10 +76,11 @@ impl Default for ConnectionOptions {
 const READ_CHUNK: usize = 64 * 1024;
 
 /// One open connection to a Thrift2 gateway. The per-method calls (`get`, `put`,
-/// `open_scanner`, ...) are defined in [`crate::hbase`]'s call table.
+/// `open_scanner`, ...) are defined in [`crate::hbase`]'s call table; the zero-copy
+/// row calls (`get_row`, `get_rows`, `scanner_rows`, `scanner_results`) beside them.
 #[derive(Debug)]
 pub struct Connection {
-    stream: TcpStream,
+    stream: Box<dyn ConnectionStream>,
     options: ConnectionOptions,
     peer: String,
     seq: i32,
@@ -98,16 +103,27 @@ impl Connection {
             Err(_) => return Err(CallError::ConnectTimeout { addr: addr.to_owned(), after: options.connect_timeout }),
         };
         stream.set_nodelay(options.nodelay).map_err(CallError::Io)?;
-        Ok(Connection {
-            stream,
+        Ok(Connection::from_stream(stream, addr, options))
+    }
+
+    /// A connection over an already-connected stream (TLS, SASL, a test pipe, ...);
+    /// `peer` names it in errors and logs. `options.connect_timeout` and
+    /// `options.nodelay` are the caller's business for such a stream.
+    pub fn from_stream(
+        stream: impl ConnectionStream,
+        peer: impl Into<String>,
+        options: ConnectionOptions,
+    ) -> Connection {
+        Connection {
+            stream: Box::new(stream),
             options,
-            peer: addr.to_owned(),
+            peer: peer.into(),
             seq: 0,
             write_buf: Vec::with_capacity(4096),
             read_buf: BytesMut::with_capacity(READ_CHUNK),
             in_flight: false,
             broken: false,
-        })
+        }
     }
 
     /// The address this connection was opened to.
@@ -124,25 +140,54 @@ impl Connection {
     /// no transport error happened, and the server has not closed the socket (HBase
     /// closes connections idle for 60 s). Checking never blocks.
     pub fn is_reusable(&self) -> bool {
-        if self.in_flight || self.broken {
-            return false;
-        }
-        let mut probe = [0u8; 1];
-        match self.stream.try_read(&mut probe) {
-            // Closed by the peer, or bytes nobody asked for: either way, unusable.
-            Ok(_) => false,
-            Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
-        }
+        !self.in_flight && !self.broken && !self.stream.closed_or_unsolicited()
     }
 
-    /// Sends one call and reads its reply. `write_args` writes the argument struct;
-    /// `read_result` reads the result struct and turns it into the call's value.
-    pub(crate) async fn call<R>(
+    /// Sends one call and reads its reply with the generated code. `write_args` writes
+    /// the argument struct; `read_result` reads the result struct and turns it into the
+    /// call's value. The reply is walked first ([`check_reply`]): lengths and counts
+    /// within its bytes, container memory within a multiple of its size.
+    pub(crate) async fn call<R: ResultCost>(
         &mut self,
         method: &'static str,
         write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
         read_result: impl FnOnce(&mut dyn TInputProtocol) -> thrift::Result<R>,
     ) -> Result<R, CallError> {
+        let seq = self.start(method, write_args)?;
+        let reply = self.exchange().await;
+        let reply = self.settle(reply)?;
+        let checked = check_reply(self.options.protocol, &reply, R::TOP_ELEMENT);
+        let result = checked.and_then(|()| decode(self.options.protocol, &reply, method, seq, read_result));
+        if matches!(result, Err(CallError::Protocol(_))) {
+            self.broken = true;
+        }
+        result
+    }
+
+    /// Sends one call whose reply carries rows and decodes it without copying.
+    pub(crate) async fn call_rows(
+        &mut self,
+        method: &'static str,
+        call: RowCall,
+        write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+    ) -> Result<RowBatch, CallError> {
+        let seq = self.start(method, write_args)?;
+        let mut decoder = RowReplyDecoder::new(self.options.protocol, call, method, seq);
+        let reply = self.exchange_rows(&mut decoder).await;
+        let reply = self.settle(reply)?;
+        let result = decoder.finish(reply);
+        if matches!(result, Err(CallError::Protocol(_))) {
+            self.broken = true;
+        }
+        result
+    }
+
+    /// Checks the connection can take a call, numbers it and encodes it.
+    fn start(
+        &mut self,
+        method: &'static str,
+        write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+    ) -> Result<i32, CallError> {
         if self.in_flight || self.broken {
             return Err(CallError::ConnectionUnusable);
         }
@@ -150,20 +195,21 @@ impl Connection {
         let seq = self.seq;
         self.encode(method, seq, write_args)?;
         self.in_flight = true;
-        let reply = self.exchange().await;
-        let reply = match reply {
-            Ok(reply) => reply,
+        Ok(seq)
+    }
+
+    /// Records the outcome of an exchange: a failure breaks the connection.
+    fn settle<T>(&mut self, reply: Result<T, CallError>) -> Result<T, CallError> {
+        match reply {
+            Ok(reply) => {
+                self.in_flight = false;
+                Ok(reply)
+            }
             Err(e) => {
                 self.broken = true;
-                return Err(e);
+                Err(e)
             }
-        };
-        self.in_flight = false;
-        let result = decode(self.options.protocol, &reply, method, seq, read_result);
-        if matches!(result, Err(CallError::Protocol(_))) {
-            self.broken = true;
         }
-        result
     }
 
     fn encode(
@@ -192,27 +238,24 @@ impl Connection {
         Ok(())
     }
 
-    /// Writes the encoded request and reads one complete reply; returns its bytes.
-    async fn exchange(&mut self) -> Result<BytesMut, CallError> {
+    /// Writes the encoded request and makes room for the reply.
+    async fn send(&mut self) -> Result<(), CallError> {
         self.stream.write_all(&self.write_buf).await.map_err(CallError::Io)?;
+        self.stream.flush().await.map_err(CallError::Io)?;
         if self.write_buf.capacity() > 1 << 20 {
             self.write_buf = Vec::with_capacity(4096);
         }
         self.read_buf.clear();
-        let limit = self.options.max_response_bytes;
+        Ok(())
+    }
+
+    /// Writes the encoded request and reads one complete reply; returns its bytes.
+    async fn exchange(&mut self) -> Result<BytesMut, CallError> {
+        self.send().await?;
         match self.options.framing {
-            Framing::Framed => {
-                self.fill(4).await?;
-                let len = self.read_buf.get_u32() as usize;
-                if len > limit {
-                    return Err(CallError::ResponseTooLarge { limit, declared: Some(len) });
-                }
-                self.fill(len).await?;
-                self.check_no_trailing(len)?;
-                Ok(self.read_buf.split_to(len))
-            }
+            Framing::Framed => self.read_frame().await,
             Framing::Buffered => {
-                let mut scanner = MessageScanner::new(self.options.protocol, limit);
+                let mut scanner = MessageScanner::new(self.options.protocol, self.options.max_response_bytes);
                 loop {
                     let scanned = scanner.advance(&self.read_buf).map_err(|e| match e {
                         ScanError::TooLarge { limit } => CallError::ResponseTooLarge { limit, declared: None },
@@ -222,10 +265,53 @@ impl Connection {
                         self.check_no_trailing(len)?;
                         return Ok(self.read_buf.split_to(len));
                     }
-                    self.read_more().await?;
+                    self.read_more(usize::MAX).await?;
                 }
             }
         }
+    }
+
+    /// Writes the encoded request and reads one reply through `decoder`, which for a
+    /// buffered reply finds its end and indexes its rows in the same pass.
+    async fn exchange_rows(&mut self, decoder: &mut RowReplyDecoder) -> Result<Bytes, CallError> {
+        self.send().await?;
+        match self.options.framing {
+            Framing::Framed => {
+                let frame = self.read_frame().await?;
+                match decoder.advance(&frame, frame.len(), true)? {
+                    Some(end) if end == frame.len() => Ok(frame.freeze()),
+                    Some(end) => {
+                        Err(CallError::Protocol(format!("{} unexpected bytes after the reply", frame.len() - end)))
+                    }
+                    None => Err(CallError::Protocol("reply ends early".into())),
+                }
+            }
+            Framing::Buffered => loop {
+                if let Some(len) = decoder.advance(&self.read_buf, self.options.max_response_bytes, false)? {
+                    self.check_no_trailing(len)?;
+                    return Ok(self.read_buf.split_to(len).freeze());
+                }
+                self.read_more(usize::MAX).await?;
+            },
+        }
+    }
+
+    /// Reads one frame: its 4-byte length, then that many bytes. The buffer grows as
+    /// bytes arrive; nothing is reserved from the length the server declared.
+    async fn read_frame(&mut self) -> Result<BytesMut, CallError> {
+        let limit = self.options.max_response_bytes;
+        while self.read_buf.len() < 4 {
+            self.read_more(4 - self.read_buf.len()).await?;
+        }
+        let len = self.read_buf.get_u32() as usize;
+        if len > limit {
+            return Err(CallError::ResponseTooLarge { limit, declared: Some(len) });
+        }
+        while self.read_buf.len() < len {
+            self.read_more(len - self.read_buf.len()).await?;
+        }
+        self.check_no_trailing(len)?;
+        Ok(self.read_buf.split_to(len))
     }
 
     fn check_no_trailing(&self, len: usize) -> Result<(), CallError> {
@@ -235,20 +321,13 @@ impl Connection {
         Ok(())
     }
 
-    /// Reads until the buffer holds at least `len` bytes.
-    async fn fill(&mut self, len: usize) -> Result<(), CallError> {
-        if self.read_buf.capacity() < len {
-            self.read_buf.reserve(len - self.read_buf.len());
-        }
-        while self.read_buf.len() < len {
-            self.read_more().await?;
-        }
-        Ok(())
-    }
-
-    async fn read_more(&mut self) -> Result<(), CallError> {
-        if self.read_buf.capacity() - self.read_buf.len() < READ_CHUNK / 4 {
-            self.read_buf.reserve(READ_CHUNK);
+    /// Reads what has arrived, growing the buffer by at most what has been received so
+    /// far (at least [`READ_CHUNK`]) and by no more than `wanted` bytes still due.
+    async fn read_more(&mut self, wanted: usize) -> Result<(), CallError> {
+        let spare = self.read_buf.capacity() - self.read_buf.len();
+        if spare < READ_CHUNK / 4 && spare < wanted {
+            let grow = self.read_buf.len().max(READ_CHUNK).min(wanted);
+            self.read_buf.reserve(grow);
         }
         let n = self.stream.read_buf(&mut self.read_buf).await.map_err(CallError::Io)?;
         if n == 0 {

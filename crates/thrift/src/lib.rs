@@ -9,6 +9,19 @@
 //!   linear in its size and refused once it exceeds
 //!   [`ConnectionOptions::max_response_bytes`], before it is buffered.
 //!
+//! - Zero-copy rows: [`Connection::get_row`], [`Connection::get_rows`],
+//!   [`Connection::scanner_rows`] and [`Connection::scanner_results`] decode the replies
+//!   that carry rows into a [`RowBatch`] whose keys, families, qualifiers and values are
+//!   slices of the received bytes (no allocation per cell; a buffered reply is delimited
+//!   and indexed in one pass). [`decode_row_reply`] does the same for a reply in memory.
+//! - Hostile replies: every length and count is checked against the bytes that remain
+//!   before anything is allocated; replies still read by the generated code are walked
+//!   first, and refused if decoding them would reserve more than a small multiple of
+//!   their size. A framed reply's buffer grows as bytes arrive, never from the length
+//!   the server declared.
+//! - Other transports: [`Connection::from_stream`] runs over any
+//!   [`ConnectionStream`] (TLS, SASL, ... once implemented).
+//!
 //! Most applications want the `basalt` crate's pooled client instead; this crate is
 //! the layer it is built on.
 //!
@@ -23,10 +36,18 @@
 
 mod connection;
 mod error;
+mod guard;
 pub mod hbase;
 pub mod idl;
 mod message_scan;
+mod row_reply;
+mod rows;
+mod stream;
+mod wire;
 
 pub use connection::{Connection, ConnectionOptions, Framing, Protocol};
 pub use error::CallError;
 pub use message_scan::{MessageScanner, ScanError};
+pub use row_reply::decode_row_reply;
+pub use rows::{CellData, CellRef, Cells, RowBatch, RowData, RowRef, Rows};
+pub use stream::ConnectionStream;

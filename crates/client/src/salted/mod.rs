@@ -5,7 +5,7 @@
 //! a [`SaltedScan`] asks the schema which buckets a query can touch (all of them when
 //! the salt depends on fields the query leaves open; exactly the needed ones
 //! otherwise, e.g. one per month for seed 003's telecom design), runs one scan per
-//! planned range at the same time, and merges them with a binary heap on the logical
+//! planned range at the same time, and merges them with a tree of losers on the logical
 //! key into one ordered stream, ascending or descending.
 //!
 //! - **Memory** stays flat: each bucket fetches at most one page ahead, and no
@@ -18,8 +18,11 @@
 //!   with that error and closes the others.
 //! - **Cursors**: [`SaltedStream::cursor`] is a serialisable position (each bucket's last
 //!   returned key); [`SaltedScan::resume`] continues the same query from it with no
-//!   duplicate and no gap.
+//!   duplicate and no gap. Cursors are signed (HMAC-SHA256 with a [`CursorKey`]: random
+//!   per process unless configured, see [`SaltedTable::cursor_key`]) and checked
+//!   against the query's planned ranges, so an altered cursor is refused, never read.
 
+mod cursor;
 mod merge;
 
 use std::collections::HashMap;
@@ -35,9 +38,12 @@ use futures::{Stream, StreamExt};
 
 use crate::error::{Error, InvalidInput, Result};
 use crate::ops::{Delete, Get, Put};
+use crate::options::ReadOptions;
 use crate::row::Row;
-use crate::scan::{FetchGate, Scan, ScanStats};
+use crate::scan::{after_row, Scan, ScanStats};
 use crate::table::Table;
+use cursor::QueryDigest;
+pub use cursor::{CursorError, CursorKey, SaltedCursor};
 use merge::{Head, Merge};
 
 /// A table whose row keys follow a salted [`Schema`].
@@ -45,12 +51,13 @@ use merge::{Head, Merge};
 pub struct SaltedTable {
     table: Table,
     schema: Arc<Schema>,
+    cursor_key: Option<CursorKey>,
 }
 
 impl Table {
     /// Binds this table to a key schema (usually salted).
     pub fn salted(&self, schema: Schema) -> SaltedTable {
-        SaltedTable { table: self.clone(), schema: Arc::new(schema) }
+        SaltedTable { table: self.clone(), schema: Arc::new(schema), cursor_key: None }
     }
 }
 
@@ -91,6 +98,16 @@ impl SaltedTable {
     /// The key schema.
     pub fn schema(&self) -> &Schema {
         &self.schema
+    }
+
+    /// Signs and checks this table's scan cursors with `key` (default:
+    /// [`CursorKey::process_default`], random per process, so cursors do not survive a
+    /// restart). Give every process of a service the same key to page across them
+    /// ([`CursorKey::new`] from a configured secret, or [`CursorKey::load_or_create`]
+    /// for a key file kept on one machine).
+    pub fn cursor_key(mut self, key: CursorKey) -> SaltedTable {
+        self.cursor_key = Some(key);
+        self
     }
 
     /// The stored (salted) key for these field values.
@@ -154,6 +171,7 @@ impl SaltedTable {
             concurrency: 16,
             split_by_regions: false,
             resume: None,
+            cursor_key: self.cursor_key.clone(),
         }
     }
 }
@@ -169,14 +187,24 @@ pub struct SaltedScan {
     concurrency: usize,
     split_by_regions: bool,
     resume: Option<SaltedCursor>,
+    cursor_key: Option<CursorKey>,
 }
 
 impl SaltedScan {
     /// Settings every bucket's scan copies: columns, filter, time range, versions,
-    /// caching, batch, cache_blocks. Its bounds, limit and direction are ignored (the
-    /// plan and this builder decide them).
+    /// caching, batch, cache_blocks, and the paging mode. The query's plan decides the
+    /// bounds and direction and [`SaltedScan::limit`] the limit, so a template with
+    /// bounds, a limit or `reversed` set is refused when the scan starts
+    /// ([`InvalidInput::Option`]).
     pub fn template(mut self, scan: Scan) -> Self {
         self.template = scan;
+        self
+    }
+
+    /// The read options every bucket's scan uses (columns, filter, versions, time
+    /// range, caching, batch, block caching).
+    pub fn read_options(mut self, options: ReadOptions) -> Self {
+        self.template = self.template.read_options(options);
         self
     }
 
@@ -205,9 +233,18 @@ impl SaltedScan {
         self
     }
 
-    /// Continue a previous run of the same query from its cursor.
+    /// Continue a previous run of the same query from its cursor. When the scan starts,
+    /// the cursor must be this query's, verify under this scan's [`CursorKey`], and
+    /// point inside each planned range; otherwise [`InvalidInput::Cursor`].
     pub fn resume(mut self, cursor: SaltedCursor) -> Self {
         self.resume = Some(cursor);
+        self
+    }
+
+    /// Signs and checks cursors with `key` instead of the table's (see
+    /// [`SaltedTable::cursor_key`]).
+    pub fn cursor_key(mut self, key: CursorKey) -> Self {
+        self.cursor_key = Some(key);
         self
     }
 
@@ -218,30 +255,26 @@ impl SaltedScan {
 
     /// Starts every bucket's scan and returns the merged stream.
     pub async fn stream(self) -> Result<SaltedStream> {
+        check_template(&self.template)?;
         let plan = self.plan()?;
         let reversed = plan.reverse;
-        let fingerprint = fingerprint(self.salted.table.name(), &plan);
+        let query = QueryDigest::of(self.salted.table.name(), &plan);
+        let cursor_key = match &self.cursor_key {
+            Some(key) => key.clone(),
+            None => CursorKey::process_default()?,
+        };
         let mut last: Vec<Option<Bytes>> = vec![None; plan.ranges.len()];
         if let Some(cursor) = &self.resume {
-            if cursor.fingerprint != fingerprint || cursor.last.len() != plan.ranges.len() {
-                return Err(InvalidInput::Cursor("the cursor belongs to another query or table".into()).into());
-            }
-            last.clone_from(&cursor.last);
+            last = cursor.verify(&cursor_key, &query, &plan)?.to_vec();
         }
         let regions = if self.split_by_regions { self.salted.table.region_locations().await? } else { Vec::new() };
-        let gate = FetchGate(Arc::new(tokio::sync::Semaphore::new(self.concurrency)));
+        let gate = Arc::new(tokio::sync::Semaphore::new(self.concurrency));
         let mut sources = Vec::with_capacity(plan.ranges.len());
         let mut stats = Vec::with_capacity(plan.ranges.len());
         for (index, range) in plan.ranges.iter().enumerate() {
             let (mut start, mut stop) = (range.start.clone(), range.stop.clone());
             if let Some(key) = &last[index] {
-                if reversed {
-                    stop = key.clone();
-                } else {
-                    let mut next = key.to_vec();
-                    next.push(0);
-                    start = Bytes::from(next);
-                }
+                (start, stop) = after_row(&start, &stop, key, reversed);
             }
             let mut pieces = vec![(start.clone(), stop.clone())];
             if self.split_by_regions {
@@ -255,8 +288,7 @@ impl SaltedScan {
             for (piece_start, piece_stop) in pieces {
                 let mut scan = self.template.clone().start(piece_start).stop(piece_stop).reversed(reversed);
                 scan.limit = self.limit;
-                scan.gate = Some(gate.clone());
-                let stream = self.salted.table.scan(scan)?;
+                let stream = self.salted.table.scan_gated(scan, Arc::clone(&gate))?;
                 piece_stats.push(stream.stats());
                 streams.push(stream);
             }
@@ -275,8 +307,22 @@ impl SaltedScan {
                 .map(|(i, s)| -> TaggedStream { Box::pin(s.map(move |r| r.map(|row| (i, row)))) });
             Inner::Unordered(futures::stream::select_all(tagged), logical)
         };
-        Ok(SaltedStream { inner, remaining: self.limit, last, fingerprint, stats, done: false })
+        Ok(SaltedStream { inner, remaining: self.limit, last, query, cursor_key, stats, done: false })
     }
+}
+
+/// Refuses a template whose bounds, limit or direction would be silently overridden.
+fn check_template(template: &Scan) -> Result<()> {
+    let what = if !template.start_key().is_empty() || !template.stop_key().is_empty() {
+        "start/stop bounds (the query's plan decides each bucket's range)"
+    } else if template.limit_rows().is_some() {
+        "a limit (use SaltedScan::limit)"
+    } else if template.is_reversed() {
+        "reversed (use Query::reverse)"
+    } else {
+        return Ok(());
+    };
+    Err(InvalidInput::Option(format!("a salted scan's template must not set {what}")).into())
 }
 
 type BucketStream = Pin<Box<dyn Stream<Item = Result<Row>> + Send>>;
@@ -328,7 +374,8 @@ pub struct SaltedStream {
     inner: Inner,
     remaining: Option<u64>,
     last: Vec<Option<Bytes>>,
-    fingerprint: u64,
+    query: QueryDigest,
+    cursor_key: CursorKey,
     stats: Vec<BucketStats>,
     done: bool,
 }
@@ -340,11 +387,11 @@ impl std::fmt::Debug for SaltedStream {
 }
 
 impl SaltedStream {
-    /// The position after the last row returned: pass it to [`SaltedScan::resume`] to
-    /// continue later. With `batch` set, a cursor taken inside a wide row resumes at
-    /// the start of that row.
+    /// The position after the last row returned, signed with the scan's
+    /// [`CursorKey`]: pass it to [`SaltedScan::resume`] to continue later. With `batch`
+    /// set, a cursor taken inside a wide row resumes at the start of that row.
     pub fn cursor(&self) -> SaltedCursor {
-        SaltedCursor { fingerprint: self.fingerprint, last: self.last.clone() }
+        SaltedCursor::issue(&self.cursor_key, &self.query, self.last.clone())
     }
 
     /// Per-range figures so far.
@@ -418,61 +465,10 @@ impl Stream for SaltedStream {
     }
 }
 
-/// Where a salted scan stopped: each planned range's last returned key. Serialise it
-/// with [`SaltedCursor::to_token`] to page across requests.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SaltedCursor {
-    fingerprint: u64,
-    last: Vec<Option<Bytes>>,
-}
-
-impl SaltedCursor {
-    /// A compact text form: `v1.<fingerprint>.<hex key or ->...`.
-    pub fn to_token(&self) -> String {
-        let mut out = format!("v1.{:016x}", self.fingerprint);
-        for key in &self.last {
-            out.push('.');
-            match key {
-                Some(k) => k.iter().for_each(|b| out.push_str(&format!("{b:02x}"))),
-                None => out.push('-'),
-            }
-        }
-        out
-    }
-
-    /// Parses [`SaltedCursor::to_token`]'s form.
-    pub fn from_token(token: &str) -> Result<SaltedCursor> {
-        let bad = |why: &str| Error::from(InvalidInput::Cursor(why.to_owned()));
-        let mut parts = token.split('.');
-        if parts.next() != Some("v1") {
-            return Err(bad("unknown cursor version"));
-        }
-        let fingerprint = u64::from_str_radix(parts.next().ok_or_else(|| bad("no fingerprint"))?, 16)
-            .map_err(|_| bad("bad fingerprint"))?;
-        let mut last = Vec::new();
-        for part in parts {
-            if part == "-" {
-                last.push(None);
-                continue;
-            }
-            if part.len() % 2 != 0 {
-                return Err(bad("odd hex length"));
-            }
-            let bytes = (0..part.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&part[i..i + 2], 16))
-                .collect::<std::result::Result<Vec<u8>, _>>()
-                .map_err(|_| bad("bad hex"))?;
-            last.push(Some(Bytes::from(bytes)));
-        }
-        Ok(SaltedCursor { fingerprint, last })
-    }
-}
-
 /// Merges streams that are each sorted by their keys' logical part (ascending, or
 /// descending when `descending`) into one sorted stream of `(source index, row)`;
 /// `logical(key)` says where a key's logical part starts (its salt's length). Ties go
-/// to the lower source index. This is the heap merge behind [`SaltedStream`], public for
+/// to the lower source index. This is the merge behind [`SaltedStream`], public for
 /// callers that bring their own ordered streams.
 pub fn merge_ordered<S, F>(
     sources: Vec<S>,
@@ -484,23 +480,6 @@ where
     F: Fn(&Bytes) -> Result<usize> + Unpin,
 {
     Merge::new(sources, descending, logical).map(|head| head.map(|h| (h.source, h.row)))
-}
-
-fn fingerprint(table: &str, plan: &ScanPlan) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut feed = |bytes: &[u8]| {
-        for &b in bytes {
-            hash = (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        hash = (hash ^ 0xff).wrapping_mul(0x0100_0000_01b3);
-    };
-    feed(table.as_bytes());
-    feed(&[u8::from(plan.reverse)]);
-    for range in &plan.ranges {
-        feed(&range.start);
-        feed(&range.stop);
-    }
-    hash
 }
 
 /// Cuts `[start, stop)` at every region start key strictly inside it.
@@ -528,15 +507,57 @@ fn cut_at_regions<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use basalt_rowkey::{FieldType, Salt};
 
-    #[test]
-    fn cursor_tokens_round_trip_and_reject_garbage() {
-        let cursor = SaltedCursor { fingerprint: 42, last: vec![Some(Bytes::from_static(b"\x00ab\xff")), None] };
-        let token = cursor.to_token();
-        assert_eq!(SaltedCursor::from_token(&token).unwrap(), cursor);
-        for bad in ["", "v2.1", "v1.zz", "v1.1.abc", "v1.1.0g"] {
-            assert!(SaltedCursor::from_token(bad).is_err(), "{bad}");
+    /// A salted table on an address nothing listens on: every refusal below happens
+    /// before anything is sent.
+    fn offline() -> SaltedTable {
+        let client = crate::Client::builder().address("127.0.0.1:9").build().unwrap();
+        let schema = Schema::builder().field("n", FieldType::U64).salt(Salt::modulo("n", 4)).build().unwrap();
+        client.table("t").unwrap().salted(schema)
+    }
+
+    fn refusal(result: Result<SaltedStream>) -> InvalidInput {
+        match result {
+            Err(Error::InvalidInput(e)) => e,
+            Err(e) => panic!("expected InvalidInput, got {e}"),
+            Ok(_) => panic!("expected a refusal"),
         }
+    }
+
+    #[tokio::test]
+    async fn a_template_with_bounds_limit_or_direction_is_refused() {
+        for template in [
+            Scan::new().start("a"),
+            Scan::new().stop("z"),
+            Scan::new().prefix("p"),
+            Scan::new().limit(5),
+            Scan::new().reversed(true),
+        ] {
+            let e = refusal(offline().scan(Query::new()).template(template.clone()).stream().await);
+            assert!(matches!(e, InvalidInput::Option(_)), "{template:?}: {e}");
+        }
+    }
+
+    #[tokio::test]
+    async fn cursors_of_other_queries_keys_or_ranges_are_refused_before_scanning() {
+        let table = offline();
+        let key = CursorKey::new(b"a secret of sixteen bytes or more").unwrap();
+        let plan = table.scan(Query::new()).plan().unwrap();
+        let query = QueryDigest::of("t", &plan);
+        let mut positions: Vec<Option<Bytes>> = plan.ranges.iter().map(|r| Some(r.start.clone())).collect();
+        let good = SaltedCursor::issue(&key, &query, positions.clone());
+        let with_key = |q: Query, c: &SaltedCursor| table.clone().cursor_key(key.clone()).scan(q).resume(c.clone());
+        // Another key (the per-process default), another direction.
+        let e = refusal(table.scan(Query::new()).resume(good.clone()).stream().await);
+        assert_eq!(e, InvalidInput::Cursor(CursorError::Signature));
+        let e = refusal(with_key(Query::new().reverse(true), &good).stream().await);
+        assert_eq!(e, InvalidInput::Cursor(CursorError::OtherQuery));
+        // Signed, but a position in the previous bucket.
+        positions[1] = Some(Bytes::from_static(b"\x00\xff"));
+        let outside = SaltedCursor::issue(&key, &query, positions);
+        let e = refusal(with_key(Query::new(), &outside).stream().await);
+        assert_eq!(e, InvalidInput::Cursor(CursorError::OutOfRange { range: 1 }));
     }
 
     #[test]

@@ -49,6 +49,30 @@ fn schemas() -> &'static Vec<Schema> {
         if let Ok(s) = Schema::builder().field("k", FieldType::Bytes(Width::Variable)).salt(Salt::phoenix(8)).build() {
             out.push(s);
         }
+        // Phoenix-style columns, HBaseWD's hash prefix (with its negative extra bucket),
+        // OpenTSDB's 8-byte salt, seed 002's two-byte signed prefix.
+        if let Ok(s) = Schema::builder()
+            .field_desc("v", FieldType::Str(Width::Delimited(0)))
+            .field("x", FieldType::PhoenixDouble)
+            .field_desc("y", FieldType::PhoenixFloat)
+            .field_desc("r", FieldType::Bytes(Width::Rest))
+            .salt(Salt::hbasewd_hash_prefix(10))
+            .build()
+        {
+            out.push(s);
+        }
+        if let Ok(s) = Schema::builder()
+            .field("m", FieldType::Bytes(Width::Fixed { len: 3, pad: Pad::Right(0) }))
+            .field("t", FieldType::U32)
+            .field("tags", FieldType::Bytes(Width::Rest))
+            .salt(Salt::opentsdb(8, 20, &["m", "tags"]))
+            .build()
+        {
+            out.push(s);
+        }
+        if let Ok(s) = Schema::builder().field("ts", FieldType::U64).salt(Salt::seed002("ts", 16)).build() {
+            out.push(s);
+        }
         out
     })
 }

@@ -2,7 +2,8 @@
 //! argument and result structs (private to the generated module, visible here).
 
 use super::*;
-use crate::{CallError, Connection};
+use crate::row_reply::RowCall;
+use crate::{CallError, Connection, RowBatch, RowData};
 
 macro_rules! calls {
     ($(
@@ -127,4 +128,49 @@ calls! {
     get_thrift_server_type = "getThriftServerType"() -> TThriftServerType, THBaseServiceGetThriftServerTypeArgs, THBaseServiceGetThriftServerTypeResult;
     /// `getClusterId`.
     get_cluster_id = "getClusterId"() -> String, THBaseServiceGetClusterIdArgs, THBaseServiceGetClusterIdResult;
+}
+
+/// The zero-copy row calls: the same requests as `get`, `getMultiple`,
+/// `getScannerRows` and `getScannerResults`, whose replies are decoded into a
+/// [`RowBatch`] (keys, families, qualifiers and values are slices of the received
+/// reply; no allocation per cell) instead of generated `TResult`s.
+impl Connection {
+    /// `get`: one row, owned; empty (no key, no cells) when the row does not exist.
+    pub async fn get_row(&mut self, table: Vec<u8>, tget: TGet) -> Result<RowData, CallError> {
+        let args = THBaseServiceGetArgs { table, tget };
+        let batch = self.call_rows("get", RowCall::Get, |out| args.write_to_out_protocol(out)).await?;
+        Ok(batch.row(0).map(|row| row.to_row_data()).unwrap_or_default())
+    }
+
+    /// `get` returning the [`RowBatch`] of its one row (for callers that keep the
+    /// compact form).
+    pub async fn get_row_batch(&mut self, table: Vec<u8>, tget: TGet) -> Result<RowBatch, CallError> {
+        let args = THBaseServiceGetArgs { table, tget };
+        self.call_rows("get", RowCall::Get, |out| args.write_to_out_protocol(out)).await
+    }
+
+    /// `getMultiple`: one row per get, in the same order (empty rows for missing ones).
+    pub async fn get_rows(&mut self, table: Vec<u8>, tgets: Vec<TGet>) -> Result<RowBatch, CallError> {
+        let args = THBaseServiceGetMultipleArgs { table, tgets };
+        self.call_rows("getMultiple", RowCall::List, |out| args.write_to_out_protocol(out)).await
+    }
+
+    /// `getScannerRows`: the next `num_rows` rows of a scanner (fewer at the end; none
+    /// when exhausted). Fails with [`CallError::IllegalArgument`] for an expired scanner.
+    pub async fn scanner_rows(&mut self, scanner_id: i32, num_rows: i32) -> Result<RowBatch, CallError> {
+        let args = THBaseServiceGetScannerRowsArgs { scanner_id, num_rows };
+        self.call_rows("getScannerRows", RowCall::ScannerRows, |out| args.write_to_out_protocol(out)).await
+    }
+
+    /// `getScannerResults`: open a scanner, read up to `num_rows` rows and close it, in
+    /// one call (stateless paging).
+    pub async fn scanner_results(
+        &mut self,
+        table: Vec<u8>,
+        tscan: TScan,
+        num_rows: i32,
+    ) -> Result<RowBatch, CallError> {
+        let args = THBaseServiceGetScannerResultsArgs { table, tscan, num_rows };
+        self.call_rows("getScannerResults", RowCall::List, |out| args.write_to_out_protocol(out)).await
+    }
 }

@@ -1,0 +1,159 @@
+//! What a read returns, shared by [`Get`](crate::Get), [`Scan`](crate::Scan) and salted
+//! scans: one value instead of the same setters on every builder.
+
+use basalt_thrift::hbase::{TColumn, TTimeRange};
+use bytes::Bytes;
+
+use crate::error::{InvalidInput, Result};
+use crate::filter::Filter;
+use crate::validate;
+
+/// Which columns a read returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum ColumnSpec {
+    Family(Bytes),
+    Column(Bytes, Bytes),
+}
+
+/// The options every read shares: columns, filter, versions, time range, and for scans
+/// the page size (`caching`), the cells per item (`batch`) and block caching. Build one
+/// and hand it to [`Get::read_options`](crate::Get::read_options),
+/// [`Scan::read_options`](crate::Scan::read_options) or
+/// [`SaltedScan::read_options`](crate::SaltedScan::read_options); the builders' own
+/// setters (`Scan::family`, `Get::filter`, ...) are shortcuts that edit this value.
+///
+/// Gets ignore `caching` and `batch`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReadOptions {
+    pub(crate) columns: Vec<ColumnSpec>,
+    pub(crate) filter: Option<Filter>,
+    pub(crate) time_range: Option<(i64, i64)>,
+    pub(crate) max_versions: Option<i32>,
+    pub(crate) caching: Option<u32>,
+    pub(crate) batch: Option<i32>,
+    pub(crate) cache_blocks: Option<bool>,
+}
+
+impl ReadOptions {
+    /// Every column, newest version, the server's defaults.
+    pub fn new() -> ReadOptions {
+        ReadOptions::default()
+    }
+
+    /// Only this column (may be called repeatedly).
+    pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> ReadOptions {
+        self.columns.push(ColumnSpec::Column(family.into(), qualifier.into()));
+        self
+    }
+
+    /// Every column of this family (may be called repeatedly).
+    pub fn family(mut self, family: impl Into<Bytes>) -> ReadOptions {
+        self.columns.push(ColumnSpec::Family(family.into()));
+        self
+    }
+
+    /// A server-side filter.
+    pub fn filter(mut self, filter: Filter) -> ReadOptions {
+        self.filter = Some(filter);
+        self
+    }
+
+    /// Only versions with `min <= timestamp < max`.
+    pub fn time_range(mut self, min: i64, max: i64) -> ReadOptions {
+        self.time_range = Some((min, max));
+        self
+    }
+
+    /// Up to `n` versions per column, newest first (default 1).
+    pub fn max_versions(mut self, n: u32) -> ReadOptions {
+        self.max_versions = Some(i32::try_from(n).unwrap_or(i32::MAX));
+        self
+    }
+
+    /// Scans: rows per round trip (default [`DEFAULT_CACHING`](crate::DEFAULT_CACHING)).
+    pub fn caching(mut self, rows: u32) -> ReadOptions {
+        self.caching = Some(rows);
+        self
+    }
+
+    /// Scans: at most `cells` cells per returned item; wide rows come back in parts.
+    pub fn batch(mut self, cells: u32) -> ReadOptions {
+        self.batch = Some(i32::try_from(cells).unwrap_or(i32::MAX));
+        self
+    }
+
+    /// Whether the blocks read are cached on the region server.
+    pub fn cache_blocks(mut self, cache: bool) -> ReadOptions {
+        self.cache_blocks = Some(cache);
+        self
+    }
+
+    /// The filter, if any.
+    pub fn filter_ref(&self) -> Option<&Filter> {
+        self.filter.as_ref()
+    }
+
+    /// Whether a filter is set (a gateway failure is then probably a malformed filter).
+    pub(crate) fn has_filter(&self) -> bool {
+        self.filter.is_some()
+    }
+
+    /// Refuses values HBase would reject or misread.
+    pub(crate) fn validate(&self) -> Result<()> {
+        if self.caching == Some(0) {
+            return Err(InvalidInput::Option("caching must be at least 1".into()).into());
+        }
+        if self.batch == Some(0) {
+            return Err(InvalidInput::Option("batch must be at least 1".into()).into());
+        }
+        if self.max_versions == Some(0) {
+            return Err(InvalidInput::Option("max_versions must be at least 1".into()).into());
+        }
+        self.thrift_columns()?;
+        self.rendered_filter()?;
+        self.thrift_time_range()?;
+        Ok(())
+    }
+
+    pub(crate) fn thrift_columns(&self) -> Result<Option<Vec<TColumn>>> {
+        if self.columns.is_empty() {
+            return Ok(None);
+        }
+        self.columns
+            .iter()
+            .map(|c| match c {
+                ColumnSpec::Family(f) => {
+                    validate::family(f)?;
+                    Ok(TColumn::new(f.to_vec(), None, None))
+                }
+                ColumnSpec::Column(f, q) => {
+                    validate::family(f)?;
+                    Ok(TColumn::new(f.to_vec(), q.to_vec(), None))
+                }
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
+    }
+
+    pub(crate) fn rendered_filter(&self) -> Result<Option<Vec<u8>>> {
+        render_filter(self.filter.as_ref())
+    }
+
+    pub(crate) fn thrift_time_range(&self) -> Result<Option<TTimeRange>> {
+        match self.time_range {
+            None => Ok(None),
+            Some((min, max)) if min >= 0 && min <= max => Ok(Some(TTimeRange::new(min, max))),
+            Some((min, max)) => {
+                Err(InvalidInput::Option(format!("time range [{min}, {max}) is empty or negative")).into())
+            }
+        }
+    }
+}
+
+/// A filter's string form, or the typed reason it cannot be rendered.
+pub(crate) fn render_filter(filter: Option<&Filter>) -> Result<Option<Vec<u8>>> {
+    match filter {
+        None => Ok(None),
+        Some(f) => f.render().map(|b| Some(b.to_vec())).map_err(|e| InvalidInput::Filter(e).into()),
+    }
+}

@@ -1,0 +1,578 @@
+//! The task behind a [`RowStream`](crate::RowStream): pages, positions and recovery.
+//!
+//! - **One call path**: every call (open, page, close) goes through
+//!   [`Client::call_on`] (request timeout, error mapping) on a connection from
+//!   [`Client::checkout`] (gateway choice), and retries use [`Client::retry_after`]
+//!   (policy and budget), like every other call.
+//! - **Pinning**: a server-side scanner lives in one gateway process, and its id means
+//!   another scanner in any other process (ids restart at 0). The scanner is therefore
+//!   used only on the connection that opened it; that connection is taken out of the
+//!   pool while the scanner is open (its pool slot is taken only during calls). When
+//!   the connection is lost, the scan reopens from its position: never the old id on a
+//!   new connection.
+//! - **Checked pages**: every row of a page must lie in the part of the range not yet
+//!   returned, in the scan's direction; a page that breaks this is dropped whole and
+//!   the scan reopens, and a second bad page in a row ends the scan with
+//!   [`Error::ScanIntegrity`].
+//! - **Recovery**: an expired scanner or a lost idle connection is reopened at once,
+//!   whatever the retry policy (only a repeated failure without progress ends the
+//!   scan); other failures follow the retry policy within the retry budget.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use basalt_rowkey::ScanRange;
+use basalt_thrift::hbase::TScan;
+use basalt_thrift::RowBatch;
+use bytes::Bytes;
+use tokio::sync::{mpsc, Semaphore};
+use tracing::Instrument;
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::filter::Filter;
+use crate::options::render_filter;
+use crate::pool::Detached;
+use crate::row::Row;
+use crate::scan::{after_row, Scan, ScanPaging, ScanStats, FIRST_PAGE_ROWS};
+
+/// Reopens after expiry or a lost connection allowed without a page in between.
+const MAX_QUIET_REOPENS: u32 = 3;
+
+/// Where a scan stands: the part of `[lower, upper)` not yet returned, and the parts of
+/// a partially returned wide row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Position {
+    pub(crate) lower: Bytes,
+    pub(crate) upper: Bytes,
+    /// (key, items already returned for it): set while a batched row is incomplete.
+    pub(crate) partial: Option<(Bytes, usize)>,
+}
+
+impl Position {
+    fn advance(&mut self, row: &Row, reversed: bool) {
+        if row.partial {
+            match &mut self.partial {
+                Some((key, n)) if *key == row.key => *n += 1,
+                _ => self.partial = Some((row.key.clone(), 1)),
+            }
+            return;
+        }
+        self.partial = None;
+        (self.lower, self.upper) = after_row(&self.lower, &self.upper, &row.key, reversed);
+    }
+}
+
+/// A page that breaks the scan's range or order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rejected(pub(crate) String);
+
+/// The pure part of a scan: position, limit, and the check of each page.
+#[derive(Debug, Clone)]
+pub(crate) struct Tracker {
+    pub(crate) position: Position,
+    pub(crate) reversed: bool,
+    pub(crate) remaining: Option<u64>,
+    /// After a reopen inside a batched row: (key, parts already returned) to drop.
+    skip: Option<(Bytes, usize)>,
+}
+
+impl Tracker {
+    pub(crate) fn new(start: Bytes, stop: Bytes, reversed: bool, limit: Option<u64>) -> Tracker {
+        Tracker {
+            position: Position { lower: start, upper: stop, partial: None },
+            reversed,
+            remaining: limit,
+            skip: None,
+        }
+    }
+
+    /// Called when a scanner is (re)opened at the position.
+    fn reopened(&mut self) {
+        self.skip = self.position.partial.clone();
+    }
+
+    /// Checks a page and returns the rows to deliver; the position and limit move only
+    /// if the whole page is sound.
+    pub(crate) fn accept(&mut self, results: impl ExactSizeIterator<Item = Row>) -> Result<Vec<Row>, Rejected> {
+        let mut next = self.clone();
+        let mut rows = Vec::with_capacity(results.len());
+        for row in results {
+            if next.remaining == Some(0) {
+                break;
+            }
+            if !next.keep(&row)? {
+                continue;
+            }
+            next.position.advance(&row, next.reversed);
+            if !row.partial {
+                if let Some(n) = &mut next.remaining {
+                    *n -= 1;
+                }
+            }
+            rows.push(row);
+        }
+        *self = next;
+        Ok(rows)
+    }
+
+    /// Whether `row` is delivered: `Ok(false)` for what a reopened scanner legitimately
+    /// repeats (a reversed scan's inclusive start, parts of a batched row already
+    /// returned), an error for a row outside the remaining range or out of order.
+    fn keep(&mut self, row: &Row) -> Result<bool, Rejected> {
+        if let Some((key, n)) = &mut self.skip {
+            if *key == row.key && *n > 0 {
+                *n -= 1;
+                return Ok(false);
+            }
+            self.skip = None;
+        }
+        let Position { lower, upper, partial } = &self.position;
+        let key = &row.key;
+        let show = |k: &Bytes| format!("{:?}", String::from_utf8_lossy(&k[..k.len().min(64)]));
+        if let Some((pk, _)) = partial {
+            let backwards = if self.reversed { key > pk } else { key < pk };
+            if backwards {
+                return Err(Rejected(format!("row {} out of order after {}", show(key), show(pk))));
+            }
+        }
+        if self.reversed {
+            if !upper.is_empty() && key == upper {
+                return Ok(false); // HBase's reversed start is inclusive
+            }
+            if !upper.is_empty() && key > upper {
+                return Err(Rejected(format!("row {} at or after {} in a reversed scan", show(key), show(upper))));
+            }
+            if !lower.is_empty() && key < lower {
+                return Err(Rejected(format!("row {} below the range start {}", show(key), show(lower))));
+            }
+        } else {
+            if !lower.is_empty() && key < lower {
+                return Err(Rejected(format!("row {} before the scan's position {}", show(key), show(lower))));
+            }
+            if !upper.is_empty() && key >= upper {
+                return Err(Rejected(format!("row {} at or after the range stop {}", show(key), show(upper))));
+            }
+        }
+        Ok(true)
+    }
+
+    /// The `TScan` that resumes at the position.
+    pub(crate) fn tscan(&self, scan: &Scan) -> Result<TScan> {
+        let read = &scan.read;
+        let mut filter = read.filter.clone();
+        let Position { lower, upper, partial } = &self.position;
+        let (start, stop) = if self.reversed {
+            // HBase's reversed scan: start is the larger (inclusive) key, stop the
+            // smaller (exclusive) one; `keep` drops a row equal to the start.
+            let range = ScanRange {
+                bucket: None,
+                start: lower.clone(),
+                stop: upper.clone(),
+                start_may_be_row: true,
+                stop_may_be_row: true,
+            };
+            let bounds = range.reversed();
+            let start = partial.as_ref().map(|(key, _)| key.clone()).unwrap_or(bounds.start_row);
+            match bounds.missing_row {
+                // No finite exclusive bound includes `lower`: stop at it inclusively.
+                Some(missing) if !missing.is_empty() => {
+                    let stop_filter = Filter::inclusive_stop(missing);
+                    filter = Some(match filter {
+                        Some(f) => f.and(stop_filter),
+                        None => stop_filter,
+                    });
+                    (start, Bytes::new())
+                }
+                _ => (start, bounds.stop_row),
+            }
+        } else {
+            let start = partial.as_ref().map(|(key, _)| key.clone()).unwrap_or_else(|| lower.clone());
+            (start, upper.clone())
+        };
+        // One spare row covers the reversed scan's inclusive start, which may be dropped.
+        let server_limit = self.remaining.map(|n| i32::try_from(n.saturating_add(1)).unwrap_or(i32::MAX));
+        Ok(TScan::new(
+            non_empty(start),
+            non_empty(stop),
+            read.thrift_columns()?,
+            i32::try_from(scan.page_rows()).unwrap_or(i32::MAX),
+            read.max_versions,
+            read.thrift_time_range()?,
+            render_filter(filter.as_ref())?,
+            read.batch,
+            None,
+            None,
+            self.reversed,
+            read.cache_blocks,
+            None,
+            None,
+            server_limit,
+            None,
+            None,
+            None,
+        ))
+    }
+}
+
+fn non_empty(b: Bytes) -> Option<Vec<u8>> {
+    if b.is_empty() {
+        None
+    } else {
+        Some(b.to_vec())
+    }
+}
+
+/// An open server-side scanner and the connection it is pinned to.
+struct Pinned {
+    conn: Detached,
+    id: i32,
+}
+
+/// Why a page did not arrive.
+enum Interrupt {
+    /// Reopen at once, without the retry policy (expiry, a lost idle connection).
+    Reopen(Error),
+    /// The page broke the range or order: reopen at once; twice in a row is an error.
+    Rejected { addr: String, why: Rejected },
+    /// A failure for the retry policy.
+    Failed(Error),
+}
+
+impl From<Error> for Interrupt {
+    fn from(e: Error) -> Interrupt {
+        match e {
+            e @ Error::ScannerExpired { .. } => Interrupt::Reopen(e),
+            e => Interrupt::Failed(e),
+        }
+    }
+}
+
+enum Page {
+    Rows(Vec<Row>),
+    /// The last rows (possibly none): the scan is over after them.
+    Last(Vec<Row>),
+}
+
+pub(crate) struct Worker {
+    client: Client,
+    table: String,
+    scan: Scan,
+    gate: Option<Arc<Semaphore>>,
+    tracker: Tracker,
+    stats: Arc<ScanStats>,
+    started: Instant,
+    has_filter: bool,
+}
+
+impl Worker {
+    pub(crate) fn spawn(
+        client: Client,
+        table: String,
+        scan: Scan,
+        gate: Option<Arc<Semaphore>>,
+        stats: Arc<ScanStats>,
+        tx: mpsc::Sender<Result<Vec<Row>>>,
+    ) {
+        let tracker = Tracker::new(scan.start.clone(), scan.stop.clone(), scan.reversed, scan.limit);
+        let has_filter = scan.read.has_filter();
+        let span = tracing::debug_span!("hbase.scan", table = %table, reversed = scan.reversed);
+        let worker = Worker { client, table, scan, gate, tracker, stats, started: Instant::now(), has_filter };
+        tokio::spawn(worker.run(tx).instrument(span));
+    }
+
+    async fn run(mut self, tx: mpsc::Sender<Result<Vec<Row>>>) {
+        let mut pinned: Option<Pinned> = None;
+        let mut failures = 0u32;
+        let mut failing_since: Option<Instant> = None;
+        let mut quiet_reopens = 0u32;
+        let mut rejected_in_a_row = 0u32;
+        loop {
+            if self.tracker.remaining == Some(0) {
+                break;
+            }
+            // Wait until the consumer has room: at most one page ahead.
+            let Ok(permit) = tx.reserve().await else {
+                break; // the stream was dropped
+            };
+            let error = match self.next_page(&mut pinned).await {
+                Ok(page) => {
+                    (failures, failing_since, quiet_reopens, rejected_in_a_row) = (0, None, 0, 0);
+                    let (rows, last) = match page {
+                        Page::Rows(rows) => (rows, false),
+                        Page::Last(rows) => (rows, true),
+                    };
+                    self.count(&rows);
+                    if !rows.is_empty() {
+                        permit.send(Ok(rows));
+                    }
+                    if last {
+                        break;
+                    }
+                    continue;
+                }
+                Err(interrupt) => interrupt,
+            };
+            self.unpin(&mut pinned).await;
+            let error = match error {
+                Interrupt::Reopen(error) => {
+                    quiet_reopens += 1;
+                    if quiet_reopens > MAX_QUIET_REOPENS {
+                        permit.send(Err(error));
+                        break;
+                    }
+                    tracing::debug!(%error, "scanner lost; reopening after the last row returned");
+                    self.stats.reopens.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                Interrupt::Rejected { addr, why } => {
+                    self.stats.rejected_pages.fetch_add(1, Ordering::Relaxed);
+                    rejected_in_a_row += 1;
+                    if rejected_in_a_row > 1 {
+                        let table = self.table.clone();
+                        permit.send(Err(Error::ScanIntegrity { addr, table, message: why.0 }));
+                        break;
+                    }
+                    tracing::warn!(%addr, reason = %why.0, "scan page refused; reopening after the last row returned");
+                    self.stats.reopens.fetch_add(1, Ordering::Relaxed);
+                    continue;
+                }
+                Interrupt::Failed(error) => error,
+            };
+            failures += 1;
+            let since = *failing_since.get_or_insert_with(Instant::now);
+            match self.client.retry_after(failures, since, &error) {
+                Some(after) => {
+                    self.stats.reopens.fetch_add(1, Ordering::Relaxed);
+                    tracing::debug!(%error, ?after, "scan interrupted; reopening after the last row returned");
+                    tokio::time::sleep(after).await;
+                }
+                None => {
+                    permit.send(Err(error.with_filter_hint(self.has_filter)));
+                    break;
+                }
+            }
+        }
+        self.unpin(&mut pinned).await;
+        let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX).max(1);
+        self.stats.finished_micros.store(micros, Ordering::Relaxed);
+    }
+
+    fn count(&self, rows: &[Row]) {
+        if rows.is_empty() {
+            return;
+        }
+        if self.stats.rows.load(Ordering::Relaxed) == 0 {
+            let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX).max(1);
+            self.stats.first_row_micros.store(micros, Ordering::Relaxed);
+        }
+        self.stats.rows.fetch_add(rows.len() as u64, Ordering::Relaxed);
+    }
+
+    /// Closes the pinned scanner (on its own connection only) and returns the
+    /// connection to the pool if it is still clean.
+    async fn unpin(&self, pinned: &mut Option<Pinned>) {
+        let Some(Pinned { mut conn, id }) = pinned.take() else { return };
+        let addr = conn.addr().to_owned();
+        if let Some(c) = conn.conn() {
+            if c.is_reusable() {
+                let _ = self
+                    .client
+                    .call_on("close_scanner", Some(&self.table), &addr, c, &mut |c| Box::pin(c.close_scanner(id)))
+                    .await;
+            }
+        }
+        self.client.inner.pool.give_back(conn);
+    }
+
+    /// Rows asked for in the next page.
+    fn want(&self) -> i32 {
+        let page = self.scan.page_rows();
+        let page = if self.stats.pages.load(Ordering::Relaxed) == 0 { page.min(FIRST_PAGE_ROWS) } else { page };
+        let want = match self.tracker.remaining {
+            // One spare row covers the reversed scan's inclusive start, which may be dropped.
+            Some(n) => n.saturating_add(1).min(u64::from(page)),
+            None => u64::from(page),
+        };
+        i32::try_from(want).unwrap_or(i32::MAX)
+    }
+
+    async fn next_page(&mut self, pinned: &mut Option<Pinned>) -> Result<Page, Interrupt> {
+        let _gate = match &self.gate {
+            Some(gate) => Arc::clone(gate).acquire_owned().await.ok(),
+            None => None,
+        };
+        match self.scan.paging {
+            ScanPaging::Scanner => self.scanner_page(pinned).await,
+            ScanPaging::Stateless => self.stateless_page().await,
+        }
+    }
+
+    /// A page from the pinned scanner, opening one (at the position) if needed.
+    async fn scanner_page(&mut self, pinned: &mut Option<Pinned>) -> Result<Page, Interrupt> {
+        let table = Some(self.table.as_str());
+        if let Some(p) = pinned.as_mut() {
+            if !p.conn.conn().is_some_and(|c| c.is_reusable()) {
+                // The server closed the idle connection (or it broke): the scanner is
+                // unreachable; reopen on another connection, never reuse the id.
+                pinned.take();
+                return Err(Interrupt::Reopen(Error::ScannerExpired {
+                    message: "the scanner's connection was closed".into(),
+                }));
+            }
+        }
+        let want = self.want();
+        let (results, addr) = match pinned.as_mut() {
+            Some(p) => {
+                let _slot = self.client.slot().await?;
+                let addr = p.conn.addr().to_owned();
+                let Some(conn) = p.conn.conn() else {
+                    return Err(Interrupt::Reopen(Error::ScannerExpired { message: "no connection".into() }));
+                };
+                let id = p.id;
+                let results = self
+                    .client
+                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.scanner_rows(id, want)))
+                    .await?;
+                (results, addr)
+            }
+            None => {
+                let tscan = self.tracker.tscan(&self.scan)?;
+                let mut pooled = self.client.checkout().await?;
+                let addr = pooled.addr().to_owned();
+                let name = self.table.as_bytes().to_vec();
+                let id = self
+                    .client
+                    .call_on("open_scanner", table, &addr, pooled.conn(), &mut |c| {
+                        Box::pin(c.open_scanner(name.clone(), tscan.clone()))
+                    })
+                    .await?;
+                self.tracker.reopened();
+                // The first page on the same connection, within the checkout's slot.
+                let first = self
+                    .client
+                    .call_on("get_scanner_rows", table, &addr, pooled.conn(), &mut |c| {
+                        Box::pin(c.scanner_rows(id, want))
+                    })
+                    .await;
+                *pinned = Some(Pinned { conn: pooled.detach(), id });
+                (first?, addr)
+            }
+        };
+        self.stats.pages.fetch_add(1, Ordering::Relaxed);
+        if results.is_empty() {
+            return Ok(Page::Last(Vec::new()));
+        }
+        let rows = self.tracker.accept(rows_of(&results)).map_err(|why| Interrupt::Rejected { addr, why })?;
+        Ok(Page::Rows(rows))
+    }
+
+    /// A page from a stateless `getScannerResults` call at the position.
+    async fn stateless_page(&mut self) -> Result<Page, Interrupt> {
+        let tscan = self.tracker.tscan(&self.scan)?;
+        let want = self.want();
+        let mut pooled = self.client.checkout().await?;
+        let addr = pooled.addr().to_owned();
+        let name = self.table.as_bytes().to_vec();
+        let results = self
+            .client
+            .call_on("get_scanner_results", Some(&self.table), &addr, pooled.conn(), &mut |c| {
+                Box::pin(c.scanner_results(name.clone(), tscan.clone(), want))
+            })
+            .await?;
+        drop(pooled);
+        self.stats.pages.fetch_add(1, Ordering::Relaxed);
+        // `getScannerResults` reads until it has `want` rows or the scan ends.
+        let last = results.len() < usize::try_from(want).unwrap_or(usize::MAX);
+        self.tracker.reopened();
+        let rows = self.tracker.accept(rows_of(&results)).map_err(|why| Interrupt::Rejected { addr, why })?;
+        Ok(if last { Page::Last(rows) } else { Page::Rows(rows) })
+    }
+}
+
+/// The rows of a zero-copy reply; keys and values share its buffer.
+fn rows_of(batch: &RowBatch) -> impl ExactSizeIterator<Item = Row> + '_ {
+    batch.iter().map(|r| Row::from_ref(&r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::row::Cell;
+
+    fn result(key: &str, partial: bool) -> Row {
+        let cell = Cell { family: "d".into(), qualifier: "q".into(), value: "v".into(), timestamp: 1 };
+        Row { key: Bytes::copy_from_slice(key.as_bytes()), cells: vec![cell], partial }
+    }
+
+    fn keys(rows: &[Row]) -> Vec<String> {
+        rows.iter().map(|r| String::from_utf8_lossy(&r.key).into_owned()).collect()
+    }
+
+    #[test]
+    fn forward_pages_move_the_position_and_refuse_rows_outside_it() {
+        let mut t = Tracker::new(Bytes::from("b"), Bytes::from("m"), false, None);
+        let rows = t.accept(vec![result("b", false), result("c", false)].into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["b", "c"]);
+        assert_eq!(t.position.lower, Bytes::from_static(b"c\0"));
+        // A row already returned, one before the range, one past its stop, and one out
+        // of order: the whole page is refused and the position does not move.
+        for bad in [vec![result("c", false)], vec![result("a", false)], vec![result("m", false)]] {
+            assert!(t.accept(bad.into_iter()).is_err());
+        }
+        assert!(t.accept(vec![result("e", false), result("d", false)].into_iter()).is_err());
+        assert_eq!(t.position.lower, Bytes::from_static(b"c\0"));
+        assert_eq!(keys(&t.accept(vec![result("d", false)].into_iter()).unwrap()), ["d"]);
+    }
+
+    #[test]
+    fn reversed_pages_drop_the_inclusive_start_and_refuse_rows_above_it() {
+        let mut t = Tracker::new(Bytes::from("b"), Bytes::from("m"), true, Some(2));
+        assert_eq!(keys(&t.accept(vec![result("m", false), result("k", false)].into_iter()).unwrap()), ["k"]);
+        assert_eq!(t.position.upper, Bytes::from("k"));
+        assert!(t.accept(vec![result("l", false)].into_iter()).is_err(), "above the position");
+        assert!(t.accept(vec![result("a", false)].into_iter()).is_err(), "below the range");
+        assert_eq!(
+            keys(&t.accept(vec![result("k", false), result("j", false), result("i", false)].into_iter()).unwrap()),
+            ["j"]
+        );
+        assert_eq!(t.remaining, Some(0));
+    }
+
+    #[test]
+    fn batched_rows_resume_inside_the_row() {
+        let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, None);
+        let rows = t.accept(vec![result("a", true), result("a", true)].into_iter()).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(t.position.partial, Some((Bytes::from("a"), 2)));
+        t.reopened();
+        // The reopened scanner repeats the row's first two parts: they are dropped.
+        let rows = t
+            .accept(vec![result("a", true), result("a", true), result("a", false), result("b", false)].into_iter())
+            .unwrap();
+        assert_eq!(keys(&rows), ["a", "b"]);
+        assert_eq!(t.position.partial, None);
+    }
+
+    #[test]
+    fn the_position_after_a_row_is_computed_once_for_both_directions() {
+        let (s, e, k) = (Bytes::from("a"), Bytes::from("z"), Bytes::from("k"));
+        assert_eq!(after_row(&s, &e, &k, false), (Bytes::from_static(b"k\0"), e.clone()));
+        assert_eq!(after_row(&s, &e, &k, true), (s.clone(), k.clone()));
+    }
+
+    #[test]
+    fn reversed_tscan_bounds_use_the_row_key_crate() {
+        let scan = Scan::new().reversed(true);
+        let t = Tracker::new(Bytes::from_static(b"b\0"), Bytes::from("m"), true, None);
+        let tscan = t.tscan(&scan).unwrap();
+        assert_eq!(tscan.start_row.as_deref(), Some(&b"m"[..]));
+        assert_eq!(tscan.stop_row.as_deref(), Some(&b"b"[..]));
+        let t = Tracker::new(Bytes::from("b"), Bytes::new(), true, None);
+        let tscan = t.tscan(&scan).unwrap();
+        assert_eq!(tscan.start_row, None);
+        assert_eq!(tscan.stop_row, None);
+        assert!(tscan.filter_string.unwrap().starts_with(b"InclusiveStopFilter"));
+    }
+}
