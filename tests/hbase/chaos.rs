@@ -517,15 +517,17 @@ async fn gateway_restarted_mid_scan_and_mid_write(env: Env) -> TestResult {
         (acked, failures)
     });
 
-    // 4. The gateway dies; for ROUTINE_RESTART nothing answers behind the address (the
-    //    proxy closes each new connection at once); then the new process takes over.
+    // 4. The gateway dies; for ROUTINE_RESTART its address refuses connections (the
+    //    proxy's port is closed, as a restarting gateway's is); then the new process
+    //    answers at the same address.
     tokio::time::sleep(Duration::from_secs(3)).await;
     let outage = Instant::now();
-    proxy.set_upstreams(Vec::new());
+    proxy.refuse_connections(true);
     stop_gateway(first).await?;
     proxy.kill_all();
-    tokio::time::sleep(ROUTINE_RESTART).await;
     proxy.set_upstreams(vec![second.addr().to_owned()]);
+    tokio::time::sleep(ROUTINE_RESTART).await;
+    proxy.refuse_connections(false);
     let outage = outage.elapsed();
     tokio::time::sleep(Duration::from_secs(5)).await;
     stop_writing.store(true, Ordering::Relaxed);
@@ -566,7 +568,7 @@ async fn gateway_restarted_mid_scan_and_mid_write(env: Env) -> TestResult {
         Tally { reopens: active_reopens, errors: active_error.into_iter().collect(), ..Tally::default() };
     active_tally.compare(&expected, &active_keys);
     let missing = unreadable(&writes, &acked).await?;
-    eprintln!("chaos: gateway outage of {:.1} s (stop, then nothing behind the address)", outage.as_secs_f64());
+    eprintln!("chaos: gateway outage of {:.1} s (stop, then connections refused)", outage.as_secs_f64());
     let paused_line = paused_tally.report("scan paused across the gateway restart, scanners reused by another client");
     let active_line = active_tally.report("scan read through the gateway restart (default settings)");
     eprintln!("chaos figures: {paused_line}");

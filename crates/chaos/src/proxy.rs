@@ -104,6 +104,7 @@ pub struct Proxy {
     inner: Arc<Inner>,
     addr: SocketAddr,
     accept: JoinHandle<()>,
+    refuse: watch::Sender<bool>,
 }
 
 impl std::fmt::Debug for Proxy {
@@ -137,18 +138,48 @@ impl Proxy {
             counters: Counters::default(),
         });
         let accept_inner = inner.clone();
+        let (refuse, mut refusing) = watch::channel(false);
         let accept = tokio::spawn(async move {
+            let mut listener = Some(listener);
             loop {
-                let Ok((client, _)) = listener.accept().await else {
-                    // Out of descriptors or similar: back off instead of spinning.
-                    tokio::time::sleep(Duration::from_millis(10)).await;
+                let Some(open) = &listener else {
+                    // Refusing: no socket listens, so connecting is refused, as to a
+                    // gateway that is restarting. Listen again when told.
+                    if refusing.wait_for(|refuse| !*refuse).await.is_err() {
+                        return;
+                    }
+                    listener = rebind(addr).await;
                     continue;
                 };
-                let inner = accept_inner.clone();
-                tokio::spawn(async move { inner.serve(client).await });
+                tokio::select! {
+                    accepted = open.accept() => {
+                        let Ok((client, _)) = accepted else {
+                            // Out of descriptors or similar: back off instead of spinning.
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                            continue;
+                        };
+                        let inner = accept_inner.clone();
+                        tokio::spawn(async move { inner.serve(client).await });
+                    }
+                    changed = refusing.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                        if *refusing.borrow() {
+                            listener = None;
+                        }
+                    }
+                }
             }
         });
-        Ok(Proxy { inner, addr, accept })
+        Ok(Proxy { inner, addr, accept, refuse })
+    }
+
+    /// While `true`, the proxy's port is closed: new connections are refused (existing
+    /// ones are untouched; [`Proxy::kill_all`] cuts them). `false` listens again on the
+    /// same port.
+    pub fn refuse_connections(&self, refuse: bool) {
+        self.refuse.send_replace(refuse);
     }
 
     /// The proxy's `127.0.0.1:port`, to give to the client under test.
@@ -194,6 +225,17 @@ impl Drop for Proxy {
         self.accept.abort();
         self.kill_all();
     }
+}
+
+/// Listens on `addr` again (the port was ours a moment ago; retried briefly).
+async fn rebind(addr: SocketAddr) -> Option<TcpListener> {
+    for _ in 0..100 {
+        if let Ok(listener) = TcpListener::bind(addr).await {
+            return Some(listener);
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    None
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -462,6 +504,32 @@ mod tests {
         let n = tokio::time::timeout(Duration::from_secs(5), s.read_to_end(&mut rest)).await.unwrap();
         assert!(n.is_err() || rest.is_empty(), "the killed connection is closed");
         assert!(proxy.stats().killed >= 1);
+    }
+
+    #[tokio::test]
+    async fn refuses_then_listens_again_on_the_same_port() {
+        let proxy = Proxy::start(vec![echo().await], Faults::none(), 1).await.unwrap();
+        assert_eq!(round_trip(&proxy, b"a").await.unwrap(), b"a");
+        proxy.refuse_connections(true);
+        let mut refused = false;
+        for _ in 0..50 {
+            if TcpStream::connect(proxy.addr()).await.is_err() {
+                refused = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(refused, "connections are refused");
+        proxy.refuse_connections(false);
+        let mut back = None;
+        for _ in 0..50 {
+            if let Ok(echoed) = round_trip(&proxy, b"b").await {
+                back = Some(echoed);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(back.as_deref(), Some(&b"b"[..]));
     }
 
     #[tokio::test]
