@@ -5,6 +5,11 @@
 # testcontainers. Everything this script started is stopped at the end, also on failure:
 # the containers of the suite, and dockerd if it was not running before. Prints the time
 # of each step and the number of tests run.
+#
+#   .ci/docker-route.sh                 everything
+#   .ci/docker-route.sh --images-only   engine and images only (e.g. in the background
+#                                       while the native route runs; a later full run
+#                                       finds them in Docker's cache)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,14 +18,15 @@ engine_was_up=false
 docker/engine.sh status >/dev/null 2>&1 && engine_was_up=true
 declare -a timings=()
 
-# step NAME COMMAND...: runs and times one step.
+# step NAME COMMAND...: runs and times one step; returns the command's status.
 step() {
-  local name=$1 start
+  local name=$1 start rc=0
   shift
   echo "docker-route: $name"
   start=$(date +%s%N)
-  "$@"
+  "$@" || rc=$?
   timings+=("$(printf '%-28s %6.1f s' "$name" "$(( ($(date +%s%N) - start) / 1000000 ))e-3")")
+  return "$rc"
 }
 
 # Containers of the suite whose test process is gone (it removes its own, and a
@@ -53,6 +59,10 @@ trap 'exit 130' INT TERM
 step "engine (install, start)" docker/engine.sh up
 step "base image" docker/engine.sh base
 step "project image" docker/engine.sh project
+if [ "${1:-}" = --images-only ]; then
+  echo "docker-route: images ready"
+  exit 0
+fi
 step "test build (docker feature)" cargo test -p basalt-integration --features docker --no-run
 
 log=$(mktemp "${TMPDIR:-/tmp}/basalt-docker-suite.XXXXXX")

@@ -7,6 +7,7 @@
 #                      the state dir), wait until it answers
 #   engine.sh images   the base image (pulled, or built locally when no registry
 #                      answers), then the project image from docker/Dockerfile
+#                      (`engine.sh base` and `engine.sh project` do one each)
 #   engine.sh down     stop the dockerd this script started, by pid (TERM, then KILL);
 #                      an engine it did not start is left alone
 #   engine.sh status   "up" (exit 0) or "down" (exit 1)
@@ -39,7 +40,14 @@ die() { echo "engine: $*" >&2; exit 1; }
 log() { echo "engine: $*" >&2; }
 sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 answers() { docker info >/dev/null 2>&1; }
-alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
+# A process that exists and is not a zombie waiting for its parent to reap it.
+alive() {
+  [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null || return 1
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+  stat=${stat##*) }
+  [ "${stat:0:1}" != Z ]
+}
 
 apt_install() {
   log "installing $* from Debian's packages"
@@ -139,6 +147,7 @@ build_rootfs() {
   local mirror suite dir
   mirror=$(debian_mirror); suite=$(debian_suite)
   dir=$(mktemp -d "${TMPDIR:-/tmp}/basalt-rootfs.XXXXXX")
+  local started=$SECONDS
   log "debootstrap --variant=minbase $suite from $mirror"
   if ! sudo_ debootstrap --variant=minbase "$suite" "$dir" "$mirror" >"$state/debootstrap.log" 2>&1; then
     tail -n 20 "$state/debootstrap.log" >&2
@@ -158,6 +167,7 @@ build_rootfs() {
   log "docker import as $rootfs_tag"
   sudo_ tar -C "$dir" -c . | docker import - "$rootfs_tag" >/dev/null
   sudo_ rm -rf "$dir"
+  log "Debian rootfs imported in $((SECONDS - started)) s"
 }
 
 # The base image $base_tag: upstream (pulled) or the local Debian rootfs, plus the
@@ -215,5 +225,5 @@ case ${1:-} in
   images) cmd_images ;;
   base) answers || die "no Docker engine answers: run $0 up"; cmd_base ;;
   project) answers || die "no Docker engine answers: run $0 up"; cmd_project ;;
-  *) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -37,6 +37,7 @@
 #   --timeout SECONDS (default 120), --owner-pid PID   as for start
 #   --thrift1               the Thrift1 gateway (org.apache.hadoop.hbase.thrift.ThriftServer,
 #                           for happybase baselines) instead of Thrift2; ready when it listens
+#   --tls, --http, --kerberos auth|auth-int|auth-conf   a secured gateway (see secure.sh)
 #
 # Environment: BASALT_HBASE_VERSION (Maven version of hbase-server/hbase-thrift),
 # BASALT_CACHE_DIR (where the resolved classpath is cached), JAVA (java binary).
@@ -52,6 +53,8 @@ self="$here/$(basename "${BASH_SOURCE[0]}")"
 java_bin=${JAVA:-java}
 
 die() { echo "hbase-local: $*" >&2; exit 1; }
+# shellcheck source=secure.sh
+. "$here/secure.sh"
 log() { echo "hbase-local: $*" >&2; }
 
 require_tools() {
@@ -129,7 +132,7 @@ jvm_flags() {
 spawn_jvm() {
   local dir=$1 name=$2 heap=$3 cp=$4; shift 4
   # shellcheck disable=SC2046
-  setsid "$java_bin" $(jvm_flags "$heap") -Dhbase.log.dir="$dir/logs" -cp "$dir/conf:$cp" "$@" \
+  setsid "$java_bin" $(jvm_flags "$heap") ${gw_jvm_extra:-} -Dhbase.log.dir="$dir/logs" -cp "${gw_conf:-$dir/conf}:$cp" "$@" \
     >"$dir/logs/$name.log" 2>&1 </dev/null &
   echo $! >"$dir/$name.pid"
 }
@@ -280,6 +283,7 @@ cmd_stop() {
   # process group also holds the embedded ZooKeeper and region server threads.
   stop_pid "$thrift" "Thrift2 server"
   stop_pid "$master" "HBase master"
+  secure_stop_kdc "$dir"
   rm -f "$dir/thrift.pid" "$dir/master.pid" "$dir/thrift.addr" "$dir/ready.json"
   if alive "$watchdog" && [ "$watchdog" != "$PPID" ]; then kill "$watchdog" 2>/dev/null || true; fi
   rm -f "$dir/watchdog.pid"
@@ -293,6 +297,7 @@ stop_gateway() {
   local dir=$1 name=$2 pid watch
   pid=$(pid_of "$dir" "gateway-$name"); watch=$(pid_of "$dir" "gwatch-$name")
   stop_pid "$pid" "Thrift2 gateway $name"
+  secure_stop_gateway "$dir" "$name"
   rm -f "$dir/gateway-$name.pid" "$dir/gateway-$name.addr" "$dir/gateway-$name.json"
   if alive "$watch" && [ "$watch" != "$PPID" ]; then kill "$watch" 2>/dev/null || true; fi
   rm -f "$dir/gwatch-$name.pid"
@@ -313,6 +318,9 @@ cmd_gateway_start() {
       --heap) heap=$2; shift 2 ;;
       --owner-pid) owner=$2; shift 2 ;;
       --timeout) timeout=$2; shift 2 ;;
+      --tls) sec_tls=true; shift ;;
+      --http) sec_http=true; shift ;;
+      --kerberos) sec_qop=${2:-}; shift 2 ;;
       *) die "unknown option for gateway start: $1 (see the header of $self)" ;;
     esac
   done
@@ -327,19 +335,24 @@ cmd_gateway_start() {
   alive "$(pid_of "$dir" "gateway-$name")" \
     && die "gateway $name of $dir is already running; stop it first: $self gateway stop --dir $dir --name $name"
   require_tools
-  local cp started
+  secure_check "$framed" "$compact"
+  local cp started backend
   cp=$(classpath)
   [ -n "$port" ] || port=$(free_port)
   [[ $port =~ ^[0-9]+$ ]] || die "--thrift-port takes a number, got '$port'"
   is_listening "$port" && die "port $port is already in use; choose another --thrift-port"
 
   started=$(date +%s%N)
-  local thrift_args=(-b "$bind" -p "$port")
+  secure_prepare "$dir" "$name" "$cp"
+  backend=$(secure_backend_port "$port")
+  local thrift_args=(-b "$bind" -p "$backend")
+  secure_tunnel && thrift_args=(-b 127.0.0.1 -p "$backend")
   $framed && thrift_args+=(-f)
   $compact && thrift_args+=(-c)
   spawn_jvm "$dir" "gateway-$name" "$heap" "$cp" "$server" "${thrift_args[@]}" start
   local pid
   pid=$(pid_of "$dir" "gateway-$name")
+  secure_after_spawn "$dir" "$name" "$bind" "$port" "$backend"
   if [ -n "$owner" ]; then
     # Stops this gateway when the owner goes away (even by SIGKILL) or when the
     # gateway's pid file is removed (stopped by other means).
@@ -360,9 +373,13 @@ cmd_gateway_start() {
       alive "$pid" && [ $waited -lt $((timeout * 4)) ] || { ready=false; break; }
       sleep 0.25; waited=$((waited + 1))
     done
-  elif ! await_ready "$dir/conf:$cp" "$dir/logs/probe-$name.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
-      "$pid" "$(pid_of "$dir" master)"; then
-    ready=false
+  else
+    local await=await_ready
+    secure_enabled && await="secure_await"
+    if ! $await "$gw_conf:$cp" "$dir/logs/probe-$name.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
+        $(secure_enabled && echo "$dir") "$pid" "$(pid_of "$dir" master)"; then
+      ready=false
+    fi
   fi
   if ! $ready; then
     local why
@@ -374,8 +391,9 @@ cmd_gateway_start() {
   fi
   local ms=$(( ($(date +%s%N) - started) / 1000000 ))
   echo "$probe_host:$port" >"$dir/gateway-$name.addr"
-  printf '{"thrift":"%s:%s","framed":%s,"compact":%s,"ready_ms":%s,"pid":%s}\n' \
-    "$probe_host" "$port" "$framed" "$compact" "$ms" "$pid" >"$dir/gateway-$name.json"
+  printf '{"thrift":"%s:%s","framed":%s,"compact":%s,"ready_ms":%s,"pid":%s%s}\n' \
+    "$probe_host" "$port" "$framed" "$compact" "$ms" "$pid" "$(secure_json)" >"$dir/gateway-$name.json"
+  secure_env "$dir" "$name"
   log "gateway $name ready in ${ms} ms; stop with: $self gateway stop --dir $dir --name $name"
   echo "$probe_host:$port"
 }
@@ -479,5 +497,5 @@ case ${1:-} in
   regions) shift; cmd_regions "$@" ;;
   classpath) require_tools; classpath ;;
   idl) require_tools; cmd_idl ;;
-  *) sed -n '2,45p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,48p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

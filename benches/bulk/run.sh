@@ -66,16 +66,29 @@ results=$work/results.jsonl
 measure() { python3 "$here/measure.py" "$@" | tee -a "$results"; }
 cells=(--cell d:callee=callee --cell d:dur=duration:i32 --cell d:kind=kind --cell d:cell=cell)
 
+check_count() {
+  local got
+  got=$(tail -n 1 "$results" | python3 -c 'import json,sys; print(json.load(sys.stdin)["stdout"].split()[-1])')
+  [ "$got" = "$1" ] || { echo "count says $got rows, wanted $1" >&2; exit 1; }
+}
+
 for rows in "$small" "$n"; do
   echo "== basalt import, $rows rows"
   fresh bench_calls
   rm -f "$work/calls-$rows.csv.checkpoint" "$work/calls-$rows.csv.rejects"
   measure "import-$rows" "$basalt" import bench_calls "$work/calls-$rows.csv" --schema "$schema" "${cells[@]}" \
     --batch "$batch" --concurrency "$conc" -q
+  if [ "$rows" = "$n" ]; then
+    # Right after basalt's, on a fresh table of the same design: the baseline.
+    echo "== happybase import (Thrift1, batches of $batch), $n rows"
+    fresh happy_calls
+    measure "happybase-import-$n" "$py" "$here/happybase_import.py" "$thrift1" happy_calls "$work/calls-$n.csv" "$batch"
+    measure "happybase-count-$n" "$basalt" count happy_calls --schema "$schema" -q
+    check_count "$n"
+  fi
   echo "== basalt count, $rows rows"
   measure "count-$rows" "$basalt" count bench_calls --schema "$schema" -q
-  got=$(tail -n 1 "$results" | python3 -c 'import json,sys; print(json.load(sys.stdin)["stdout"].split()[-1])')
-  [ "$got" = "$rows" ] || { echo "count says $got rows, wanted $rows" >&2; exit 1; }
+  check_count "$rows"
   echo "== basalt export (ordered), $rows rows"
   measure "export-$rows" "$basalt" export bench_calls --schema "$schema" -o "$work/export-$rows.csv" -q
   echo "== basalt export (unordered), $rows rows"
@@ -83,27 +96,21 @@ for rows in "$small" "$n"; do
     -o "$work/export-unordered-$rows.csv" -q
 done
 
-echo "== happybase import (Thrift1, batches of $batch), $n rows"
-fresh happy_calls
-measure "happybase-import-$n" "$py" "$here/happybase_import.py" "$thrift1" happy_calls "$work/calls-$n.csv" "$batch"
-measure "happybase-count-$n" "$basalt" count happy_calls --schema "$schema" -q
-got=$(tail -n 1 "$results" | python3 -c 'import json,sys; print(json.load(sys.stdin)["stdout"].split()[-1])')
-[ "$got" = "$n" ] || { echo "happybase table has $got rows, wanted $n" >&2; exit 1; }
-
 python3 - "$results" "$n" "$small" <<'PY' | tee "$work/results.txt"
 import json, sys
 rows = {r["label"]: r for r in map(json.loads, open(sys.argv[1]))}
 n, small = int(sys.argv[2]), int(sys.argv[3])
 def rate(label, count): return count / rows[label]["wall_s"]
 def rss(label): return rows[label]["peak_rss_kib"] / 1024
-print(f"{'step':<28}{'rows':>10}{'seconds':>10}{'rows/s':>12}{'peak RSS MiB':>14}")
+print(f"{'step':<28}{'rows':>10}{'seconds':>10}{'rows/s':>12}{'client CPU s':>14}{'peak RSS MiB':>14}")
 for label, count in [(f"import-{small}", small), (f"import-{n}", n), (f"export-{small}", small),
                      (f"export-{n}", n), (f"export-unordered-{n}", n), (f"count-{n}", n),
                      (f"happybase-import-{n}", n)]:
     r = rows[label]
-    print(f"{label:<28}{count:>10}{r['wall_s']:>10.2f}{rate(label, count):>12,.0f}{rss(label):>14.1f}")
-print(f"basalt import / happybase import (rows/s, same rows, same run): "
-      f"{rate(f'import-{n}', n) / rate(f'happybase-import-{n}', n):.2f}x")
+    print(f"{label:<28}{count:>10}{r['wall_s']:>10.2f}{rate(label, count):>12,.0f}{r['cpu_s']:>14.2f}{rss(label):>14.1f}")
+b, h = rows[f"import-{n}"], rows[f"happybase-import-{n}"]
+print(f"basalt import / happybase import, rows/s (same rows, same run): {rate(f'import-{n}', n) / rate(f'happybase-import-{n}', n):.2f}x")
+print(f"happybase / basalt client CPU seconds for the same import: {h['cpu_s'] / max(b['cpu_s'], 1e-9):.1f}x")
 print(f"peak RSS of import at {n} / at {small}: {rss(f'import-{n}') / rss(f'import-{small}'):.2f} "
       f"(export: {rss(f'export-{n}') / rss(f'export-{small}'):.2f})")
 PY

@@ -17,6 +17,7 @@ mod idl;
 mod regions;
 mod salted;
 mod salted_cursor;
+mod secure;
 mod support;
 mod transport;
 
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         hostile::trials(),
         chaos::trials(),
         regions::trials(),
+        secure::trials(),
     ]
     .into_iter()
     .flatten()

@@ -1,8 +1,10 @@
 //! Where the Thrift2 gateway is, and the client built from that.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use basalt::{Client, DefaultRetryPolicy, Framing, Protocol, RetryDecision, RetryPolicy};
+use basalt_thrift::{HttpOptions, KerberosOptions, Qop, Security, TlsOptions};
 use clap::builder::BoolishValueParser;
 use clap::Args;
 
@@ -27,6 +29,41 @@ pub struct ConnOpts {
     /// How long one call may take.
     #[arg(long, global = true, default_value = "60s", value_parser = parse_duration, value_name = "DURATION")]
     pub request_timeout: Duration,
+    /// TLS to the gateway (a TLS terminator in front of it, or HTTPS with --http).
+    #[arg(long, env = "BASALT_TLS", global = true, value_parser = BoolishValueParser::new())]
+    pub tls: bool,
+    /// PEM file of the CA(s) to trust for TLS (default: the system's roots); implies --tls.
+    #[arg(long, env = "BASALT_CA", global = true, value_name = "PEM")]
+    pub ca: Option<PathBuf>,
+    /// Name the server's certificate must carry (and SNI); default: the address's host.
+    #[arg(long, env = "BASALT_TLS_SERVER_NAME", global = true, value_name = "NAME")]
+    pub tls_server_name: Option<String>,
+    /// Client certificate (PEM) for TLS; needs --client-key.
+    #[arg(long, global = true, value_name = "PEM", requires = "client_key")]
+    pub client_cert: Option<PathBuf>,
+    /// Client private key (PEM) for TLS.
+    #[arg(long, global = true, value_name = "PEM", requires = "client_cert")]
+    pub client_key: Option<PathBuf>,
+    /// Thrift over HTTP (the gateway runs with hbase.regionserver.thrift.http).
+    #[arg(long, env = "BASALT_HTTP", global = true, value_parser = BoolishValueParser::new())]
+    pub http: bool,
+    /// Kerberos with this quality of protection: auth, auth-int or auth-conf (SASL
+    /// GSSAPI; SPNEGO with --http). The ticket comes from KRB5CCNAME (run kinit).
+    #[arg(long, env = "BASALT_KERBEROS", global = true, value_name = "QOP", value_parser = parse_qop)]
+    pub kerberos: Option<Qop>,
+    /// Host part of the gateway's Kerberos principal (service/HOST@REALM); default: the address's host.
+    #[arg(long, env = "BASALT_KRB_HOST", global = true, value_name = "HOST")]
+    pub krb_host: Option<String>,
+    /// Service part of the gateway's Kerberos principal (default: hbase; HTTP with --http).
+    #[arg(long, env = "BASALT_KRB_SERVICE", global = true, value_name = "NAME")]
+    pub krb_service: Option<String>,
+    /// Client principal whose ticket to use (default: the ticket cache's).
+    #[arg(long, env = "BASALT_PRINCIPAL", global = true, value_name = "PRINCIPAL")]
+    pub principal: Option<String>,
+}
+
+fn parse_qop(text: &str) -> Result<Qop, String> {
+    text.parse()
 }
 
 /// Retries like the default policy, except that a gateway that cannot be connected to
@@ -56,7 +93,39 @@ impl ConnOpts {
     /// A client for [`ConnOpts::require_addr`] with `pool` connections.
     pub fn client(&self, pool: usize) -> CliResult<Client> {
         let addr = self.require_addr()?;
-        client_for(addr, self.framed, self.compact, self.connect_timeout, self.request_timeout, pool)
+        let client = builder_for(addr, self.framed, self.compact, self.connect_timeout, self.request_timeout, pool);
+        client.security(self.security()).build().map_err(CliError::from)
+    }
+
+    /// The TLS / HTTP / Kerberos settings of the flags.
+    pub fn security(&self) -> Security {
+        let mut security = Security::default();
+        if self.tls || self.ca.is_some() || self.tls_server_name.is_some() || self.client_cert.is_some() {
+            let mut tls = match &self.ca {
+                Some(ca) => TlsOptions::with_ca_file(ca.clone()),
+                None => TlsOptions::default(),
+            };
+            if let Some(name) = &self.tls_server_name {
+                tls = tls.server_name(name.clone());
+            }
+            if let (Some(cert), Some(key)) = (&self.client_cert, &self.client_key) {
+                tls = tls.client_cert(cert.clone(), key.clone());
+            }
+            security.tls = Some(tls);
+        }
+        if self.http {
+            security.http = Some(HttpOptions::default());
+        }
+        if let Some(qop) = self.kerberos {
+            let mut krb = KerberosOptions { qop, ..KerberosOptions::default() };
+            krb.server_host = self.krb_host.clone();
+            krb.principal = self.principal.clone();
+            if let Some(service) = &self.krb_service {
+                krb.service = service.clone();
+            }
+            security.kerberos = Some(krb);
+        }
+        security
     }
 }
 
@@ -69,6 +138,17 @@ pub fn client_for(
     request_timeout: Duration,
     pool: usize,
 ) -> CliResult<Client> {
+    builder_for(addr, framed, compact, connect_timeout, request_timeout, pool).build().map_err(CliError::from)
+}
+
+fn builder_for(
+    addr: &str,
+    framed: bool,
+    compact: bool,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    pool: usize,
+) -> basalt::ClientBuilder {
     Client::builder()
         .address(addr)
         .framing(if framed { Framing::Framed } else { Framing::Buffered })
@@ -77,6 +157,4 @@ pub fn client_for(
         .request_timeout(request_timeout)
         .pool_size(pool.max(1))
         .retry_policy(CliRetry::default())
-        .build()
-        .map_err(CliError::from)
 }

@@ -32,6 +32,10 @@ enum LocalCmd {
         /// Heap of each JVM.
         #[arg(long, default_value = "1g")]
         heap: String,
+        /// Also start a secured gateway: tls, http, https, kerberos[=auth|auth-int|auth-conf],
+        /// comma-separated (e.g. https,kerberos=auth); prints its address and settings.
+        #[arg(long, value_name = "MODES", value_parser = crate::local_secure::parse_secure)]
+        secure: Option<crate::local_secure::SecureSpec>,
     },
     /// Stop the HBase started by `local start` (by pid).
     #[command(after_help = "Example:\n  basalt local stop")]
@@ -120,7 +124,17 @@ pub fn stop(dir: &Path) -> CliResult<bool> {
 pub fn run(args: LocalArgs, framed: bool, compact: bool) -> CliResult {
     let dir = args.dir.unwrap_or_else(default_dir);
     match args.cmd {
-        LocalCmd::Start { port, heap } => {
+        LocalCmd::Start { port, heap, secure: Some(spec) } => {
+            if status(&dir)?.is_none() {
+                let options = LaunchOptions { thrift_port: port, heap, ..LaunchOptions::default() };
+                start_detached(&dir, options)?;
+            }
+            let (addr, hint) = crate::local_secure::start(&dir, &script()?, &spec, framed, compact)?;
+            eprintln!("use it with: {hint}; stop it with: basalt local stop");
+            println!("{addr}");
+            Ok(())
+        }
+        LocalCmd::Start { port, heap, secure: None } => {
             if let Some(addr) = status(&dir)? {
                 eprintln!("HBase is already running from {}", dir.display());
                 println!("{addr}");

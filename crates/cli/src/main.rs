@@ -16,6 +16,7 @@ mod error;
 mod keyfmt;
 mod keys;
 mod local;
+mod local_secure;
 mod merge;
 
 use std::process::ExitCode;

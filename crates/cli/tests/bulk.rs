@@ -357,7 +357,7 @@ fn interrupted_export_resumes(env: &Env, table: &str, s: &str) -> Result<(), Str
     basalt(env, &["export", table, "--schema", s, "-o", &whole, "-q"]).ok()?;
     let out = path(env, "cut.csv.gz");
     let cursor = path(env, "cut.cursor");
-    let args = ["export", table, "--schema", s, "-o", &out, "--cursor-file", &cursor, "--caching", "50", "-q"];
+    let args = ["export", table, "--schema", s, "-o", &out, "--cursor-file", &cursor, "--caching", "5", "-q"];
     let mut child =
         command(env).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().map_err(|e| e.to_string())?;
     let deadline = Instant::now() + Duration::from_secs(120);

@@ -30,6 +30,7 @@ pub struct ClientBuilder {
     max_value_bytes: usize,
     retry: Arc<dyn RetryPolicy>,
     retry_budget: Duration,
+    security: basalt_thrift::Security,
 }
 
 /// How long retries of one call (or one scan's recovery) may go on by default: longer
@@ -64,6 +65,7 @@ impl Default for ClientBuilder {
             max_idle: Duration::from_secs(50),
             down_backoff: Duration::from_secs(5),
             max_value_bytes: 10 << 20,
+            security: basalt_thrift::Security::default(),
             retry: Arc::new(DefaultRetryPolicy::default()),
             retry_budget: DEFAULT_RETRY_BUDGET,
         }
@@ -118,6 +120,13 @@ impl ClientBuilder {
     /// Default: 16.
     pub fn pool_size(mut self, size: usize) -> Self {
         self.pool_size = size;
+        self
+    }
+
+    /// TLS, Thrift over HTTP(S) and/or Kerberos, matching the gateway (see
+    /// [`basalt_thrift::Security`]). Default: plain TCP.
+    pub fn security(mut self, security: basalt_thrift::Security) -> Self {
+        self.security = security;
         self
     }
 
@@ -193,6 +202,7 @@ impl ClientBuilder {
             max_response_bytes: self.max_response_bytes,
             connect_timeout: self.connect_timeout,
             nodelay: self.nodelay,
+            security: self.security.clone(),
         };
         let pool = Pool::new(self.addrs, self.pool_size, options, self.max_idle, self.down_backoff);
         Ok(Client {

@@ -37,6 +37,13 @@ pub const DEFAULT_CACHING: u32 = 500;
 pub enum ScanPaging {
     /// A server-side scanner (`openScanner` + `getScannerRows`), pinned to the
     /// connection that opened it. The fastest: the region server keeps its place.
+    ///
+    /// The trade-off: while the scanner is open, its TCP connection stays with the scan
+    /// (out of the pool's idle list), even while the consumer is busy between pages; a
+    /// pool *slot* is taken only during each call, so open scans never starve other
+    /// calls of slots, but each open scan is one more socket (and one more gateway
+    /// worker thread). Salted scans over hundreds of buckets that page slowly may
+    /// prefer [`ScanPaging::Stateless`], which holds nothing between pages.
     #[default]
     Scanner,
     /// Every page is a stateless `getScannerResults` call (open, read, close on the

@@ -264,6 +264,8 @@ pub(crate) struct Worker {
     stats: Arc<ScanStats>,
     started: Instant,
     has_filter: bool,
+    /// Multiplies a stateless page's size after pages that delivered nothing.
+    stateless_boost: u64,
 }
 
 impl Worker {
@@ -278,7 +280,17 @@ impl Worker {
         let tracker = Tracker::new(scan.start.clone(), scan.stop.clone(), scan.reversed, scan.limit);
         let has_filter = scan.read.has_filter();
         let span = tracing::debug_span!("hbase.scan", table = %table, reversed = scan.reversed);
-        let worker = Worker { client, table, scan, gate, tracker, stats, started: Instant::now(), has_filter };
+        let worker = Worker {
+            client,
+            table,
+            scan,
+            gate,
+            tracker,
+            stats,
+            started: Instant::now(),
+            has_filter,
+            stateless_boost: 1,
+        };
         tokio::spawn(worker.run(tx).instrument(span));
     }
 
@@ -390,11 +402,21 @@ impl Worker {
     fn want(&self) -> i32 {
         let page = self.scan.page_rows();
         let page = if self.stats.pages.load(Ordering::Relaxed) == 0 { page.min(FIRST_PAGE_ROWS) } else { page };
-        let want = match self.tracker.remaining {
+        let mut want = match self.tracker.remaining {
             // One spare row covers the reversed scan's inclusive start, which may be dropped.
             Some(n) => n.saturating_add(1).min(u64::from(page)),
             None => u64::from(page),
         };
+        if self.scan.paging == ScanPaging::Stateless {
+            // Every stateless page starts over at the position: it re-reads the parts of
+            // a wide row already returned and a reversed scan's inclusive start, which
+            // are dropped; ask for them on top, or a page could make no progress.
+            let repeated = self.tracker.position.partial.as_ref().map_or(0, |(_, n)| *n as u64);
+            want = want.saturating_add(repeated).saturating_add(1);
+            // A reversed page can start on a wide row already returned (its parts all
+            // dropped): each page that delivered nothing doubles the next one.
+            want = want.saturating_mul(self.stateless_boost);
+        }
         i32::try_from(want).unwrap_or(i32::MAX)
     }
 
@@ -487,6 +509,7 @@ impl Worker {
         let last = results.len() < usize::try_from(want).unwrap_or(usize::MAX);
         self.tracker.reopened();
         let rows = self.tracker.accept(rows_of(&results)).map_err(|why| Interrupt::Rejected { addr, why })?;
+        self.stateless_boost = if rows.is_empty() && !last { self.stateless_boost.saturating_mul(2) } else { 1 };
         Ok(if last { Page::Last(rows) } else { Page::Rows(rows) })
     }
 }

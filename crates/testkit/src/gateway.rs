@@ -65,6 +65,7 @@ impl GatewayLauncher {
             heap: &self.heap,
             owner_pid: self.stop_with_process.then(std::process::id),
             timeout: self.ready_timeout,
+            extra: &[],
         })?;
         Ok(Gateway {
             addr: started.addr,
@@ -96,6 +97,17 @@ pub struct Gateway {
 }
 
 impl Gateway {
+    /// A gateway the launcher has just started (used by the secure launcher).
+    pub(crate) fn adopt(
+        dir: PathBuf,
+        name: String,
+        started: launcher::Started,
+        framed: bool,
+        compact: bool,
+    ) -> Gateway {
+        Gateway { addr: started.addr, framed, compact, ready_in: started.ready_in, dir, name, stopped: false }
+    }
+
     /// The gateway's `host:port`.
     pub fn addr(&self) -> &str {
         &self.addr

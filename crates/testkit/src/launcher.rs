@@ -15,6 +15,8 @@ const FILES: &[(&str, &str)] = &[
     ("log4j2.properties", include_str!("../../../docker/log4j2.properties")),
     ("Probe.java", include_str!("../../../docker/Probe.java")),
     ("RegionTool.java", include_str!("../../../docker/RegionTool.java")),
+    ("secure.sh", include_str!("../../../docker/secure.sh")),
+    ("SecureProbe.java", include_str!("../../../docker/SecureProbe.java")),
 ];
 
 /// What a successful start reports.
@@ -170,6 +172,8 @@ pub(crate) struct GatewaySpec<'a> {
     pub heap: &'a str,
     pub owner_pid: Option<u32>,
     pub timeout: Duration,
+    /// More `gateway start` options (`--tls`, `--http`, `--kerberos QOP`).
+    pub extra: &'a [String],
 }
 
 pub(crate) fn start_gateway(spec: &GatewaySpec<'_>) -> Result<Started, TestkitError> {
@@ -190,6 +194,7 @@ pub(crate) fn start_gateway(spec: &GatewaySpec<'_>) -> Result<Started, TestkitEr
     if let Some(pid) = spec.owner_pid {
         cmd.arg("--owner-pid").arg(pid.to_string());
     }
+    cmd.args(spec.extra);
     let started = std::time::Instant::now();
     let addr = run_for_addr(cmd)?;
     Ok(Started { addr, ready_in: started.elapsed() })

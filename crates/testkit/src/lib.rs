@@ -8,7 +8,7 @@
 //!    image built from `docker/Dockerfile` (`docker/engine.sh images`; override with
 //!    `BASALT_DOCKER_IMAGE`), run through `testcontainers` with the launch options'
 //!    settings and removed when dropped (no engine or no image is an error, not a
-//!    fallback; `BASALT_DOCKER_STARTUP_TIMEOUT` seconds, default 300);
+//!    fallback; `BASALT_DOCKER_STARTUP_TIMEOUT` seconds, default 600);
 //! 3. the native launcher (`docker/hbase-local.sh`): standalone HBase 2.6 and the Thrift2
 //!    server in two JVMs from Maven Central's jars, on free ports, in a fresh directory.
 //!    It needs a JDK 17 and Maven; when one is missing, the error says what to install.
@@ -32,12 +32,14 @@
 mod docker;
 mod gateway;
 mod launcher;
+mod secure;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use gateway::{Gateway, GatewayLauncher};
 pub use launcher::{launcher_dir, upstream_idl};
+pub use secure::{KerberosEnv, Qop, SecureGateway, SecureMode};
 
 /// Environment variable naming an existing Thrift2 gateway (`host:port`).
 pub const ADDR_ENV: &str = "BASALT_THRIFT_ADDR";

@@ -58,6 +58,8 @@ pub struct ConnectionOptions {
     pub connect_timeout: Duration,
     /// Disable Nagle's algorithm (lower latency for small calls). Default: true.
     pub nodelay: bool,
+    /// TLS, Thrift over HTTP(S), Kerberos; must match the server. Default: plain TCP.
+    pub security: crate::secure::Security,
 }
 
 impl Default for ConnectionOptions {
@@ -68,6 +70,7 @@ impl Default for ConnectionOptions {
             max_response_bytes: 256 << 20,
             connect_timeout: Duration::from_secs(5),
             nodelay: true,
+            security: crate::secure::Security::default(),
         }
     }
 }
@@ -103,6 +106,9 @@ impl Connection {
             Err(_) => return Err(CallError::ConnectTimeout { addr: addr.to_owned(), after: options.connect_timeout }),
         };
         stream.set_nodelay(options.nodelay).map_err(CallError::Io)?;
+        if !options.security.is_plain() {
+            return crate::secure::open(stream, addr, options).await;
+        }
         Ok(Connection::from_stream(stream, addr, options))
     }
 

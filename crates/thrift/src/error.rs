@@ -77,6 +77,9 @@ pub enum CallError {
     /// The connection was left mid-call or broken by an earlier failure.
     #[error("connection is unusable after an abandoned or failed call")]
     ConnectionUnusable,
+    /// A TLS, SASL/Kerberos or HTTP handshake failed (see [`crate::SecureError`]).
+    #[error("{0}")]
+    Secure(crate::secure::SecureError),
 }
 
 impl CallError {

@@ -160,3 +160,86 @@ impl Walk<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hbase::{TColumnValue, TResult};
+    use thrift::protocol::{
+        TBinaryOutputProtocol, TCompactOutputProtocol, TFieldIdentifier, TListIdentifier, TMessageIdentifier,
+        TMessageType, TOutputProtocol, TSerializable, TStructIdentifier, TType,
+    };
+
+    fn reply(protocol: Protocol, results: &[TResult]) -> Vec<u8> {
+        let mut buf = Vec::new();
+        {
+            let mut out: Box<dyn TOutputProtocol + '_> = match protocol {
+                Protocol::Binary => Box::new(TBinaryOutputProtocol::new(&mut buf, true)),
+                Protocol::Compact => Box::new(TCompactOutputProtocol::new(&mut buf)),
+            };
+            out.write_message_begin(&TMessageIdentifier::new("getMultiple", TMessageType::Reply, 1)).unwrap();
+            out.write_struct_begin(&TStructIdentifier::new("r")).unwrap();
+            out.write_field_begin(&TFieldIdentifier::new("success", TType::List, 0)).unwrap();
+            out.write_list_begin(&TListIdentifier::new(TType::Struct, results.len() as i32)).unwrap();
+            for r in results {
+                r.write_to_out_protocol(out.as_mut()).unwrap();
+            }
+            out.write_list_end().unwrap();
+            out.write_field_end().unwrap();
+            out.write_field_stop().unwrap();
+            out.write_struct_end().unwrap();
+            out.flush().unwrap();
+        }
+        buf
+    }
+
+    const TRESULT: usize = <Vec<TResult> as ResultCost>::TOP_ELEMENT;
+
+    #[test]
+    fn valid_replies_pass_even_when_made_of_small_elements() {
+        let missing = TResult::new(None, Vec::new(), None, None);
+        let tiny = TResult::new(
+            b"r".to_vec(),
+            vec![TColumnValue::new(b"d".to_vec(), Vec::new(), Vec::new(), None, None, None); 20],
+            None,
+            None,
+        );
+        for protocol in [Protocol::Binary, Protocol::Compact] {
+            // 30k missing rows of a getMultiple: 3 bytes each in compact.
+            check_reply(protocol, &reply(protocol, &vec![missing.clone(); 30_000]), TRESULT).unwrap();
+            check_reply(protocol, &reply(protocol, &vec![tiny.clone(); 5_000]), TRESULT).unwrap();
+        }
+    }
+
+    #[test]
+    fn floods_of_empty_structs_are_refused() {
+        // 2M empty structs (one stop byte each) in a compact list<TResult>.
+        let n = 2usize << 20;
+        let mut msg = reply(Protocol::Compact, &[]);
+        let header_end = msg.len() - 2; // drop the empty list header and the struct's stop
+        msg.truncate(header_end);
+        msg.push(0xfc);
+        let mut count = n as u64;
+        while count >= 0x80 {
+            msg.push((count as u8) | 0x80);
+            count >>= 7;
+        }
+        msg.push(count as u8);
+        msg.extend(std::iter::repeat_n(0u8, n + 2));
+        let err = check_reply(Protocol::Compact, &msg, TRESULT).unwrap_err();
+        assert!(matches!(&err, CallError::Protocol(m) if m.contains("refused")), "{err:?}");
+    }
+
+    #[test]
+    fn what_the_generated_code_would_panic_on_is_refused() {
+        let mut msg = reply(Protocol::Binary, &[]);
+        let list_size_at = msg.len() - 6;
+        msg[list_size_at..list_size_at + 4].copy_from_slice(&(-5i32).to_be_bytes());
+        assert!(check_reply(Protocol::Binary, &msg, TRESULT).is_err(), "negative list size");
+        // Compact field-id deltas that overflow i16: 2,200 fields of delta 15.
+        let mut msg = reply(Protocol::Compact, &[]);
+        msg.truncate(msg.len() - 4); // back to the end of the message header
+        msg.extend(std::iter::repeat_n([0xf3u8, 0x00], 2200).flatten());
+        assert!(check_reply(Protocol::Compact, &msg, TRESULT).is_err(), "field id overflow");
+    }
+}

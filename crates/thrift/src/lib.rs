@@ -20,7 +20,10 @@
 //!   their size. A framed reply's buffer grows as bytes arrive, never from the length
 //!   the server declared.
 //! - Other transports: [`Connection::from_stream`] runs over any
-//!   [`ConnectionStream`] (TLS, SASL, ... once implemented).
+//!   [`ConnectionStream`]. Production gateways ([`Security`] in
+//!   [`ConnectionOptions::security`]): TLS (rustls), Thrift over HTTP(S) (hyper), and
+//!   Kerberos, SASL GSSAPI with auth / auth-int / auth-conf or SPNEGO over HTTP
+//!   (the system's GSSAPI through `libgssapi`).
 //!
 //! Most applications want the `basalt` crate's pooled client instead; this crate is
 //! the layer it is built on.
@@ -38,16 +41,24 @@ mod connection;
 mod error;
 mod guard;
 pub mod hbase;
+mod http;
 pub mod idl;
 mod message_scan;
 mod row_reply;
 mod rows;
+mod sasl;
+mod secure;
 mod stream;
+mod tls;
 mod wire;
 
 pub use connection::{Connection, ConnectionOptions, Framing, Protocol};
 pub use error::CallError;
+pub use http::{HttpOptions, HttpStream};
 pub use message_scan::{MessageScanner, ScanError};
-pub use row_reply::decode_row_reply;
+pub use row_reply::{decode_row_reply, RowReplyReader};
 pub use rows::{CellData, CellRef, Cells, RowBatch, RowData, RowRef, Rows};
+pub use sasl::{KerberosOptions, Qop, SaslStream};
+pub use secure::{SecureError, Security};
 pub use stream::ConnectionStream;
+pub use tls::TlsOptions;

@@ -183,7 +183,7 @@ impl RowReplyDecoder {
 
     /// Turns the decoded reply (whose bytes are `reply`) into its rows or its error.
     pub(crate) fn finish(self, reply: Bytes) -> Result<RowBatch, CallError> {
-        if self.stage != Stage::Done {
+        if self.stage != Stage::Done || reply.len() < self.pos {
             return Err(CallError::Protocol("reply incomplete".into()));
         }
         let declared = self.app.or(self.io).or(self.ia);
@@ -443,19 +443,55 @@ fn capitalized(method: &str) -> String {
 /// do. Declared exceptions and `TApplicationException`s give the same
 /// [`CallError`]s as the calls.
 pub fn decode_row_reply(protocol: Protocol, method: &str, seq: i32, reply: Bytes) -> Result<RowBatch, CallError> {
-    let (method, call) = match method {
-        "get" => ("get", RowCall::Get),
-        "getMultiple" => ("getMultiple", RowCall::List),
-        "getScannerResults" => ("getScannerResults", RowCall::List),
-        "getScannerRows" => ("getScannerRows", RowCall::ScannerRows),
-        other => return Err(CallError::Protocol(format!("{other} replies carry no rows"))),
-    };
+    let (method, call) = row_call(method)?;
     let mut decoder = RowReplyDecoder::new(protocol, call, method, seq);
     match decoder.advance(&reply, reply.len(), true)? {
         Some(end) if end == reply.len() => decoder.finish(reply),
         Some(end) => Err(CallError::Protocol(format!("{} unexpected bytes after the reply", reply.len() - end))),
         None => Err(CallError::Protocol("reply ends early".into())),
     }
+}
+
+/// Reads one row-carrying reply incrementally, from a buffer that grows as bytes
+/// arrive: what [`Connection`](crate::Connection) does for buffered transport, for
+/// transports implemented outside this crate. The end of the reply is found and its
+/// rows indexed in the same pass.
+#[derive(Debug)]
+pub struct RowReplyReader {
+    decoder: RowReplyDecoder,
+}
+
+impl RowReplyReader {
+    /// A reader for the reply to call `method` (`get`, `getMultiple`,
+    /// `getScannerRows` or `getScannerResults`) number `seq`.
+    pub fn new(protocol: Protocol, method: &str, seq: i32) -> Result<RowReplyReader, CallError> {
+        let (method, call) = row_call(method)?;
+        Ok(RowReplyReader { decoder: RowReplyDecoder::new(protocol, call, method, seq) })
+    }
+
+    /// Reads as far as `buf` allows: `buf` starts at the reply's first byte and may only
+    /// grow between calls; the reply may not exceed `limit` bytes
+    /// ([`CallError::ResponseTooLarge`] as soon as it declares more). Returns the
+    /// reply's length once it is complete, `None` while more bytes are needed.
+    pub fn advance(&mut self, buf: &[u8], limit: usize) -> Result<Option<usize>, CallError> {
+        self.decoder.advance(buf, limit, false)
+    }
+
+    /// The rows (or the declared error) of the complete reply, whose bytes are `reply`
+    /// (the first `len` bytes of the buffer, `len` as returned by [`Self::advance`]).
+    pub fn finish(self, reply: Bytes) -> Result<RowBatch, CallError> {
+        self.decoder.finish(reply)
+    }
+}
+
+fn row_call(method: &str) -> Result<(&'static str, RowCall), CallError> {
+    Ok(match method {
+        "get" => ("get", RowCall::Get),
+        "getMultiple" => ("getMultiple", RowCall::List),
+        "getScannerResults" => ("getScannerResults", RowCall::List),
+        "getScannerRows" => ("getScannerRows", RowCall::ScannerRows),
+        other => return Err(CallError::Protocol(format!("{other} replies carry no rows"))),
+    })
 }
 
 #[cfg(test)]

@@ -49,7 +49,30 @@ pub(crate) const HAS_TYPE: u16 = 0x100;
 /// The rows of one reply (`getMultiple`, `getScannerRows`, `getScannerResults`, or the
 /// single row of `get`), decoded without copying any key or value.
 ///
-/// Memory: the reply's bytes plus 24 bytes per cell and 12 per row.
+/// Memory: the reply's bytes plus 24 bytes per cell and 12 per row. Every slice
+/// handed out keeps the whole reply alive; copy what you keep long-term.
+///
+/// ```
+/// use basalt_thrift::{decode_row_reply, Protocol};
+/// use bytes::Bytes;
+/// // A compact-protocol getScannerRows reply holding one row with one cell.
+/// let mut reply = vec![0x82, 0x41, 0x01, 14];
+/// reply.extend_from_slice(b"getScannerRows");
+/// reply.extend_from_slice(&[0x09, 0x00, 0x1c]); // success: a list of 1 struct
+/// reply.extend_from_slice(&[0x18, 3, b'r', b'o', b'w']); // row
+/// reply.extend_from_slice(&[0x19, 0x1c]); // columnValues: a list of 1 struct
+/// reply.extend_from_slice(&[0x18, 1, b'd', 0x18, 1, b'q', 0x18, 2, b'h', b'i', 0x16, 10, 0]);
+/// reply.extend_from_slice(&[0, 0]); // end of the row, end of the result
+/// let batch = decode_row_reply(Protocol::Compact, "getScannerRows", 1, Bytes::from(reply))?;
+/// let row = batch.row(0).unwrap();
+/// assert_eq!(row.key(), b"row");
+/// let cell = row.cells().next().unwrap();
+/// assert_eq!((cell.family(), cell.qualifier(), cell.value()), (&b"d"[..], &b"q"[..], &b"hi"[..]));
+/// assert_eq!(cell.timestamp(), Some(5));
+/// let owned = batch.to_rows(); // `RowData`s whose `Bytes` share the reply
+/// assert_eq!(owned[0].cells[0].value, Bytes::from_static(b"hi"));
+/// # Ok::<(), basalt_thrift::CallError>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct RowBatch {
     pub(crate) buf: Bytes,

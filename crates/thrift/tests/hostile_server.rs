@@ -268,6 +268,8 @@ async fn valid_replies_read_the_same_through_both_paths() {
             Answer::Bytes(framed(framing, reply(protocol, "getScannerResults", 6, Success::Many(&[])))),
             Answer::Bytes(framed(framing, support::application_exception(protocol, "getScannerRows", 7, "boom"))),
             Answer::Bytes(framed(framing, reply(protocol, "getScannerRows", 8, Success::Many(&results[..1])))),
+            Answer::Bytes(framed(framing, support::application_exception(protocol, "getScannerRows", 9, "boom"))),
+            Answer::Bytes(framed(framing, reply(protocol, "getScannerRows", 10, Success::Many(&results[..2])))),
         ];
         let addr = serve(framing, protocol, answers).await;
         let mut conn = Connection::connect(&addr, options(framing, protocol)).await.unwrap();
@@ -309,5 +311,12 @@ async fn valid_replies_read_the_same_through_both_paths() {
         );
         // A declared error leaves the connection usable.
         assert_eq!(conn.scanner_rows(1, 10).await.unwrap().len(), 1);
+        // The same through the generated path.
+        let err = conn.get_scanner_rows(1, 10).await.unwrap_err();
+        assert!(
+            matches!(&err, CallError::Application { kind, message } if kind == "InternalError" && message == "boom"),
+            "{err:?}"
+        );
+        assert_eq!(conn.get_scanner_rows(1, 10).await.unwrap().len(), 2);
     }
 }

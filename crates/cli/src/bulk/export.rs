@@ -193,7 +193,12 @@ async fn open_source(
     match schema {
         Some(schema) => {
             let query = build_query(schema, &args.query, false)?;
-            let mut scan = table.salted(schema.clone()).scan(query).template(template).ordered(!args.unordered);
+            let mut scan = table
+                .salted(schema.clone())
+                .cursor_key(crate::merge::cursor_key()?)
+                .scan(query)
+                .template(template)
+                .ordered(!args.unordered);
             if let Some(token) = after {
                 scan = scan.resume(SaltedCursor::from_token(token)?);
             }
