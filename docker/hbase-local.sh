@@ -13,6 +13,8 @@
 #                                      wait until a real call answers, print host:port last
 #   hbase-local.sh gateway stop  --dir DIR --name NAME    stop that gateway by pid
 #   hbase-local.sh gateway list  --dir DIR   print "NAME HOST:PORT" per running gateway
+#   hbase-local.sh regions --dir DIR  run RegionTool.java (move/split regions on demand) against the
+#                                      HBase of DIR: commands on stdin, one answer line each
 #   hbase-local.sh classpath          resolve HBase's jars with Maven, print the classpath
 #   hbase-local.sh idl                print the Thrift2 IDL shipped in the hbase-thrift jar
 #
@@ -25,6 +27,7 @@
 #   --scanner-timeout-ms N  server-side scanner expiry; default 60000
 #   --idle-timeout-ms N     the Thrift2 server closes connections idle this long; default 60000
 #   --heap SIZE             heap of each JVM, e.g. 1g; default 1g
+#   --regionservers N       region servers in the master's JVM (HBase's local cluster); default 1
 #   --owner-pid PID         stop everything when PID exits (tests pass their own pid)
 #   --timeout SECONDS       how long to wait for readiness; default 240
 #   --foreground            stay in the foreground and stop both JVMs on TERM/INT (Docker)
@@ -158,7 +161,7 @@ await_ready() {
 
 cmd_start() {
   local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 idle_ms=60000 heap=1g
-  local owner="" timeout=240 foreground=false
+  local owner="" timeout=240 foreground=false regionservers=1
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
@@ -169,6 +172,7 @@ cmd_start() {
       --scanner-timeout-ms) scanner_ms=$2; shift 2 ;;
       --idle-timeout-ms) idle_ms=$2; shift 2 ;;
       --heap) heap=$2; shift 2 ;;
+      --regionservers) regionservers=$2; shift 2 ;;
       --owner-pid) owner=$2; shift 2 ;;
       --timeout) timeout=$2; shift 2 ;;
       --foreground) foreground=true; shift ;;
@@ -179,6 +183,7 @@ cmd_start() {
   [[ $idle_ms =~ ^[0-9]+$ ]] || die "--idle-timeout-ms takes milliseconds, got '$idle_ms'"
   [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds, got '$timeout'"
   [[ $heap =~ ^[0-9]+[mMgG]$ ]] || die "--heap takes a size such as 512m or 1g, got '$heap'"
+  [[ $regionservers =~ ^[1-9]$ ]] || die "--regionservers takes 1 to 9, got '$regionservers'"
   require_tools
   [ -n "$dir" ] || dir=$(mktemp -d "${TMPDIR:-/tmp}/basalt-hbase.XXXXXX")
   mkdir -p "$dir"
@@ -201,7 +206,8 @@ cmd_start() {
   cp "$here/log4j2.properties" "$dir/conf/log4j2.properties"
 
   started=$(date +%s%N)
-  spawn_jvm "$dir" master "$heap" "$cp" org.apache.hadoop.hbase.master.HMaster start
+  # Standalone HBase runs a LocalHBaseCluster: the master and N region servers as threads.
+  spawn_jvm "$dir" master "$heap" "$cp" org.apache.hadoop.hbase.master.HMaster "--localRegionServers=$regionservers" start
   local thrift_args=(-b "$bind" -p "$port")
   $framed && thrift_args+=(-f)
   $compact && thrift_args+=(-c)
@@ -450,6 +456,23 @@ cmd_status() {
   fi
 }
 
+# RegionTool.java in source-file mode with the run directory's conf and HBase's classpath.
+cmd_regions() {
+  local dir=""
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      *) die "unknown option for regions: $1" ;;
+    esac
+  done
+  [ -n "$dir" ] || die "regions needs --dir DIR (the run directory of a running HBase)"
+  alive "$(pid_of "$dir" master)" || die "no HBase is running from $dir"
+  require_tools
+  local cp
+  cp=$(classpath)
+  exec "$java_bin" -Xmx256m -cp "$dir/conf:$cp" "$here/RegionTool.java"
+}
+
 cmd_idl() {
   local cp jar entry=org/apache/hadoop/hbase/thrift2/hbase.thrift
   cp=$(classpath)
@@ -470,7 +493,8 @@ case ${1:-} in
   stop) shift; cmd_stop "$@" ;;
   status) shift; cmd_status "$@" ;;
   gateway) shift; cmd_gateway "$@" ;;
+  regions) shift; cmd_regions "$@" ;;
   classpath) require_tools; classpath ;;
   idl) require_tools; cmd_idl ;;
-  *) sed -n '2,44p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,48p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -7,11 +7,14 @@
 //! fails with the launcher's reason: nothing is skipped.
 
 mod basics;
+mod chaos;
 mod client_admin;
 mod client_data;
 mod client_resilience;
 mod client_scan;
+mod hostile;
 mod idl;
+mod regions;
 mod salted;
 mod salted_cursor;
 mod secure;
@@ -23,6 +26,9 @@ use std::process::ExitCode;
 use libtest_mimic::Arguments;
 
 fn main() -> ExitCode {
+    if let Some(code) = hostile::child_main() {
+        return code;
+    }
     let args = Arguments::from_args();
     let trials: Vec<support::Test> = [
         basics::trials(),
@@ -34,6 +40,9 @@ fn main() -> ExitCode {
         client_resilience::trials(),
         salted::trials(),
         salted_cursor::trials(),
+        hostile::trials(),
+        chaos::trials(),
+        regions::trials(),
         secure::trials(),
     ]
     .into_iter()

@@ -71,6 +71,8 @@ impl Env {
             // on a live connection ("Invalid scanner Id").
             scanner_timeout: SCANNER_TIMEOUT,
             idle_timeout: IDLE_TIMEOUT,
+            // Two region servers, so that tests can move regions between them.
+            region_servers: 2,
             ..LaunchOptions::default()
         };
         let hbase = HBase::from_env_or_start(&launch)?;
@@ -116,6 +118,15 @@ impl Env {
         match self.inner.hbase.lock() {
             Ok(hbase) => hbase.gateways(),
             Err(poisoned) => poisoned.into_inner().gateways(),
+        }
+    }
+
+    /// The command running the region tool (move/split regions) against the launched
+    /// HBase; an error for an external one.
+    pub fn region_tool(&self) -> Result<std::process::Command, TestkitError> {
+        match self.inner.hbase.lock() {
+            Ok(hbase) => hbase.region_tool(),
+            Err(poisoned) => poisoned.into_inner().region_tool(),
         }
     }
 

@@ -54,15 +54,48 @@ impl fmt::Display for CliError {
     }
 }
 
-/// Whether a client error means the gateway could not be reached at all.
+/// Whether a client error means the gateway could not be reached at all, or did not
+/// answer in time (a silent server, a transport mismatch that leaves the server
+/// waiting for bytes that never come). The CLI does not retry these: the user's
+/// `--connect-timeout` / `--request-timeout` is the bound.
 pub fn is_unreachable(e: &basalt::Error) -> bool {
+    is_not_connected(e) || is_not_answering(e)
+}
+
+/// The gateway could not be connected to.
+fn is_not_connected(e: &basalt::Error) -> bool {
     match e {
         basalt::Error::NoGateway { .. } => true,
         basalt::Error::Timeout { operation, .. } => *operation == "connect",
         basalt::Error::Transport { source, .. } => {
             matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
         }
-        basalt::Error::BatchFailed { source, .. } => is_unreachable(source),
+        basalt::Error::BatchFailed { source, .. } => is_not_connected(source),
+        _ => false,
+    }
+}
+
+/// The gateway took the call but sent no answer in time.
+fn is_not_answering(e: &basalt::Error) -> bool {
+    match e {
+        basalt::Error::Timeout { operation, .. } => *operation != "connect",
+        basalt::Error::Transport { source: CallError::Io(io), .. } => io.kind() == std::io::ErrorKind::TimedOut,
+        basalt::Error::BatchFailed { source, .. } | basalt::Error::WriteOutcomeUnknown { source, .. } => {
+            is_not_answering(source)
+        }
+        _ => false,
+    }
+}
+
+/// Whether the failure is the gateway's own application error (an exception in its
+/// handler, e.g. an unparsable filter string), which says nothing about the transport.
+fn is_application_error(e: &basalt::Error) -> bool {
+    match e {
+        basalt::Error::ServerInternal { .. } => true,
+        basalt::Error::Protocol { source, .. } => matches!(source, CallError::Application { .. }),
+        basalt::Error::BatchFailed { source, .. } | basalt::Error::WriteOutcomeUnknown { source, .. } => {
+            is_application_error(source)
+        }
         _ => false,
     }
 }
@@ -70,10 +103,23 @@ pub fn is_unreachable(e: &basalt::Error) -> bool {
 impl From<basalt::Error> for CliError {
     fn from(e: basalt::Error) -> CliError {
         use basalt::Error as E;
-        if is_unreachable(&e) {
+        if is_not_connected(&e) {
             return CliError::unreachable(format!(
                 "HBase is unreachable: {e} (start one with `basalt local start`, or check --addr / BASALT_THRIFT_ADDR)"
             ));
+        }
+        if is_not_answering(&e) {
+            return CliError::unreachable(format!(
+                "HBase is not answering: {e} (the gateway took the call but sent no reply in time; check that \
+                 --framed / --compact match the Thrift2 server, or raise --request-timeout)"
+            ));
+        }
+        if is_application_error(&e) {
+            return CliError::failed(match &e {
+                // Its message already says the gateway failed, and why when it can tell.
+                E::ServerInternal { .. } => format!("{e} (the gateway's log has the cause)"),
+                _ => format!("the gateway failed while handling the call: {e} (its log has the cause)"),
+            });
         }
         match &e {
             E::InvalidInput(_) | E::TableNotFound { .. } | E::NamespaceNotFound { .. } => {
@@ -110,3 +156,45 @@ impl From<std::io::Error> for CliError {
 
 /// Results of CLI commands.
 pub type CliResult<T = ()> = Result<T, CliError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn timeouts_and_refusals_exit_3_application_errors_have_no_transport_hint() {
+        let timeout = basalt::Error::Timeout { operation: "get", after: Duration::from_secs(2) };
+        let cli = CliError::from(timeout);
+        assert_eq!(cli.code, EXIT_UNREACHABLE);
+        assert!(cli.message.contains("not answering"), "{}", cli.message);
+
+        let refused = basalt::Error::Transport {
+            addr: "h:1".into(),
+            source: CallError::Connect { addr: "h:1".into(), source: std::io::ErrorKind::ConnectionRefused.into() },
+        };
+        assert_eq!(CliError::from(refused).code, EXIT_UNREACHABLE);
+
+        let app = basalt::Error::Protocol {
+            addr: "h:1".into(),
+            source: CallError::Application { kind: "InternalError".into(), message: "bad filter".into() },
+        };
+        let cli = CliError::from(app);
+        assert_eq!(cli.code, EXIT_FAILURE);
+        assert!(cli.message.contains("bad filter") && !cli.message.contains("--framed"), "{}", cli.message);
+
+        let internal = basalt::Error::ServerInternal {
+            addr: "h:1".into(),
+            operation: "open_scanner",
+            kind: "InternalError".into(),
+            message: "Internal error processing openScanner".into(),
+            hint: None,
+        };
+        let cli = CliError::from(internal);
+        assert_eq!(cli.code, EXIT_FAILURE);
+        assert!(!cli.message.contains("--framed"), "{}", cli.message);
+
+        let garbled = basalt::Error::Protocol { addr: "h:1".into(), source: CallError::Protocol("bad".into()) };
+        assert!(CliError::from(garbled).message.contains("--framed"));
+    }
+}

@@ -44,7 +44,10 @@ pub fn parse_hex_digits(text: &str) -> Result<Vec<u8>, CliError> {
             .map(|d| d as u8)
             .ok_or_else(|| CliError::usage(format!("{:?} is not a hex digit in {text:?}", char::from(c))))
     };
-    text.as_bytes().chunks(2).map(|p| Ok(digit(p[0])? << 4 | digit(p[1])?)).collect()
+    text.as_bytes()
+        .chunks_exact(2)
+        .map(|p| Ok(digit(p.first().copied().unwrap_or(b'z'))? << 4 | digit(p.get(1).copied().unwrap_or(b'z'))?))
+        .collect()
 }
 
 /// Parses the escaped form: `\xNN` is a byte, `\\` a backslash, everything else its

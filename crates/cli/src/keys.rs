@@ -316,7 +316,7 @@ pub fn run(args: KeysArgs) -> CliResult {
                 (None, SplitBy::Buckets) => algo_splits(SplitAlgo::Buckets, Some(&schema), None)?,
                 (None, SplitBy::Auto) if schema.bucket_count().is_some() => split::bucket_split_keys(&schema),
                 (None, SplitBy::Auto | SplitBy::Sample) => {
-                    quantile_splits(&keys[..(keys.len() / 10).max(1)], regions_n)
+                    quantile_splits(keys.get(..(keys.len() / 10).max(1)).unwrap_or(&keys), regions_n)
                 }
                 (None, SplitBy::Seed003) => algo_splits(SplitAlgo::Seed003, None, Some(regions_n))?,
                 (None, SplitBy::Hex) => algo_splits(SplitAlgo::Hex, None, Some(regions_n))?,

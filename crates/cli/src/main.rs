@@ -120,8 +120,11 @@ fn run(cli: Cli) -> CliResult {
 }
 
 fn main() -> ExitCode {
-    // Never a backtrace: a bug is reported on one line like any other error.
+    // Never a backtrace: a bug is reported on one line like any other error. A panic
+    // in a background task (a scan worker) does not reach `main`, so the hook also
+    // records it and the command then fails whatever it printed.
     std::panic::set_hook(Box::new(|info| {
+        PANICKED.store(true, std::sync::atomic::Ordering::Relaxed);
         let what = info
             .payload()
             .downcast_ref::<&str>()
@@ -144,8 +147,15 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    match run(cli) {
+    let code = match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => e.report(),
+    };
+    if PANICKED.load(std::sync::atomic::Ordering::Relaxed) {
+        return ExitCode::from(error::EXIT_FAILURE);
     }
+    code
 }
+
+/// Set by the panic hook: some thread panicked (a bug), so the command fails.
+static PANICKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);

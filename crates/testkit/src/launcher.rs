@@ -14,6 +14,7 @@ const FILES: &[(&str, &str)] = &[
     ("hbase-site.xml.in", include_str!("../../../docker/hbase-site.xml.in")),
     ("log4j2.properties", include_str!("../../../docker/log4j2.properties")),
     ("Probe.java", include_str!("../../../docker/Probe.java")),
+    ("RegionTool.java", include_str!("../../../docker/RegionTool.java")),
     ("secure.sh", include_str!("../../../docker/secure.sh")),
     ("SecureProbe.java", include_str!("../../../docker/SecureProbe.java")),
 ];
@@ -137,6 +138,9 @@ pub(crate) fn start(dir: &Path, options: &LaunchOptions) -> Result<Started, Test
     if options.stop_with_process {
         cmd.arg("--owner-pid").arg(std::process::id().to_string());
     }
+    if options.region_servers != 1 {
+        cmd.arg("--regionservers").arg(options.region_servers.to_string());
+    }
     let started = std::time::Instant::now();
     let addr = run_for_addr(cmd)?;
     Ok(Started { addr, ready_in: started.elapsed() })
@@ -208,6 +212,13 @@ pub(crate) fn stop_gateway(dir: &Path, name: &str) -> Result<(), TestkitError> {
         return Err(TestkitError::StopFailed(String::from_utf8_lossy(&output.stderr).trim().to_owned()));
     }
     Ok(())
+}
+
+/// `hbase-local.sh regions --dir DIR`: the region tool, commands on stdin.
+pub(crate) fn region_tool(dir: &Path) -> Result<Command, TestkitError> {
+    let mut cmd = Command::new("bash");
+    cmd.arg(launcher_dir()?.join("hbase-local.sh")).args(["regions", "--dir"]).arg(dir);
+    Ok(cmd)
 }
 
 pub(crate) fn stop(dir: &Path) -> Result<(), TestkitError> {

@@ -94,6 +94,9 @@ pub struct LaunchOptions {
     /// Stop the JVMs when this process exits (watchdog). `true` for tests; the CLI's
     /// `local start` sets it to `false` so HBase outlives the command.
     pub stop_with_process: bool,
+    /// Region servers in the master's JVM (HBase's local cluster), 1 to 9; several let
+    /// tests move regions between servers ([`HBase::region_tool`]). Default 1.
+    pub region_servers: u32,
 }
 
 impl Default for LaunchOptions {
@@ -108,6 +111,7 @@ impl Default for LaunchOptions {
             ready_timeout: Duration::from_secs(240),
             dir: None,
             stop_with_process: true,
+            region_servers: 1,
         }
     }
 }
@@ -262,6 +266,16 @@ impl HBase {
                  one at {} is external (unset {ADDR_ENV} to launch one)",
                 self.addr
             ))),
+        }
+    }
+
+    /// The command running `docker/RegionTool.java` against this HBase (launched only):
+    /// it reads `servers`, `regions T`, `move T`, `split T KEYHEX`, `balancer on|off`
+    /// lines on stdin and answers one `ok ...` / `err ...` line each (see its header).
+    pub fn region_tool(&self) -> Result<std::process::Command, TestkitError> {
+        match &self.source {
+            Source::Native { dir, stopped: false, .. } => launcher::region_tool(dir),
+            _ => Err(TestkitError::Config("the region tool needs an HBase launched natively by basalt-testkit".into())),
         }
     }
 

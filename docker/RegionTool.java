@@ -1,0 +1,182 @@
+// Moves and splits regions of the test HBase on demand, for Basalt's tests of scans and
+// writes while regions move (issue 14). Run by `hbase-local.sh regions --dir DIR` in
+// Java's source-file mode with the run directory's conf and HBase's classpath.
+//
+// Reads one command per line on stdin and answers one line on stdout: "RT ok ..." or
+// "RT err MESSAGE" (HBase's own log lines may be interleaved on stdout; answers are the
+// lines starting with "RT "). Keys are hex. Commands:
+//   servers                  the live region servers: "ok host,port,startcode ..."
+//   regions TABLE            "ok ENCODED:STARTHEX:SERVER ..." in key order
+//   move TABLE               moves every region of TABLE to another region server and
+//                            waits until each is open there: "ok MOVED"
+//   split TABLE KEYHEX       splits the region holding KEY at KEY and waits until a
+//                            region starts at KEY: "ok REGIONS"
+//   balancer on|off          switches the balancer: "ok PREVIOUS"
+//   quit                     exits
+//
+//   java -cp CONF:CLASSPATH RegionTool.java
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.ServerName;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
+import org.apache.hadoop.hbase.client.RegionInfo;
+import org.apache.hadoop.hbase.HRegionLocation;
+import org.apache.hadoop.hbase.client.RegionLocator;
+
+public class RegionTool {
+  private static final long WAIT_MS = 60_000;
+
+  public static void main(String[] args) throws Exception {
+    Configuration conf = HBaseConfiguration.create();
+    try (Connection connection = ConnectionFactory.createConnection(conf);
+        Admin admin = connection.getAdmin()) {
+      BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
+      System.out.println("RT ok ready");
+      System.out.flush();
+      String line;
+      while ((line = in.readLine()) != null) {
+        String[] words = line.trim().split("\\s+");
+        if (words.length == 0 || words[0].isEmpty()) {
+          continue;
+        }
+        if (words[0].equals("quit")) {
+          break;
+        }
+        String answer;
+        try {
+          answer = "RT ok " + run(connection, admin, words);
+        } catch (Exception e) {
+          answer = "RT err " + e.toString().replace('\n', ' ');
+        }
+        System.out.println(answer);
+        System.out.flush();
+      }
+    }
+  }
+
+  private static String run(Connection connection, Admin admin, String[] w) throws Exception {
+    switch (w[0]) {
+      case "servers":
+        return join(servers(admin));
+      case "regions":
+        need(w, 2);
+        return regions(connection, TableName.valueOf(w[1]));
+      case "move":
+        need(w, 2);
+        return Integer.toString(moveAll(connection, admin, TableName.valueOf(w[1])));
+      case "split":
+        need(w, 3);
+        return Integer.toString(split(admin, TableName.valueOf(w[1]), unhex(w[2])));
+      case "balancer":
+        need(w, 2);
+        return Boolean.toString(admin.balancerSwitch(w[1].equals("on"), true));
+      default:
+        throw new IllegalArgumentException("unknown command " + w[0]);
+    }
+  }
+
+  private static void need(String[] w, int n) {
+    if (w.length < n) {
+      throw new IllegalArgumentException(w[0] + " needs " + (n - 1) + " argument(s)");
+    }
+  }
+
+  private static List<String> servers(Admin admin) throws Exception {
+    List<String> names = new ArrayList<>();
+    for (ServerName s : admin.getRegionServers()) {
+      names.add(s.getServerName());
+    }
+    names.sort(null);
+    return names;
+  }
+
+  private static String regions(Connection connection, TableName table) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (RegionLocator locator = connection.getRegionLocator(table)) {
+      for (HRegionLocation loc : locator.getAllRegionLocations()) {
+        out.add(loc.getRegion().getEncodedName() + ":" + hex(loc.getRegion().getStartKey()) + ":"
+            + (loc.getServerName() == null ? "-" : loc.getServerName().getServerName()));
+      }
+    }
+    return join(out);
+  }
+
+  /** Moves every region of the table to the next server after its own, then waits. */
+  private static int moveAll(Connection connection, Admin admin, TableName table) throws Exception {
+    List<ServerName> servers = new ArrayList<>(admin.getRegionServers());
+    servers.sort(null);
+    if (servers.size() < 2) {
+      throw new IllegalStateException("only " + servers.size() + " region server(s): nothing to move to");
+    }
+    int moved = 0;
+    try (RegionLocator locator = connection.getRegionLocator(table)) {
+      for (HRegionLocation loc : locator.getAllRegionLocations()) {
+        ServerName from = loc.getServerName();
+        int at = Math.max(0, servers.indexOf(from));
+        ServerName to = servers.get((at + 1) % servers.size());
+        admin.move(loc.getRegion().getEncodedNameAsBytes(), to);
+        long deadline = System.currentTimeMillis() + WAIT_MS;
+        while (true) {
+          HRegionLocation now = locator.getRegionLocation(loc.getRegion().getStartKey(), true);
+          if (to.equals(now.getServerName())) {
+            break;
+          }
+          if (System.currentTimeMillis() > deadline) {
+            throw new IllegalStateException("region " + loc.getRegion().getEncodedName() + " did not reach " + to);
+          }
+          Thread.sleep(100);
+        }
+        moved++;
+      }
+    }
+    return moved;
+  }
+
+  /** Splits at `key` and waits until a region of the table starts there. */
+  private static int split(Admin admin, TableName table, byte[] key) throws Exception {
+    admin.split(table, key);
+    long deadline = System.currentTimeMillis() + WAIT_MS;
+    while (System.currentTimeMillis() < deadline) {
+      List<RegionInfo> regions = admin.getRegions(table);
+      for (RegionInfo r : regions) {
+        if (Arrays.equals(r.getStartKey(), key) && !r.isSplitParent() && !r.isOffline()) {
+          return regions.size();
+        }
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("no region of " + table + " starts at " + hex(key) + " after 60 s");
+  }
+
+  private static String join(List<String> parts) {
+    return String.join(" ", parts);
+  }
+
+  private static String hex(byte[] b) {
+    StringBuilder s = new StringBuilder();
+    for (byte x : b) {
+      s.append(String.format("%02x", x & 0xff));
+    }
+    return s.toString();
+  }
+
+  private static byte[] unhex(String s) {
+    if (s.length() % 2 != 0) {
+      throw new IllegalArgumentException("odd hex length: " + s);
+    }
+    byte[] b = new byte[s.length() / 2];
+    for (int i = 0; i < b.length; i++) {
+      b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+    }
+    return b;
+  }
+}

@@ -1,0 +1,613 @@
+//! Hostile replies (issue 14): a fake Thrift server (`basalt_chaos::HostileServer`)
+//! answers with bytes no real server sends, and the library and the CLI must answer
+//! with a typed error: no abort, no panic, no runaway allocation, no hang.
+//!
+//! A reply that makes the reader reserve memory from a count the server sent aborts the
+//! whole process ("memory allocation of N bytes failed"), so every library case runs
+//! in a child process (this test binary again, `BASALT_HOSTILE_CHILD=<case>`, see
+//! [`child_main`]) under an address-space limit; the CLI cases run the `basalt` binary
+//! under the same limit. The parent checks the child's exit status: a signal (abort) or
+//! a panic fails the test.
+//!
+//! The fake server is right here because these are tests of our parser; the framed
+//! client on a buffered gateway talks to the real HBase.
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use basalt::{Client, Framing, Get, Protocol, Scan};
+use basalt_chaos::{Answer, BinaryWriter, HostileServer, MessageType, Request, TType, Transport};
+
+use crate::support::{Env, Test, TestResult};
+use crate::tests;
+
+pub fn trials() -> Vec<Test> {
+    tests![
+        lib_framed_billion_element_list_get,
+        lib_framed_billion_element_list_scan,
+        lib_compact_billion_element_list_get,
+        lib_compact_billion_element_list_scan,
+        lib_buffered_reply_of_millions_of_empty_structs,
+        lib_application_exception,
+        lib_server_that_never_answers,
+        lib_valid_reply_of_many_small_rows,
+        lib_framed_client_on_buffered_gateway,
+        cli_framed_billion_element_list,
+        cli_compact_billion_element_list,
+        cli_buffered_reply_of_millions_of_empty_structs,
+        cli_application_exception,
+        cli_server_that_never_answers,
+        cli_framed_client_on_buffered_gateway,
+        cli_malformed_filter_string,
+        cli_valid_reply_of_many_small_rows,
+    ]
+}
+
+/// The environment variable naming the case a child process runs.
+const CHILD_ENV: &str = "BASALT_HOSTILE_CHILD";
+/// The address-space limit of every child (KiB): far above what reading a reply of a
+/// few MiB should need, far below what trusting a declared count reserves.
+const CHILD_VMEM_KIB: u64 = 1 << 20;
+/// Empty structs in the buffered hostile reply: 24 MB on the wire. Trusting the count
+/// reserves 24M x size_of(TResult) (1.34 GB with today's generated code), over the
+/// child's 1 GiB limit.
+const EMPTY_STRUCTS: usize = 24_000_000;
+/// The library child's reply limit for that case: the reply is under it.
+const CHILD_MAX_RESPONSE: usize = 32 << 20;
+/// Bound on any child: a hang is a failure, not a wait.
+const CHILD_DEADLINE: Duration = Duration::from_secs(120);
+
+/// A reply claiming a list of a billion `TResult`s, in a 40-byte frame body: the shape
+/// depends on the call (`get` returns a struct holding the list).
+fn billion_list(req: &Request) -> Answer {
+    let w = BinaryWriter::new().message(&req.name, MessageType::Reply, req.seqid);
+    let w = match req.name.as_str() {
+        "openScanner" => return Answer::Reply(w.field(TType::I32, 0).i32(1).stop().into_bytes()),
+        "closeScanner" => return Answer::Reply(w.stop().into_bytes()),
+        "get" | "increment" | "append" => w.field(TType::Struct, 0).field(TType::List, 2),
+        _ => w.field(TType::List, 0),
+    };
+    let mut bytes = w.list(TType::Struct, 1_000_000_000).into_bytes();
+    bytes.resize(bytes.len().max(40), 0);
+    Answer::Reply(bytes)
+}
+
+/// LEB128, as the compact protocol writes lengths and counts.
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8 & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// [`billion_list`] in the compact protocol (written by hand: field 0 needs the long
+/// field header; a list header of `0xF0 | type` is followed by a varint count).
+fn compact_billion_list(req: &Request) -> Answer {
+    let mut b = vec![0x82, 0x41]; // protocol id; version 1 | REPLY << 5
+    varint(u64::from(req.seqid as u32), &mut b);
+    varint(req.name.len() as u64, &mut b);
+    b.extend_from_slice(req.name.as_bytes());
+    match req.name.as_str() {
+        "openScanner" => {
+            b.extend_from_slice(&[0x05, 0x00, 0x02, 0x00]); // i32 field 0 = zigzag(1); stop
+            return Answer::Reply(b);
+        }
+        "closeScanner" => {
+            b.push(0x00);
+            return Answer::Reply(b);
+        }
+        // struct field 0 (TResult), then its field 2 (delta 2, list)
+        "get" | "increment" | "append" => b.extend_from_slice(&[0x0c, 0x00, 0x29]),
+        _ => b.extend_from_slice(&[0x09, 0x00]),
+    }
+    b.push(0xfc); // list of structs, count in a varint
+    varint(1_000_000_000, &mut b);
+    b.resize(b.len().max(40), 0);
+    Answer::Reply(b)
+}
+
+/// `openScanner` answers id 1; `getScannerRows` answers a complete, well-formed list
+/// header of `n` empty structs followed by `n` STOP bytes.
+fn empty_structs(n: usize) -> impl Fn(&Request) -> Answer + Send + Sync + 'static {
+    let body: Arc<Vec<u8>> = Arc::new(
+        BinaryWriter::new().list(TType::Struct, i32::try_from(n).unwrap_or(i32::MAX)).repeat(0, n).into_bytes(),
+    );
+    move |req| {
+        let w = BinaryWriter::new().message(&req.name, MessageType::Reply, req.seqid);
+        match req.name.as_str() {
+            "openScanner" => Answer::Reply(w.field(TType::I32, 0).i32(1).stop().into_bytes()),
+            "getScannerRows" | "getMultiple" | "getScannerResults" => {
+                Answer::Reply(w.field(TType::List, 0).raw(&body).stop().into_bytes())
+            }
+            _ => Answer::Reply(w.stop().into_bytes()),
+        }
+    }
+}
+
+/// Rows of the valid big scan: 300,000 one-cell rows, about 21 MB on the wire (one
+/// page when the client asks for them all).
+const BIG_ROWS: usize = 300_000;
+
+/// A valid scan of `BIG_ROWS` one-cell rows: `openScanner` answers id 1 and each
+/// `getScannerRows` the next `numRows` rows (its last argument), then an empty page.
+fn big_valid_scan() -> impl Fn(&Request) -> Answer + Send + Sync + 'static {
+    let mut rows = Vec::new();
+    let mut offsets = vec![0usize];
+    for i in 0..BIG_ROWS {
+        let row = BinaryWriter::new()
+            .field(TType::String, 1)
+            .string(format!("r{i:08}").as_bytes())
+            .field(TType::List, 2)
+            .list(TType::Struct, 1)
+            .field(TType::String, 1)
+            .string(b"d")
+            .field(TType::String, 2)
+            .string(b"q")
+            .field(TType::String, 3)
+            .string(b"0123456789")
+            .field(TType::I64, 4)
+            .i64(1_700_000_000_000)
+            .stop()
+            .stop();
+        rows.extend_from_slice(&row.into_bytes());
+        offsets.push(rows.len());
+    }
+    let position = std::sync::Mutex::new(0usize);
+    move |req| {
+        let w = BinaryWriter::new().message(&req.name, MessageType::Reply, req.seqid);
+        match req.name.as_str() {
+            "openScanner" => Answer::Reply(w.field(TType::I32, 0).i32(1).stop().into_bytes()),
+            "getScannerRows" => {
+                // Arguments: ..., field 2 (i32 numRows), STOP: the i32 before the last byte.
+                let n = req.bytes.len();
+                let want = req
+                    .bytes
+                    .get(n.saturating_sub(5)..n.saturating_sub(1))
+                    .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                    .map(|b| usize::try_from(i32::from_be_bytes(b)).unwrap_or(0))
+                    .unwrap_or(0);
+                let mut at = position.lock().unwrap_or_else(|p| p.into_inner());
+                let from = (*at).min(BIG_ROWS);
+                let to = from.saturating_add(want).min(BIG_ROWS);
+                *at = to;
+                let body = rows.get(offsets[from]..offsets[to]).unwrap_or_default();
+                let count = i32::try_from(to - from).unwrap_or(0);
+                Answer::Reply(w.field(TType::List, 0).list(TType::Struct, count).raw(body).stop().into_bytes())
+            }
+            _ => Answer::Reply(w.stop().into_bytes()),
+        }
+    }
+}
+
+/// The library reads the valid big page under the child's memory limit.
+async fn big_valid_reply() -> Result<usize, String> {
+    let server = HostileServer::start(Transport::Buffered, big_valid_scan()).await.map_err(|e| e.to_string())?;
+    let client = Client::builder()
+        .address(server.addr())
+        .max_response_bytes(64 << 20)
+        .request_timeout(Duration::from_secs(60))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let rows = client
+        .table("hostile")
+        .map_err(|e| e.to_string())?
+        .scan_all(Scan::new().caching(BIG_ROWS as u32))
+        .await
+        .map_err(|e| e.to_string())?;
+    if rows.len() != BIG_ROWS {
+        return Err(format!("{} rows, wanted {BIG_ROWS}", rows.len()));
+    }
+    Ok(rows.len())
+}
+
+fn application_exception(req: &Request) -> Answer {
+    Answer::Reply(
+        BinaryWriter::new()
+            .application_exception(
+                &req.name,
+                req.seqid,
+                &format!("Internal error processing {}: java.lang.NullPointerException", req.name),
+                6,
+            )
+            .into_bytes(),
+    )
+}
+
+// ---- the child side --------------------------------------------------------------
+
+/// When this process is a hostile-case child, runs the case and returns its exit code:
+/// 0 after a typed error, 10 when the hostile call "succeeded", 11 on a panic (also
+/// reported by the hook). `None` in a normal test run.
+pub fn child_main() -> Option<ExitCode> {
+    let case = std::env::var(CHILD_ENV).ok()?;
+    static PANICS: AtomicU32 = AtomicU32::new(0);
+    let default_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        PANICS.fetch_add(1, Ordering::Relaxed);
+        println!("panic: {info}");
+        default_hook(info);
+    }));
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            println!("no runtime: {e}");
+            return Some(ExitCode::from(12));
+        }
+    };
+    let outcome = std::panic::catch_unwind(|| {
+        runtime.block_on(async {
+            if case == "big_valid" {
+                return big_valid_reply().await.map(|rows| {
+                    println!("rows: {rows}");
+                    None
+                });
+            }
+            run_child_case(&case).await.map(Some)
+        })
+    });
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    println!("peak rss: {} KiB", peak_rss_kib().unwrap_or(0));
+    println!("panics: {}", PANICS.load(Ordering::Relaxed));
+    let code = match outcome {
+        Ok(Ok(None)) => 0,
+        Ok(Ok(Some(error))) => {
+            println!("typed error: {error}");
+            println!("debug: {error:?}");
+            if PANICS.load(Ordering::Relaxed) > 0 {
+                11
+            } else {
+                0
+            }
+        }
+        Ok(Err(why)) => {
+            println!("no error: {why}");
+            10
+        }
+        Err(_) => 11,
+    };
+    Some(ExitCode::from(code))
+}
+
+/// Runs one library case against a fake server in this process; `Ok(error)` is the
+/// typed error the hostile reply produced.
+async fn run_child_case(case: &str) -> Result<basalt::Error, String> {
+    let (transport, framing): (Transport, Framing) = match case {
+        "framed_get" | "framed_scan" | "compact_get" | "compact_scan" => (Transport::Framed, Framing::Framed),
+        _ => (Transport::Buffered, Framing::Buffered),
+    };
+    let protocol = if case.starts_with("compact") { Protocol::Compact } else { Protocol::Binary };
+    let server = match case {
+        "framed_get" | "framed_scan" => HostileServer::start(transport, billion_list).await,
+        "compact_get" | "compact_scan" => HostileServer::start(transport, compact_billion_list).await,
+        "empty_structs" => HostileServer::start(transport, empty_structs(EMPTY_STRUCTS)).await,
+        "application_exception" => HostileServer::start(transport, application_exception).await,
+        "silent" => HostileServer::start(transport, |_: &Request| Answer::Silent).await,
+        other => return Err(format!("unknown case {other}")),
+    }
+    .map_err(|e| e.to_string())?;
+    let client = Client::builder()
+        .address(server.addr())
+        .framing(framing)
+        .protocol(protocol)
+        .max_response_bytes(CHILD_MAX_RESPONSE)
+        .connect_timeout(Duration::from_secs(2))
+        .request_timeout(Duration::from_secs(2))
+        .build()
+        .map_err(|e| e.to_string())?;
+    let table = client.table("hostile").map_err(|e| e.to_string())?;
+    let result = match case {
+        "framed_get" | "compact_get" | "application_exception" | "silent" => {
+            table.get(Get::new("k")).await.map(|r| r.cells.len())
+        }
+        _ => table.scan_all(Scan::new()).await.map(|rows| rows.len()),
+    };
+    match result {
+        Ok(n) => Err(format!("the hostile reply was accepted as {n} rows/cells")),
+        Err(e) => {
+            if case == "application_exception" {
+                // The connection answered a well-formed exception: a second call on the
+                // same pool must give the same typed error, not a desynchronised reply.
+                let again = table.get(Get::new("k")).await;
+                if !matches!(again, Err(basalt::Error::Protocol { .. } | basalt::Error::ServerInternal { .. })) {
+                    return Err(format!("second call after a TApplicationException: {again:?}"));
+                }
+            }
+            Ok(e)
+        }
+    }
+}
+
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+// ---- the parent side -------------------------------------------------------------
+
+/// What a child process did.
+struct Outcome {
+    /// `None` when killed by a signal (an abort).
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Outcome {
+    fn describe(&self) -> String {
+        format!("exit {:?}\nstdout:\n{}\nstderr:\n{}", self.code, self.stdout, tail(&self.stderr, 2000))
+    }
+}
+
+fn tail(s: &str, n: usize) -> &str {
+    let start = s.len().saturating_sub(n);
+    let start = (start..s.len()).find(|i| s.is_char_boundary(*i)).unwrap_or(s.len());
+    s.get(start..).unwrap_or("")
+}
+
+/// Runs `program args` under the address-space limit, killed at the deadline.
+async fn run_limited(program: String, args: Vec<String>, envs: Vec<(String, String)>) -> Result<Outcome, String> {
+    tokio::task::spawn_blocking(move || {
+        let mut cmd = assert_cmd::Command::new("bash");
+        cmd.arg("-c").arg(format!("ulimit -v {CHILD_VMEM_KIB} && exec \"$0\" \"$@\"")).arg(&program).args(&args);
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        // The CLI must not pick a gateway or transport up from the test run's environment.
+        for name in ["BASALT_THRIFT_ADDR", "BASALT_THRIFT_FRAMED", "BASALT_THRIFT_COMPACT"] {
+            cmd.env_remove(name);
+        }
+        let out = cmd.timeout(CHILD_DEADLINE).output().map_err(|e| format!("cannot run {program}: {e}"))?;
+        Ok(Outcome {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        })
+    })
+    .await
+    .map_err(|e| e.to_string())?
+}
+
+async fn lib_case(case: &str) -> TestResult {
+    let exe = std::env::current_exe()?.display().to_string();
+    let out = run_limited(exe, Vec::new(), vec![(CHILD_ENV.to_owned(), case.to_owned())]).await?;
+    let rss = out.stdout.lines().find(|l| l.starts_with("peak rss:")).unwrap_or("peak rss: ?");
+    eprintln!("hostile library {case}: exit {:?}, {rss}", out.code);
+    match out.code {
+        None => return Err(format!("the child was killed by a signal (abort?)\n{}", out.describe()).into()),
+        Some(0) => {}
+        Some(_) => return Err(format!("the hostile reply was not a clean typed error\n{}", out.describe()).into()),
+    }
+    if !out.stdout.contains("panics: 0") {
+        return Err(format!("a panic was recorded\n{}", out.describe()).into());
+    }
+    Ok(())
+}
+
+async fn lib_framed_billion_element_list_get(_env: Env) -> TestResult {
+    lib_case("framed_get").await
+}
+
+async fn lib_framed_billion_element_list_scan(_env: Env) -> TestResult {
+    lib_case("framed_scan").await
+}
+
+async fn lib_compact_billion_element_list_get(_env: Env) -> TestResult {
+    lib_case("compact_get").await
+}
+
+async fn lib_compact_billion_element_list_scan(_env: Env) -> TestResult {
+    lib_case("compact_scan").await
+}
+
+async fn lib_buffered_reply_of_millions_of_empty_structs(_env: Env) -> TestResult {
+    lib_case("empty_structs").await
+}
+
+async fn lib_application_exception(_env: Env) -> TestResult {
+    lib_case("application_exception").await
+}
+
+async fn lib_server_that_never_answers(_env: Env) -> TestResult {
+    lib_case("silent").await?;
+    // In this process too: the typed error must be a timeout, well within the bound.
+    let server = HostileServer::start(Transport::Buffered, |_: &Request| Answer::Silent).await?;
+    let client = Client::builder().address(server.addr()).request_timeout(Duration::from_secs(1)).build()?;
+    let got = tokio::time::timeout(Duration::from_secs(60), client.table("t")?.get(Get::new("k"))).await;
+    match got {
+        Err(_) => Err("a get against a silent server hung for 60 s".into()),
+        Ok(Ok(_)) => Err("a silent server gave a row".into()),
+        Ok(Err(e)) if is_timeout(&e) => Ok(()),
+        Ok(Err(e)) => Err(format!("a silent server should give a timeout, got {e:?}").into()),
+    }
+}
+
+fn is_timeout(e: &basalt::Error) -> bool {
+    match e {
+        basalt::Error::Timeout { .. } => true,
+        other => {
+            let text = format!("{other:?}").to_lowercase();
+            text.contains("timeout") || text.contains("timed out")
+        }
+    }
+}
+
+async fn lib_framed_client_on_buffered_gateway(env: Env) -> TestResult {
+    if env.options().framing != Framing::Buffered {
+        return Err("this case needs the suite's gateway to be buffered".into());
+    }
+    let table = env.fresh_table(&["d"], &[]).await?;
+    table.put(basalt::Put::new("k").cell("d", "v", "x")).await?;
+    let framed = Client::builder()
+        .address(env.addr())
+        .framing(Framing::Framed)
+        .request_timeout(Duration::from_secs(2))
+        .build()?;
+    let got = tokio::time::timeout(Duration::from_secs(60), framed.table(table.name())?.get(Get::new("k"))).await;
+    let result = match got {
+        Err(_) => Err("a framed client on a buffered gateway hung for 60 s".into()),
+        Ok(Ok(row)) => Err(format!("a framed client on a buffered gateway read a row: {row:?}").into()),
+        Ok(Err(e)) => {
+            eprintln!("hostile framed-on-buffered: {e}");
+            Ok(())
+        }
+    };
+    table.client().admin().delete_table(table.name()).await?;
+    result
+}
+
+// ---- through the CLI ---------------------------------------------------------------
+
+/// The `basalt` binary beside this test binary, built first (`cargo build -p
+/// basalt-cli`) so that it is current; `BASALT_CLI_BIN` overrides.
+fn cli_bin() -> Result<String, String> {
+    if let Ok(bin) = std::env::var("BASALT_CLI_BIN") {
+        return Ok(bin);
+    }
+    static BUILT: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            // target/<profile>/deps/hbase-HASH -> target/<profile>/basalt
+            let profile_dir = exe.parent().and_then(|d| d.parent()).ok_or("unexpected test binary location")?;
+            let bin = profile_dir.join("basalt");
+            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+            let target = profile_dir.parent().ok_or("unexpected test binary location")?;
+            let mut build = std::process::Command::new(cargo);
+            build.args(["build", "-q", "-p", "basalt-cli", "--bin", "basalt"]).env("CARGO_TARGET_DIR", target);
+            if profile_dir.file_name().is_some_and(|n| n == "release") {
+                build.arg("--release");
+            }
+            let out = build.output().map_err(|e| format!("cannot run cargo to build the CLI: {e}"))?;
+            if !out.status.success() || !bin.exists() {
+                return Err(format!(
+                    "building the basalt CLI failed (set BASALT_CLI_BIN to a built binary): {}",
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+            Ok(bin.display().to_string())
+        })
+        .clone()
+}
+
+async fn cli(args: &[&str]) -> Result<Outcome, Box<dyn std::error::Error + Send + Sync>> {
+    let bin = tokio::task::spawn_blocking(cli_bin).await??;
+    let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+    let out = run_limited(bin, args, Vec::new()).await?;
+    Ok(out)
+}
+
+/// The CLI failed cleanly: exited (no signal) with `code`, one `basalt: error:` line,
+/// and the panic hook's "internal error" never printed.
+fn clean_failure(what: &str, out: &Outcome, codes: &[i32]) -> TestResult {
+    eprintln!("hostile CLI {what}: exit {:?}: {}", out.code, out.stderr.trim());
+    let Some(code) = out.code else {
+        return Err(format!("{what}: the CLI was killed by a signal (abort?)\n{}", out.describe()).into());
+    };
+    if out.stderr.contains("internal error") || out.stderr.contains("panicked") {
+        return Err(format!("{what}: the CLI's panic hook fired\n{}", out.describe()).into());
+    }
+    if !codes.contains(&code) {
+        return Err(format!("{what}: exit {code}, wanted one of {codes:?}\n{}", out.describe()).into());
+    }
+    let lines: Vec<&str> = out.stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.len() != 1 || !lines.first().is_some_and(|l| l.starts_with("basalt: error: ")) {
+        return Err(format!("{what}: stderr should be one error line\n{}", out.describe()).into());
+    }
+    Ok(())
+}
+
+async fn cli_framed_billion_element_list(_env: Env) -> TestResult {
+    let server = HostileServer::start(Transport::Framed, billion_list).await?;
+    let addr = server.addr().to_owned();
+    for cmd in [&["get", "t", "k"][..], &["scan", "t"][..]] {
+        let mut args = vec!["--addr", addr.as_str(), "--framed", "--request-timeout", "5s"];
+        args.extend_from_slice(cmd);
+        clean_failure(&format!("framed billion-element list, {}", cmd[0]), &cli(&args).await?, &[1])?;
+    }
+    Ok(())
+}
+
+async fn cli_compact_billion_element_list(_env: Env) -> TestResult {
+    let server = HostileServer::start(Transport::Framed, compact_billion_list).await?;
+    let addr = server.addr().to_owned();
+    for cmd in [&["get", "t", "k"][..], &["scan", "t"][..]] {
+        let mut args = vec!["--addr", addr.as_str(), "--framed", "--compact", "--request-timeout", "5s"];
+        args.extend_from_slice(cmd);
+        clean_failure(&format!("compact billion-element list, {}", cmd[0]), &cli(&args).await?, &[1])?;
+    }
+    Ok(())
+}
+
+async fn cli_buffered_reply_of_millions_of_empty_structs(_env: Env) -> TestResult {
+    let server = HostileServer::start(Transport::Buffered, empty_structs(EMPTY_STRUCTS)).await?;
+    let out = cli(&["--addr", server.addr(), "--request-timeout", "20s", "scan", "t"]).await?;
+    clean_failure("buffered reply of empty structs", &out, &[1])
+}
+
+async fn cli_application_exception(_env: Env) -> TestResult {
+    let server = HostileServer::start(Transport::Buffered, application_exception).await?;
+    for cmd in [&["get", "t", "k"][..], &["scan", "t"][..], &["put", "t", "k", "d:q=v"][..]] {
+        let mut args = vec!["--addr", server.addr()];
+        args.extend_from_slice(cmd);
+        let out = cli(&args).await?;
+        clean_failure(&format!("TApplicationException, {}", cmd[0]), &out, &[1])?;
+        if !out.stderr.contains("NullPointerException") {
+            return Err(format!("the server's message is not shown\n{}", out.describe()).into());
+        }
+        if out.stderr.contains("--framed") {
+            return Err(format!("an application error is not a transport mismatch\n{}", out.describe()).into());
+        }
+    }
+    Ok(())
+}
+
+async fn cli_server_that_never_answers(_env: Env) -> TestResult {
+    let server = HostileServer::start(Transport::Buffered, |_: &Request| Answer::Silent).await?;
+    let out = cli(&["--addr", server.addr(), "--request-timeout", "2s", "get", "t", "k"]).await?;
+    clean_failure("a server that never answers", &out, &[3])
+}
+
+async fn cli_framed_client_on_buffered_gateway(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[]).await?;
+    table.put(basalt::Put::new("k").cell("d", "v", "x")).await?;
+    let out = cli(&["--addr", env.addr(), "--framed", "--request-timeout", "2s", "get", table.name(), "k"]).await?;
+    table.client().admin().delete_table(table.name()).await?;
+    clean_failure("framed client on a buffered gateway", &out, &[3])
+}
+
+async fn cli_malformed_filter_string(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[]).await?;
+    table.put(basalt::Put::new("k").cell("d", "v", "x")).await?;
+    let mut args = vec!["--addr", env.addr(), "scan", table.name(), "--filter", "SingleColumnValueFilter('d',"];
+    if env.options().framing == Framing::Framed {
+        args.insert(2, "--framed");
+    }
+    let out = cli(&args).await?;
+    table.client().admin().delete_table(table.name()).await?;
+    // The gateway fails inside its handler: exit 1 or 2, and no transport hint (the
+    // transport is right; the filter is not).
+    clean_failure("malformed filter string", &out, &[1, 2])?;
+    if out.stderr.contains("--framed") {
+        return Err(format!("a bad filter is not a transport mismatch\n{}", out.describe()).into());
+    }
+    Ok(())
+}
+
+async fn lib_valid_reply_of_many_small_rows(_env: Env) -> TestResult {
+    lib_case("big_valid").await
+}
+
+async fn cli_valid_reply_of_many_small_rows(_env: Env) -> TestResult {
+    let server = HostileServer::start(Transport::Buffered, big_valid_scan()).await?;
+    let out = cli(&["--addr", server.addr(), "scan", "t", "--output", "csv"]).await?;
+    eprintln!("hostile CLI valid 21 MB scan: exit {:?}, {} bytes of output", out.code, out.stdout.len());
+    match out.code {
+        None => Err(format!("the CLI was killed by a signal (over the 1 GiB limit?)\n{}", out.describe()).into()),
+        Some(0) if out.stdout.lines().filter(|l| l.starts_with("r0")).count() == BIG_ROWS => Ok(()),
+        _ => Err(format!("the CLI did not print the {BIG_ROWS} rows\n{}", out.describe()).into()),
+    }
+}

@@ -1,0 +1,239 @@
+//! Regions moving and splitting under load (issue 14): the suite's HBase runs two
+//! region servers in its master JVM, and `docker/RegionTool.java` (through
+//! `Env::region_tool`) moves every region of a salted table to the other server and
+//! splits buckets while a merged salted scan and batched writes run through Basalt.
+//! The scan must return exactly the table's rows, in order; every acknowledged write
+//! must be readable.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use basalt::{Bytes, Scan};
+use basalt_rowkey::{Query, Value};
+use futures::StreamExt;
+
+use crate::chaos::{salted_fixture, user_schema, Tally};
+use crate::support::{Env, Test, TestResult};
+use crate::tests;
+
+pub fn trials() -> Vec<Test> {
+    tests![regions_move_and_split_under_a_merged_scan_and_writes]
+}
+
+/// The region tool process: one command line in, one answer line out.
+struct RegionTool {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl RegionTool {
+    fn start(env: &Env) -> Result<RegionTool, String> {
+        let mut cmd = env.region_tool().map_err(|e| e.to_string())?;
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the region tool: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
+        let mut tool = RegionTool { child, stdin, stdout };
+        let ready = tool.read_line()?;
+        if ready != "ok ready" {
+            return Err(format!("the region tool did not start: {ready:?}"));
+        }
+        Ok(tool)
+    }
+
+    /// The next answer line ("RT ..."), skipping HBase's log lines.
+    fn read_line(&mut self) -> Result<String, String> {
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).map_err(|e| e.to_string())?;
+            if n == 0 {
+                return Err("the region tool exited".into());
+            }
+            if let Some(answer) = line.trim().strip_prefix("RT ") {
+                return Ok(answer.to_owned());
+            }
+        }
+    }
+
+    /// Sends one command; the text after `ok `, or the tool's error.
+    fn call(&mut self, command: &str) -> Result<String, String> {
+        writeln!(self.stdin, "{command}").and_then(|_| self.stdin.flush()).map_err(|e| e.to_string())?;
+        let answer = self.read_line()?;
+        match answer.strip_prefix("ok") {
+            Some(rest) => Ok(rest.trim().to_owned()),
+            None => Err(format!("{command}: {answer}")),
+        }
+    }
+}
+
+impl Drop for RegionTool {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        for _ in 0..50 {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs a region-tool command off the async runtime.
+async fn tool_call(tool: &Arc<Mutex<RegionTool>>, command: String) -> Result<String, String> {
+    let tool = tool.clone();
+    tokio::task::spawn_blocking(move || match tool.lock() {
+        Ok(mut t) => t.call(&command),
+        Err(_) => Err("the region tool's lock was poisoned".into()),
+    })
+    .await
+    .map_err(|e| e.to_string())?
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+async fn regions_move_and_split_under_a_merged_scan_and_writes(env: Env) -> TestResult {
+    let (name, expected) = salted_fixture(&env, 20_000, 51).await?;
+    let tool = Arc::new(Mutex::new(
+        tokio::task::spawn_blocking({
+            let env = env.clone();
+            move || RegionTool::start(&env)
+        })
+        .await??,
+    ));
+    let servers = tool_call(&tool, "servers".into()).await?;
+    if servers.split_whitespace().count() < 2 {
+        return Err(format!("the test HBase should run two region servers, it runs: {servers}").into());
+    }
+    let before = tool_call(&tool, format!("regions {name}")).await?.split_whitespace().count();
+
+    // A merged scan, read at a steady pace so that it spans the moves and splits.
+    let salted = env.client().table(&name)?.salted(user_schema());
+    let scan_table = salted.clone();
+    let scan = tokio::spawn(async move {
+        let mut stream = match scan_table.scan(Query::new()).template(Scan::new().caching(100)).stream().await {
+            Ok(s) => s,
+            Err(e) => return (Vec::new(), 0, Some(e.to_string())),
+        };
+        let deadline = Instant::now() + Duration::from_secs(240);
+        let mut got = Vec::new();
+        let mut error = None;
+        while let Some(row) = stream.next().await {
+            match row {
+                Ok(row) => got.push(row.logical_key_bytes()),
+                Err(e) => {
+                    error = Some(e.to_string());
+                    break;
+                }
+            }
+            if got.len() % 20 == 0 {
+                tokio::time::sleep(Duration::from_millis(40)).await;
+            }
+            if Instant::now() > deadline {
+                error = Some("still reading after 240 s".into());
+                break;
+            }
+        }
+        let reopens: u64 = stream.bucket_stats().iter().map(|s| s.reopens()).sum();
+        (got, reopens, error)
+    });
+
+    // Batched writes into the same table (users "zz...", outside the scan's truth).
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer_table = salted.clone();
+    let stop_writer = stop.clone();
+    let writer = tokio::spawn(async move {
+        let mut acked: Vec<Vec<Value>> = Vec::new();
+        let mut failures = Vec::new();
+        for batch_no in 0..400u64 {
+            if stop_writer.load(Ordering::Relaxed) {
+                break;
+            }
+            let mut keys = Vec::new();
+            let mut puts = Vec::new();
+            for i in 0..200u64 {
+                let values = vec![Value::str(format!("zz{:03}", i % 50)), Value::UInt(batch_no * 1000 + i)];
+                match writer_table.new_put(&values) {
+                    Ok(put) => puts.push(put.cell("d", "v", "w")),
+                    Err(e) => failures.push(e.to_string()),
+                }
+                keys.push(values);
+            }
+            match writer_table.table().put_many(puts).await {
+                Ok(_) => acked.extend(keys),
+                Err(e) => failures.push(e.to_string()),
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        (acked, failures)
+    });
+
+    // Move every region to the other server, split four buckets, move again.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    tool_call(&tool, "balancer off".into()).await?;
+    let moved_first: u64 = tool_call(&tool, format!("move {name}")).await?.parse().unwrap_or(0);
+    let mut splits = 0;
+    for bucket in [2u8, 5, 9, 13] {
+        let mut at = vec![bucket];
+        at.extend_from_slice(b"u01500");
+        tool_call(&tool, format!("split {name} {}", hex(&at))).await?;
+        splits += 1;
+    }
+    let moved_second: u64 = tool_call(&tool, format!("move {name}")).await?.parse().unwrap_or(0);
+    let after = tool_call(&tool, format!("regions {name}")).await?.split_whitespace().count();
+    tool_call(&tool, "balancer on".into()).await?;
+    stop.store(true, Ordering::Relaxed);
+
+    let (got, reopens, error) =
+        tokio::time::timeout(Duration::from_secs(300), scan).await.map_err(|_| "the merged scan hung")??;
+    let (acked, write_failures) =
+        tokio::time::timeout(Duration::from_secs(120), writer).await.map_err(|_| "the writer hung")??;
+    // The scan's truth is the table's first 20,000 rows; the writer's rows may or may
+    // not appear (they were written during the scan) and are left out.
+    let truth: BTreeSet<&Bytes> = expected.iter().collect();
+    let writer_prefix = |k: &Bytes| k.starts_with(b"zz");
+    let own: Vec<Bytes> = got.iter().filter(|k| truth.contains(k) || !writer_prefix(k)).cloned().collect();
+    let mut tally = Tally { reopens, errors: error.into_iter().collect(), ..Tally::default() };
+    tally.compare(&expected, &own);
+
+    let mut unreadable = 0u64;
+    for chunk in acked.chunks(500) {
+        let rows = salted.get_many(chunk).await?;
+        unreadable += rows.iter().filter(|r| r.value(b"d", b"v").map(|v| &v[..]) != Some(b"w")).count() as u64;
+    }
+    eprintln!(
+        "chaos figures: regions {before} -> {after} ({moved_first} + {moved_second} moves, {splits} splits) during a \
+         merged scan and writes: {}; writes acknowledged {}, unreadable {unreadable}, failed batches {}",
+        tally.report("merged salted scan"),
+        acked.len(),
+        write_failures.len()
+    );
+    drop(tool);
+    env.client().admin().delete_table(&name).await?;
+    if after <= before {
+        return Err(format!("the splits did not happen: {before} regions before, {after} after").into());
+    }
+    tally.check("merged salted scan while regions move and split")?;
+    if unreadable > 0 || !write_failures.is_empty() {
+        return Err(format!(
+            "{unreadable} acknowledged writes unreadable, {} batches failed: {:?}",
+            write_failures.len(),
+            write_failures.first()
+        )
+        .into());
+    }
+    Ok(())
+}
