@@ -245,6 +245,9 @@ impl Rejects {
         let mut len = 0;
         if let Some(keep) = keep.filter(|_| path.exists()) {
             let f = OpenOptions::new().write(true).open(&path)?;
+            // Only ever truncate: a checkpoint (a file a user can edit) saying more than
+            // the reject file holds must not grow it.
+            let keep = keep.min(f.metadata()?.len());
             f.set_len(keep)?;
             len = keep;
         } else if path.exists() {
@@ -477,8 +480,9 @@ pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
                         for r in &d.rejects {
                             rejects.write(r)?;
                         }
-                        state.rows += d.rows;
-                        state.rejected += d.rejects.len() as u64;
+                        // Saturating: the counts resume from the checkpoint file.
+                        state.rows = state.rows.saturating_add(d.rows);
+                        state.rejected = state.rejected.saturating_add(d.rejects.len() as u64);
                         state.offset = d.end;
                         next_seq += 1;
                     }
@@ -491,7 +495,7 @@ pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
                         last_save = Instant::now();
                     }
                     bar.set_position(raw_read.load(Ordering::Relaxed));
-                    let done = state.rows - start_rows;
+                    let done = state.rows.saturating_sub(start_rows);
                     bar.set_message(format!("{} rows, {} rejected, {} rows/s", thousands(state.rows), state.rejected, thousands(rate(done, start))));
                 }
             }
@@ -545,7 +549,7 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
         );
         return Ok(());
     }
-    let done = s.rows - s.resumed_after;
+    let done = s.rows.saturating_sub(s.resumed_after);
     let resumed_note = if s.resumed_after > 0 {
         format!(" (resumed after {} rows)", thousands(s.resumed_after))
     } else {
@@ -561,4 +565,24 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
         if s.rejected > 0 { format!(" (see {})", s.rejects.display()) } else { String::new() },
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_claiming_a_longer_reject_file_does_not_grow_it() {
+        let dir = std::env::temp_dir().join(format!("basalt-rejects-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rejects.txt");
+        std::fs::write(&path, "line 1\nline 2\n").unwrap();
+        let r = Rejects::open(path.clone(), Some(u64::MAX / 2)).unwrap();
+        assert_eq!(r.len, 14);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 14);
+        let r = Rejects::open(path.clone(), Some(7)).unwrap();
+        assert_eq!(r.len, 7);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "line 1\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
