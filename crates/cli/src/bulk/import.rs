@@ -191,7 +191,7 @@ fn read_batches(
     strict: bool,
 ) -> CliResult<()> {
     let mut seq = 0;
-    let mut cur = Batch { seq, puts: Vec::with_capacity(batch_rows), end: 0, rejects: Vec::new() };
+    let mut cur = Batch { seq, puts: Vec::with_capacity(batch_rows.min(4096)), end: 0, rejects: Vec::new() };
     let mut known = reader.header().len();
     let send = |b: Batch| tx.blocking_send(b).is_ok();
     loop {
@@ -221,7 +221,7 @@ fn read_batches(
         cur.end = end;
         if cur.puts.len() >= batch_rows {
             seq += 1;
-            let next = Batch { seq, puts: Vec::with_capacity(batch_rows), end, rejects: Vec::new() };
+            let next = Batch { seq, puts: Vec::with_capacity(batch_rows.min(4096)), end, rejects: Vec::new() };
             if !send(std::mem::replace(&mut cur, next)) {
                 return Ok(());
             }
@@ -364,9 +364,7 @@ impl Job {
     fn from_args(args: &ImportArgs) -> CliResult<Job> {
         let format = format_of(args);
         let spec = spec_of(args, format)?;
-        if args.batch == 0 || args.concurrency == 0 {
-            return Err(CliError::usage("--batch and --concurrency must be at least 1"));
-        }
+        crate::bulk::check_batch_and_concurrency(args.batch, args.concurrency)?;
         let stdin = args.input == "-";
         let reject = args.reject.clone().unwrap_or_else(|| {
             if stdin {
