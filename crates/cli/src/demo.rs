@@ -96,8 +96,9 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
     if !(100..=10_000_000).contains(&args.rows) {
         return Err(CliError::usage("--rows: use 100..=10000000"));
     }
-    if !(2..=100).contains(&args.regions) || args.tasks == 0 || args.batch == 0 {
-        return Err(CliError::usage("--regions must be 2..=100, --tasks and --batch at least 1"));
+    // --tasks sizes the connection pool and spawns that many writers: bounded.
+    if !(2..=100).contains(&args.regions) || !(1..=256).contains(&args.tasks) || args.batch == 0 {
+        return Err(CliError::usage("--regions must be 2..=100, --tasks 1..=256, --batch at least 1"));
     }
     if args.phone.len() != 11 || !args.phone.bytes().all(|b| b.is_ascii_digit()) {
         return Err(CliError::usage(format!("--phone {:?}: use 11 digits", args.phone)));
@@ -554,4 +555,27 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
         println!("\ndropped the demo tables (use --keep to keep them)");
     }
     Ok(checks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        demo: DemoArgs,
+        #[command(flatten)]
+        conn: ConnOpts,
+    }
+
+    #[test]
+    fn an_absurd_task_count_is_a_usage_error_before_anything_starts() {
+        for tasks in ["0", "257", "18446744073709551615"] {
+            let cli = Cli::try_parse_from(["demo", "--tasks", tasks, "--addr", "127.0.0.1:1"]).unwrap();
+            let err = run(cli.demo, &cli.conn).unwrap_err();
+            assert_eq!(err.code, crate::error::EXIT_USAGE, "--tasks {tasks}: {}", err.message);
+        }
+    }
 }

@@ -193,18 +193,24 @@ pub fn build_query(schema: &Schema, q: &QueryArgs, reverse: bool) -> CliResult<Q
     Ok(query)
 }
 
+/// A `--regions` flag: one split key list entry per region, so it is bounded.
+fn check_regions(n: u32) -> CliResult<u32> {
+    if !(1..=MAX_REGIONS).contains(&n) {
+        return Err(CliError::usage(format!("--regions {n}: use 1..={MAX_REGIONS}")));
+    }
+    Ok(n)
+}
+
+/// Most regions `--regions` accepts.
+const MAX_REGIONS: u32 = 10_000;
+
 fn algo_splits(algo: SplitAlgo, schema: Option<&Schema>, regions: Option<u32>) -> CliResult<Vec<Bytes>> {
     let need = || regions.ok_or_else(|| CliError::usage("--regions N is needed for this algorithm"));
     let n = match algo {
         SplitAlgo::Buckets => None,
         _ => Some(need()?),
     };
-    if let Some(n) = n {
-        if !(1..=10_000).contains(&n) {
-            return Err(CliError::usage(format!("--regions {n}: use 1..=10000")));
-        }
-    }
-    let n = n.unwrap_or(0);
+    let n = n.map(check_regions).transpose()?.unwrap_or(0);
     Ok(match algo {
         SplitAlgo::Buckets => {
             let schema = schema.ok_or_else(|| CliError::usage("--algo buckets needs --schema"))?;
@@ -309,6 +315,8 @@ pub fn run(args: KeysArgs) -> CliResult {
             if !(1..=5_000_000).contains(&samples) {
                 return Err(CliError::usage("--samples: use 1..=5000000"));
             }
+            // Checked before sampling: the quantile splits hold one key per region.
+            let regions = regions.map(check_regions).transpose()?;
             let keys = sample_keys(&schema, samples, seed)?;
             let regions_n = regions.or(schema.bucket_count()).unwrap_or(8);
             let splits = match (split_file, split_by) {
@@ -342,4 +350,73 @@ pub fn run(args: KeysArgs) -> CliResult {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_rowkey::hotspot::SampleRng;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        cmd: KeysCmd,
+    }
+
+    fn run_keys(args: &[&str], schema: &Path) -> CliResult {
+        let mut argv = vec!["keys".to_owned()];
+        for a in args {
+            argv.push(a.replace("SCHEMA", &schema.display().to_string()));
+        }
+        let cli = Cli::try_parse_from(argv).map_err(|e| CliError::usage(e.to_string()))?;
+        run(KeysArgs { cmd: cli.cmd })
+    }
+
+    fn schema_file(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("basalt-keys-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    #[test]
+    fn analyze_refuses_an_absurd_region_count_before_allocating() {
+        let path = schema_file("plain.toml", "[[fields]]\nname = \"a\"\ntype = \"u64\"\n");
+        for n in ["0", "10001", "4000000000"] {
+            let args = ["analyze", "--schema", "SCHEMA", "--samples", "100", "--split-by", "sample", "--regions", n];
+            let err = run_keys(&args, &path).unwrap_err();
+            assert_eq!(err.code, crate::error::EXIT_USAGE, "--regions {n}: {}", err.message);
+            assert!(err.message.contains("--regions"), "{}", err.message);
+        }
+        let ok = ["analyze", "--schema", "SCHEMA", "--samples", "100", "--split-by", "sample", "--regions", "4"];
+        run_keys(&ok, &path).unwrap();
+    }
+
+    #[test]
+    fn decoding_arbitrary_hex_and_escapes_gives_errors_not_panics() {
+        let path = schema_file(
+            "salted.toml",
+            "[salt]\nstrategy = \"seed003\"\nbuckets = 6\ninputs = [\"p\", \"t\"]\n\
+             [[fields]]\nname = \"p\"\ntype = \"string\"\nwidth = 11\n\
+             [[fields]]\ntype = \"literal\"\nvalue = \"_\"\n\
+             [[fields]]\nname = \"t\"\ntype = \"decimal\"\ndigits = 14\n\
+             [[fields]]\nname = \"r\"\ntype = \"reversed_string\"\norder = \"desc\"\n",
+        );
+        let mut rng = SampleRng::new(14);
+        let alphabet: Vec<char> = "0123456789abcdefABCDEFxX\\é_|".chars().collect();
+        for _ in 0..800 {
+            let len = rng.below(48) as usize;
+            let text: String = (0..len).map(|_| alphabet[rng.below(alphabet.len() as u64) as usize]).collect();
+            for flags in [&["--hex"][..], &[][..]] {
+                let mut args = vec!["decode", "--schema", "SCHEMA"];
+                args.extend_from_slice(flags);
+                args.push(&text);
+                if let Err(e) = run_keys(&args, &path) {
+                    assert_eq!(e.code, crate::error::EXIT_USAGE, "{text:?}: {}", e.message);
+                }
+            }
+        }
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::error::SchemaError;
+use crate::error::{SchemaError, HBASE_MAX_ROW_KEY_LEN};
 
 /// Sort order of a field inside the key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -353,7 +353,19 @@ impl Field {
             FieldType::Bytes(Width::Fixed { len: 0, .. })
             | FieldType::Str(Width::Fixed { len: 0, .. })
             | FieldType::ReversedStr(Width::Fixed { len: 0, .. }) => bad("fixed width must be > 0"),
+            // A fixed width is padded out on every encode: one over HBase's key limit could
+            // never be stored, and an absurd one from a schema file would be an allocation.
+            FieldType::Bytes(Width::Fixed { len, .. })
+            | FieldType::Str(Width::Fixed { len, .. })
+            | FieldType::ReversedStr(Width::Fixed { len, .. })
+                if *len > HBASE_MAX_ROW_KEY_LEN =>
+            {
+                bad(&format!("fixed width {len} is over HBase's row key limit of {HBASE_MAX_ROW_KEY_LEN} bytes"))
+            }
             FieldType::Literal(b) if b.is_empty() => bad("empty literal"),
+            FieldType::Literal(b) if b.len() > HBASE_MAX_ROW_KEY_LEN => {
+                bad(&format!("literal of {} bytes is over HBase's row key limit", b.len()))
+            }
             FieldType::Literal(_) if self.order == Order::Desc => bad("a literal cannot be descending"),
             FieldType::Timestamp { format: TsFormat::ReverseLong, .. } if self.order == Order::Desc => {
                 bad("reverse_long is already newest-first; use ascending order")

@@ -81,11 +81,14 @@ pub mod split;
 mod toml_schema;
 mod value;
 
+#[cfg(test)]
+mod hostile_tests;
+
 pub use calendar::CalendarUnit;
 pub use error::{KeyError, KeyWarning, SchemaError, HBASE_MAX_ROW_KEY_LEN};
 pub use field::{Cycle, EnumCodes, Field, FieldType, Order, Pad, TimeUnit, TsFormat, Width};
 pub use hash::{HashAlgo, JavaBucketForm, JavaHash};
 pub use plan::{prefix_successor, Query, ReverseScanBounds, ScanPlan, ScanRange, MAX_INTERVAL_RANGES};
-pub use salt::{Part, Salt, SaltInput, SaltRendering, SaltStrategy};
+pub use salt::{Part, Salt, SaltInput, SaltRendering, SaltStrategy, MAX_BUCKETS};
 pub use schema::{DecodedKey, EncodedKey, Schema, SchemaBuilder, DEFAULT_SOFT_LIMIT};
 pub use value::Value;

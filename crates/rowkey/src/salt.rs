@@ -12,6 +12,10 @@ use crate::field::{Field, FieldType};
 use crate::hash::{self, HashAlgo, JavaBucketForm, JavaHash};
 use crate::value::Value;
 
+/// Most buckets a salt may have (2^20): plans, salted scans and split keys hold one
+/// entry per bucket, so a schema file cannot make them allocate without bound.
+pub const MAX_BUCKETS: u32 = 1 << 20;
+
 /// Which part of a field's value feeds a salt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
@@ -85,7 +89,7 @@ pub enum SaltStrategy {
     Md5Hex {
         /// Inputs, concatenated.
         inputs: Vec<SaltInput>,
-        /// Hex characters kept (1..=7).
+        /// Hex characters kept (1..=5, at most [`MAX_BUCKETS`] buckets).
         chars: u32,
     },
     /// S3: a numeric field (or part) modulo `buckets` (`timestamp % N`), Euclidean.
@@ -527,8 +531,10 @@ impl Salt {
             ));
         }
         match &self.strategy {
-            SaltStrategy::Md5Hex { chars, .. } if *chars == 0 || *chars > 7 => {
-                return bad("md5 hex prefix must be 1..=7 characters".into())
+            SaltStrategy::Md5Hex { chars, .. } if *chars == 0 || *chars > 5 => {
+                return bad(format!(
+                    "md5 hex prefix must be 1..=5 characters ({chars} given: 16^chars buckets, at most 2^20)"
+                ))
             }
             SaltStrategy::RoundRobin { buckets } if *buckets > 127 => {
                 return bad(format!(
@@ -542,6 +548,13 @@ impl Salt {
                 return bad("a Java bucket count is an int: use at most 2147483647 buckets".into())
             }
             _ => {}
+        }
+        if self.buckets() > MAX_BUCKETS {
+            return bad(format!(
+                "{} buckets is over the limit of {MAX_BUCKETS}: a plan, a salted scan and the split keys \
+                 hold one entry per bucket",
+                self.buckets()
+            ));
         }
         if matches!(self.rendering, SaltRendering::Bytes(w) if w > 8) {
             return bad("byte rendering is at most 8 bytes".into());

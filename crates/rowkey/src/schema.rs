@@ -211,7 +211,8 @@ impl Schema {
     pub fn max_key_len(&self) -> Option<usize> {
         let mut n = self.salt_len();
         for f in &self.fields {
-            n += f.ty.fixed_width()?;
+            // Each width is bounded by the schema's checks; saturate rather than trust that.
+            n = n.saturating_add(f.ty.fixed_width()?);
         }
         Some(n)
     }

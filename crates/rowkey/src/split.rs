@@ -45,6 +45,8 @@ pub fn seed003_split_keys(regions: u32) -> Vec<Bytes> {
 /// salt prefix (`j * 256 / k`), suited to keys whose next byte is spread evenly.
 /// Returns `N * k - 1` sorted keys.
 pub fn bucket_sub_split_keys(schema: &Schema, k: u32) -> Vec<Bytes> {
+    // One byte cuts at most 256 ways: a larger `k` (a user's flag) adds no distinct key.
+    let k = k.min(256);
     let inner: Vec<Vec<u8>> = (1..k.max(1)).map(|j| vec![(u64::from(j) * 256 / u64::from(k)) as u8]).collect();
     salted_split_keys(schema, &inner)
 }

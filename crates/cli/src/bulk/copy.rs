@@ -54,7 +54,8 @@ pub struct CopyArgs {
 impl CopyArgs {
     /// Connections the copy needs: its writes plus the source's bucket scanners.
     pub fn connections(&self) -> usize {
-        self.concurrency + 8
+        // Saturating: called before `run` checks the flag.
+        self.concurrency.saturating_add(8)
     }
 }
 
@@ -80,9 +81,7 @@ fn copy_put(row: &Row, rekey: Option<(&Schema, &Schema)>) -> CliResult<Put> {
 
 /// Runs `basalt copy`.
 pub async fn run(args: CopyArgs, client: &Client) -> CliResult {
-    if args.batch == 0 || args.concurrency == 0 {
-        return Err(CliError::usage("--batch and --concurrency must be at least 1"));
-    }
+    crate::bulk::check_batch_and_concurrency(args.batch, args.concurrency)?;
     if args.source == args.target && args.to_schema.is_none() {
         return Err(CliError::usage("the source and the target are the same table"));
     }
@@ -116,7 +115,7 @@ pub async fn run(args: CopyArgs, client: &Client) -> CliResult {
     let start = Instant::now();
     let mut inflight = FuturesUnordered::new();
     let mut written = 0u64;
-    let mut batch: Vec<Put> = Vec::with_capacity(args.batch);
+    let mut batch: Vec<Put> = Vec::with_capacity(args.batch.min(4096));
     let mut source_done = false;
     loop {
         // Fill a batch while fewer than `concurrency` writes are in flight.

@@ -191,7 +191,7 @@ fn read_batches(
     strict: bool,
 ) -> CliResult<()> {
     let mut seq = 0;
-    let mut cur = Batch { seq, puts: Vec::with_capacity(batch_rows), end: 0, rejects: Vec::new() };
+    let mut cur = Batch { seq, puts: Vec::with_capacity(batch_rows.min(4096)), end: 0, rejects: Vec::new() };
     let mut known = reader.header().len();
     let send = |b: Batch| tx.blocking_send(b).is_ok();
     loop {
@@ -221,7 +221,7 @@ fn read_batches(
         cur.end = end;
         if cur.puts.len() >= batch_rows {
             seq += 1;
-            let next = Batch { seq, puts: Vec::with_capacity(batch_rows), end, rejects: Vec::new() };
+            let next = Batch { seq, puts: Vec::with_capacity(batch_rows.min(4096)), end, rejects: Vec::new() };
             if !send(std::mem::replace(&mut cur, next)) {
                 return Ok(());
             }
@@ -245,6 +245,9 @@ impl Rejects {
         let mut len = 0;
         if let Some(keep) = keep.filter(|_| path.exists()) {
             let f = OpenOptions::new().write(true).open(&path)?;
+            // Only ever truncate: a checkpoint (a file a user can edit) saying more than
+            // the reject file holds must not grow it.
+            let keep = keep.min(f.metadata()?.len());
             f.set_len(keep)?;
             len = keep;
         } else if path.exists() {
@@ -361,9 +364,7 @@ impl Job {
     fn from_args(args: &ImportArgs) -> CliResult<Job> {
         let format = format_of(args);
         let spec = spec_of(args, format)?;
-        if args.batch == 0 || args.concurrency == 0 {
-            return Err(CliError::usage("--batch and --concurrency must be at least 1"));
-        }
+        crate::bulk::check_batch_and_concurrency(args.batch, args.concurrency)?;
         let stdin = args.input == "-";
         let reject = args.reject.clone().unwrap_or_else(|| {
             if stdin {
@@ -477,8 +478,9 @@ pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
                         for r in &d.rejects {
                             rejects.write(r)?;
                         }
-                        state.rows += d.rows;
-                        state.rejected += d.rejects.len() as u64;
+                        // Saturating: the counts resume from the checkpoint file.
+                        state.rows = state.rows.saturating_add(d.rows);
+                        state.rejected = state.rejected.saturating_add(d.rejects.len() as u64);
                         state.offset = d.end;
                         next_seq += 1;
                     }
@@ -491,7 +493,7 @@ pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
                         last_save = Instant::now();
                     }
                     bar.set_position(raw_read.load(Ordering::Relaxed));
-                    let done = state.rows - start_rows;
+                    let done = state.rows.saturating_sub(start_rows);
                     bar.set_message(format!("{} rows, {} rejected, {} rows/s", thousands(state.rows), state.rejected, thousands(rate(done, start))));
                 }
             }
@@ -545,7 +547,7 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
         );
         return Ok(());
     }
-    let done = s.rows - s.resumed_after;
+    let done = s.rows.saturating_sub(s.resumed_after);
     let resumed_note = if s.resumed_after > 0 {
         format!(" (resumed after {} rows)", thousands(s.resumed_after))
     } else {
@@ -561,4 +563,24 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
         if s.rejected > 0 { format!(" (see {})", s.rejects.display()) } else { String::new() },
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_claiming_a_longer_reject_file_does_not_grow_it() {
+        let dir = std::env::temp_dir().join(format!("basalt-rejects-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("rejects.txt");
+        std::fs::write(&path, "line 1\nline 2\n").unwrap();
+        let r = Rejects::open(path.clone(), Some(u64::MAX / 2)).unwrap();
+        assert_eq!(r.len, 14);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 14);
+        let r = Rejects::open(path.clone(), Some(7)).unwrap();
+        assert_eq!(r.len, 7);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "line 1\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

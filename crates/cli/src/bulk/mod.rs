@@ -35,6 +35,22 @@ pub enum TextFormat {
     Json,
 }
 
+/// Most rows `--batch` accepts.
+pub const MAX_BATCH_ROWS: usize = 1_000_000;
+/// Most writes `--concurrency` keeps in flight (each holds a pooled connection).
+pub const MAX_CONCURRENCY: usize = 1024;
+
+/// Checks `--batch` and `--concurrency`: they size buffers, channels and the pool.
+pub fn check_batch_and_concurrency(batch: usize, concurrency: usize) -> CliResult {
+    if !(1..=MAX_BATCH_ROWS).contains(&batch) || !(1..=MAX_CONCURRENCY).contains(&concurrency) {
+        return Err(CliError::usage(format!(
+            "--batch must be 1..={MAX_BATCH_ROWS} and --concurrency 1..={MAX_CONCURRENCY} \
+             (given {batch} and {concurrency})"
+        )));
+    }
+    Ok(())
+}
+
 /// The text form of a key field's value that `Field::parse_value` reads back: numbers
 /// in decimal, strings as they are, bytes as `0x` hex.
 pub fn value_text(v: &Value) -> String {
@@ -109,6 +125,15 @@ pub fn rate(rows: u64, start: Instant) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn batch_and_concurrency_are_bounded() {
+        assert!(super::check_batch_and_concurrency(1000, 8).is_ok());
+        for (b, c) in [(0, 8), (1000, 0), (usize::MAX, 8), (1000, usize::MAX), (1_000_001, 1), (1, 1025)] {
+            let e = super::check_batch_and_concurrency(b, c).unwrap_err();
+            assert_eq!(e.code, crate::error::EXIT_USAGE);
+        }
+    }
+
     use super::*;
     use crate::keyfmt::unescape;
 

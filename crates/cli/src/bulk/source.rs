@@ -164,7 +164,8 @@ impl RecordReader {
     /// The next item, `None` at the end of the input.
     pub fn next_item(&mut self) -> CliResult<Option<Item>> {
         match &mut self.kind {
-            Kind::Delimited(rdr, rec, delim) => {
+            // A loop, not recursion: an input of many blank records must not grow the stack.
+            Kind::Delimited(rdr, rec, delim) => loop {
                 if !rdr.read_byte_record(rec).map_err(read_err)? {
                     return Ok(None);
                 }
@@ -172,7 +173,7 @@ impl RecordReader {
                 let end = rdr.position().byte();
                 if rec.len() == 1 && rec.get(0).is_some_and(|f| f.is_empty()) {
                     // A blank line is no record.
-                    return self.next_item();
+                    continue;
                 }
                 if rec.len() != self.header.len() {
                     return Ok(Some(Item::Bad {
@@ -182,8 +183,8 @@ impl RecordReader {
                         raw: joined(rec, *delim),
                     }));
                 }
-                Ok(Some(Item::Record { line, end, fields: rec.iter().map(|f| Some(f.to_vec())).collect() }))
-            }
+                return Ok(Some(Item::Record { line, end, fields: rec.iter().map(|f| Some(f.to_vec())).collect() }));
+            },
             Kind::Json(rdr, buf, pos, lines) => loop {
                 buf.clear();
                 let n = rdr.read_until(b'\n', buf).map_err(read_err)?;
@@ -291,6 +292,27 @@ mod tests {
         assert_eq!(fields, vec![Some(b"2".to_vec()), None, None]);
         assert_eq!(end, 42);
         assert_eq!(r.header(), ["a", "n", "b"]);
+    }
+
+    #[test]
+    fn many_blank_lines_do_not_overflow_the_stack() {
+        // `""` is one empty field: a blank record, skipped. Run on a small stack, as a
+        // runtime worker thread has.
+        let text = format!("a,b\n{}1,2\n", "\"\"\n".repeat(200_000));
+        let got = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let mut r =
+                    RecordReader::new(Box::new(std::io::Cursor::new(text)), TextFormat::Csv, &[], true).unwrap();
+                match r.next_item().unwrap() {
+                    Some(Item::Record { fields, .. }) => fields,
+                    other => panic!("{other:?}"),
+                }
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        assert_eq!(got, [Some(b"1".to_vec()), Some(b"2".to_vec())]);
     }
 
     #[test]
