@@ -94,11 +94,17 @@ classpath_complete() {
   done < <(tr ':' '\n' <"$1")
 }
 
-# A TCP port nobody listens on, checked against the kernel's socket tables.
+# A TCP port nobody listens on, checked against the kernel's socket tables, chosen
+# below the kernel's ephemeral range: the JVMs' own port-0 sockets (master, region
+# servers, outgoing connections) take ports from that range, and one of them taking
+# ZooKeeper's port between our check and ZooKeeper's bind aborts the start.
 free_port() {
-  local port
+  local port low=32768 span
+  read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || low=32768
+  [[ $low =~ ^[0-9]+$ ]] && [ "$low" -gt 12000 ] || low=32768
+  span=$((low - 10000))
   for _ in $(seq 1 200); do
-    port=$((20000 + RANDOM % 30000))
+    port=$((10000 + (RANDOM * 32768 + RANDOM) % span))
     if ! is_listening "$port"; then echo "$port"; return; fi
   done
   die "no free TCP port found"
