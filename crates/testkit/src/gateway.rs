@@ -98,8 +98,6 @@ impl Gateway {
             dir,
             name,
             stopped: false,
-            #[cfg(feature = "docker")]
-            in_container: None,
         }
     }
 
