@@ -240,13 +240,14 @@ async fn socorro_crash_ids(env: Env) -> TestResult {
     let mut puts = Vec::new();
     for _ in 0..3000 {
         let date = 211101 + rng.next() % 3;
+        // Made like Socorro's: a uuid whose last six characters are the date (yymmdd).
         let id = format!(
-            "{:08x}-{:04x}-{:04x}-{:04x}-{:012x}",
+            "{:08x}-{:04x}-{:04x}-{:04x}-{:06x}{date:06}",
             rng.next() as u32,
             rng.next() as u16,
             rng.next() as u16,
             rng.next() as u16,
-            rng.next() & 0xffff_ffff_ffff
+            rng.next() & 0xff_ffff
         );
         let values = [Value::UInt(date), Value::str(id)];
         if date == 211102 {

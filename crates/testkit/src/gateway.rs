@@ -90,15 +90,7 @@ impl Gateway {
         framed: bool,
         compact: bool,
     ) -> Gateway {
-        Gateway {
-            addr: started.addr,
-            framed,
-            compact,
-            ready_in: started.ready_in,
-            dir,
-            name,
-            stopped: false,
-        }
+        Gateway { addr: started.addr, framed, compact, ready_in: started.ready_in, dir, name, stopped: false }
     }
 
     /// The gateway's `host:port`.
