@@ -50,6 +50,8 @@ mod rows;
 mod sasl;
 mod secure;
 mod stream;
+#[cfg(test)]
+mod test_replies;
 mod tls;
 mod wire;
 

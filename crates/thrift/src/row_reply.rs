@@ -498,10 +498,6 @@ fn row_call(method: &str) -> Result<(&'static str, RowCall), CallError> {
 mod tests {
     use super::*;
     use crate::hbase::{TColumnValue, TResult};
-    use thrift::protocol::{
-        TBinaryOutputProtocol, TCompactOutputProtocol, TFieldIdentifier, TListIdentifier, TMessageIdentifier,
-        TMessageType, TOutputProtocol, TSerializable, TStructIdentifier, TType,
-    };
 
     fn results(n: usize) -> Vec<TResult> {
         (0..n)
@@ -524,26 +520,7 @@ mod tests {
     }
 
     fn encode(protocol: Protocol, results: &[TResult]) -> Vec<u8> {
-        let mut buf = Vec::new();
-        {
-            let mut out: Box<dyn TOutputProtocol + '_> = match protocol {
-                Protocol::Binary => Box::new(TBinaryOutputProtocol::new(&mut buf, true)),
-                Protocol::Compact => Box::new(TCompactOutputProtocol::new(&mut buf)),
-            };
-            out.write_message_begin(&TMessageIdentifier::new("getScannerRows", TMessageType::Reply, 7)).unwrap();
-            out.write_struct_begin(&TStructIdentifier::new("r")).unwrap();
-            out.write_field_begin(&TFieldIdentifier::new("success", TType::List, 0)).unwrap();
-            out.write_list_begin(&TListIdentifier::new(TType::Struct, results.len() as i32)).unwrap();
-            for r in results {
-                r.write_to_out_protocol(out.as_mut()).unwrap();
-            }
-            out.write_list_end().unwrap();
-            out.write_field_end().unwrap();
-            out.write_field_stop().unwrap();
-            out.write_struct_end().unwrap();
-            out.flush().unwrap();
-        }
-        buf
+        crate::test_replies::result_list_reply(protocol, "getScannerRows", 7, results)
     }
 
     fn whole(protocol: Protocol, msg: &[u8]) -> Vec<crate::RowData> {
