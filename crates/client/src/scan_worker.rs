@@ -48,10 +48,13 @@ pub(crate) struct Position {
     pub(crate) upper: Bytes,
     /// (key, items already returned for it): set while a batched row is incomplete.
     pub(crate) partial: Option<(Bytes, usize)>,
+    /// The last complete row returned since `lower`/`upper` were brought up to date by
+    /// [`Position::settle`]: a page costs one [`after_row`], not an allocation per row.
+    last: Option<Bytes>,
 }
 
 impl Position {
-    fn advance(&mut self, row: &Row, reversed: bool) {
+    fn advance(&mut self, row: &Row) {
         if row.partial {
             match &mut self.partial {
                 Some((key, n)) if *key == row.key => *n += 1,
@@ -60,7 +63,14 @@ impl Position {
             return;
         }
         self.partial = None;
-        (self.lower, self.upper) = after_row(&self.lower, &self.upper, &row.key, reversed);
+        self.last = Some(row.key.clone());
+    }
+
+    /// Moves `lower`/`upper` past the last complete row returned.
+    fn settle(&mut self, reversed: bool) {
+        if let Some(last) = self.last.take() {
+            (self.lower, self.upper) = after_row(&self.lower, &self.upper, &last, reversed);
+        }
     }
 }
 
@@ -81,7 +91,7 @@ pub(crate) struct Tracker {
 impl Tracker {
     pub(crate) fn new(start: Bytes, stop: Bytes, reversed: bool, limit: Option<u64>) -> Tracker {
         Tracker {
-            position: Position { lower: start, upper: stop, partial: None },
+            position: Position { lower: start, upper: stop, partial: None, last: None },
             reversed,
             remaining: limit,
             skip: None,
@@ -105,7 +115,7 @@ impl Tracker {
             if !next.keep(&row)? {
                 continue;
             }
-            next.position.advance(&row, next.reversed);
+            next.position.advance(&row);
             if !row.partial {
                 if let Some(n) = &mut next.remaining {
                     *n -= 1;
@@ -113,6 +123,7 @@ impl Tracker {
             }
             rows.push(row);
         }
+        next.position.settle(next.reversed);
         *self = next;
         Ok(rows)
     }
@@ -128,7 +139,7 @@ impl Tracker {
             }
             self.skip = None;
         }
-        let Position { lower, upper, partial } = &self.position;
+        let Position { lower, upper, partial, last } = &self.position;
         let key = &row.key;
         let show = |k: &Bytes| format!("{:?}", String::from_utf8_lossy(&k[..k.len().min(64)]));
         if let Some((pk, _)) = partial {
@@ -138,6 +149,8 @@ impl Tracker {
             }
         }
         if self.reversed {
+            // After a returned row, the range ends (exclusively) at that row.
+            let upper = last.as_ref().unwrap_or(upper);
             if !upper.is_empty() && key == upper {
                 return Ok(false); // HBase's reversed start is inclusive
             }
@@ -148,8 +161,14 @@ impl Tracker {
                 return Err(Rejected(format!("row {} below the range start {}", show(key), show(lower))));
             }
         } else {
-            if !lower.is_empty() && key < lower {
-                return Err(Rejected(format!("row {} before the scan's position {}", show(key), show(lower))));
+            // After a returned row, the range starts just after it: at `last 00`.
+            let before = match last {
+                Some(last) => key <= last,
+                None => !lower.is_empty() && key < lower,
+            };
+            if before {
+                let at = last.as_ref().unwrap_or(lower);
+                return Err(Rejected(format!("row {} before the scan's position {}", show(key), show(at))));
             }
             if !upper.is_empty() && key >= upper {
                 return Err(Rejected(format!("row {} at or after the range stop {}", show(key), show(upper))));
@@ -162,7 +181,9 @@ impl Tracker {
     pub(crate) fn tscan(&self, scan: &Scan) -> Result<TScan> {
         let read = &scan.read;
         let mut filter = read.filter.clone();
-        let Position { lower, upper, partial } = &self.position;
+        let mut position = self.position.clone();
+        position.settle(self.reversed);
+        let Position { lower, upper, partial, .. } = &position;
         let (start, stop) = if self.reversed {
             // HBase's reversed scan: start is the larger (inclusive) key, stop the
             // smaller (exclusive) one; `keep` drops a row equal to the start.
