@@ -7,12 +7,12 @@
 //! scan's own), out of order; every acknowledged write must be readable. The figures
 //! are printed (`cargo test -p basalt-integration -- chaos --nocapture`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, DefaultRetryPolicy, Get, Put, SaltedTable, Scan, Table};
+use basalt::{Bytes, Client, DefaultRetryPolicy, Get, Put, Scan, Table};
 use basalt_chaos::{Faults, Proxy};
 use basalt_rowkey::{FieldType, HashAlgo, Query, Salt, Schema, Value, Width};
 use basalt_testkit::Gateway;
@@ -21,6 +21,7 @@ use basalt_thrift::Connection;
 use futures::StreamExt;
 
 use crate::support::{Env, Test, TestResult};
+use crate::tally::{peak_rss_kib, read_plain, read_salted, Pace, Tally};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
@@ -43,80 +44,6 @@ const ROUTINE_RESTART: Duration = Duration::from_secs(12);
 
 /// Buckets of the salted test table.
 const BUCKETS: u32 = 16;
-
-/// What a series of runs saw, compared with the ground truth.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct Tally {
-    pub runs: u64,
-    pub rows_compared: u64,
-    pub lost: u64,
-    pub duplicated: u64,
-    pub foreign: u64,
-    pub out_of_order: u64,
-    pub reopens: u64,
-    pub errors: Vec<String>,
-}
-
-impl Tally {
-    /// Compares one run's keys with the expected keys (in scan order).
-    pub fn compare(&mut self, expected: &[Bytes], got: &[Bytes]) {
-        self.runs += 1;
-        self.rows_compared += got.len() as u64;
-        let want: BTreeSet<&Bytes> = expected.iter().collect();
-        let mut seen: HashMap<&Bytes, u32> = HashMap::new();
-        for k in got {
-            *seen.entry(k).or_default() += 1;
-        }
-        self.lost += want.iter().filter(|k| !seen.contains_key(**k)).count() as u64;
-        self.duplicated += seen.values().map(|n| u64::from(n - 1)).sum::<u64>();
-        self.foreign += seen.keys().filter(|k| !want.contains(**k)).count() as u64;
-        // Order: the scan order of `expected`, by position; foreign rows are skipped.
-        let position: HashMap<&Bytes, usize> = expected.iter().enumerate().map(|(i, k)| (k, i)).collect();
-        let order: Vec<usize> = got.iter().filter_map(|k| position.get(k).copied()).collect();
-        self.out_of_order += order.windows(2).filter(|w| w.first() >= w.get(1)).count() as u64;
-    }
-
-    pub fn exact(&self) -> bool {
-        self.lost == 0 && self.duplicated == 0 && self.foreign == 0 && self.out_of_order == 0 && self.errors.is_empty()
-    }
-
-    pub fn report(&self, what: &str) -> String {
-        format!(
-            "{what}: runs {}, rows compared {}, lost {}, duplicated {}, foreign {}, out of order {}, reopens {}, \
-             errors {}{}; process peak RSS {} MiB",
-            self.runs,
-            self.rows_compared,
-            self.lost,
-            self.duplicated,
-            self.foreign,
-            self.out_of_order,
-            self.reopens,
-            self.errors.len(),
-            self.errors.first().map(|e| format!(" (first: {e})")).unwrap_or_default(),
-            peak_rss_kib() >> 10,
-        )
-    }
-
-    /// Prints the figures; an error naming them unless every run was exact.
-    pub fn check(&self, what: &str) -> TestResult {
-        let line = self.report(what);
-        eprintln!("chaos figures: {line}");
-        if self.exact() {
-            Ok(())
-        } else {
-            Err(line.into())
-        }
-    }
-}
-
-pub(crate) fn peak_rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
 
 /// xorshift64*: deterministic test data.
 pub(crate) struct Rng(pub u64);
@@ -179,32 +106,6 @@ pub(crate) fn client_via(env: &Env, addr: &str, attempts: Option<u32>) -> Client
     builder.build().expect("valid client settings")
 }
 
-/// Reads a whole merged salted scan: keys in order, reopens, and the error that ended
-/// it early (if any).
-pub(crate) async fn read_salted(salted: &SaltedTable, query: Query, caching: u32) -> (Vec<Bytes>, u64, Option<String>) {
-    let mut stream = match salted.scan(query).template(Scan::new().caching(caching)).stream().await {
-        Ok(s) => s,
-        Err(e) => return (Vec::new(), 0, Some(e.to_string())),
-    };
-    let mut got = Vec::new();
-    let mut error = None;
-    while let Some(row) = stream.next().await {
-        match row {
-            Ok(row) => got.push(row.logical_key_bytes()),
-            Err(e) => {
-                error = Some(e.to_string());
-                break;
-            }
-        }
-    }
-    let reopens = stream.bucket_stats().iter().map(|s| s.reopens()).sum();
-    (got, reopens, error)
-}
-
-fn reversed(keys: &[Bytes]) -> Vec<Bytes> {
-    keys.iter().rev().cloned().collect()
-}
-
 async fn salted_scans_through_random_cuts(env: Env) -> TestResult {
     let (name, expected) = salted_fixture(&env, 20_000, 11).await?;
     let proxy = Proxy::start(vec![env.addr().to_owned()], Faults::cut(1.0, 400_000), 14).await?;
@@ -213,10 +114,8 @@ async fn salted_scans_through_random_cuts(env: Env) -> TestResult {
     let mut tally = Tally::default();
     for run in 0..6u32 {
         let reverse = run % 2 == 1;
-        let (got, reopens, error) = read_salted(&salted, Query::new().reverse(reverse), 300).await;
-        tally.reopens += reopens;
-        tally.errors.extend(error);
-        tally.compare(&if reverse { reversed(&expected) } else { expected.clone() }, &got);
+        let scan = read_salted(&salted, Query::new().reverse(reverse), 300, Pace::FULL_SPEED).await;
+        tally.add_in_direction(&expected, reverse, &scan);
     }
     eprintln!("chaos proxy (salted scans): {:?}", proxy.stats());
     env.client().admin().delete_table(&name).await?;
@@ -237,20 +136,8 @@ async fn plain_scans_through_random_cuts(env: Env) -> TestResult {
     let mut tally = Tally::default();
     for run in 0..6u32 {
         let reverse = run % 2 == 1;
-        let mut stream = through.scan(Scan::new().caching(250).reversed(reverse))?;
-        let stats = stream.stats();
-        let mut got = Vec::new();
-        while let Some(row) = stream.next().await {
-            match row {
-                Ok(row) => got.push(row.key.clone()),
-                Err(e) => {
-                    tally.errors.push(e.to_string());
-                    break;
-                }
-            }
-        }
-        tally.reopens += stats.reopens();
-        tally.compare(&if reverse { reversed(&expected) } else { expected.clone() }, &got);
+        let scan = read_plain(&through, Scan::new().caching(250).reversed(reverse), Pace::FULL_SPEED).await;
+        tally.add_in_direction(&expected, reverse, &scan);
     }
     eprintln!("chaos proxy (plain scans): {:?}", proxy.stats());
     table.client().admin().delete_table(table.name()).await?;
@@ -262,7 +149,7 @@ async fn plain_scans_through_random_cuts(env: Env) -> TestResult {
 }
 
 /// Keys whose batch was acknowledged, from a `put_many` result.
-fn acknowledged(batch: &[Bytes], result: &basalt::Result<usize>, failures: &mut Vec<String>) -> Vec<Bytes> {
+pub(crate) fn acknowledged(batch: &[Bytes], result: &basalt::Result<usize>, failures: &mut Vec<String>) -> Vec<Bytes> {
     match result {
         Ok(_) => batch.to_vec(),
         Err(basalt::Error::BatchFailed { not_confirmed, .. }) => {
@@ -278,7 +165,7 @@ fn acknowledged(batch: &[Bytes], result: &basalt::Result<usize>, failures: &mut 
 }
 
 /// Reads every key back (directly, no proxy); returns how many are missing or wrong.
-async fn unreadable(table: &Table, keys: &[Bytes]) -> Result<u64, basalt::Error> {
+pub(crate) async fn unreadable(table: &Table, keys: &[Bytes]) -> Result<u64, basalt::Error> {
     let mut missing = 0;
     for chunk in keys.chunks(500) {
         let rows = table.get_many(chunk.iter().map(|k| Get::new(k.clone()))).await?;
@@ -354,7 +241,7 @@ pub(crate) async fn start_gateway(env: &Env) -> Result<Gateway, Box<dyn std::err
     Ok(gateway)
 }
 
-async fn stop_gateway(mut gateway: Gateway) -> TestResult {
+pub(crate) async fn stop_gateway(mut gateway: Gateway) -> TestResult {
     tokio::task::spawn_blocking(move || gateway.stop()).await??;
     Ok(())
 }
@@ -374,30 +261,17 @@ async fn two_gateways_behind_round_robin(env: Env) -> TestResult {
     let mut tally = Tally::default();
     for run in 0..4u32 {
         let reverse = run % 2 == 1;
-        let (got, reopens, error) = read_salted(&salted, Query::new().reverse(reverse), 200).await;
-        tally.reopens += reopens;
-        tally.errors.extend(error);
-        tally.compare(&if reverse { reversed(&expected) } else { expected.clone() }, &got);
+        let scan = read_salted(&salted, Query::new().reverse(reverse), 200, Pace::FULL_SPEED).await;
+        tally.add_in_direction(&expected, reverse, &scan);
     }
     // A plain scan too.
-    let plain = client.table(&name)?;
-    let mut keys = Vec::new();
-    let mut stream = plain.scan(Scan::new().caching(300))?;
-    while let Some(row) = stream.next().await {
-        match row {
-            Ok(row) => keys.push(row.key.clone()),
-            Err(e) => {
-                tally.errors.push(e.to_string());
-                break;
-            }
-        }
-    }
+    let plain = read_plain(&client.table(&name)?, Scan::new().caching(300), Pace::FULL_SPEED).await;
     let mut stored = Vec::new();
     for key in &expected {
         stored.push(salted_key(&env, &name, key).await?);
     }
     stored.sort();
-    tally.compare(&stored, &keys);
+    tally.add(&stored, &plain);
     eprintln!("chaos proxy (two gateways): {:?}", proxy.stats());
     drop(proxy);
     stop_gateway(first).await?;
@@ -468,33 +342,7 @@ async fn gateway_restarted_mid_scan_and_mid_write(env: Env) -> TestResult {
     // 2. A merged scan read steadily through the outage, with the default settings.
     let active_client = Client::builder().address(proxy.addr()).build()?;
     let active_table = active_client.table(&name)?.salted(user_schema());
-    let active = tokio::spawn(async move {
-        let mut stream = match active_table.scan(Query::new()).template(Scan::new().caching(100)).stream().await {
-            Ok(s) => s,
-            Err(e) => return (Vec::new(), 0, Some(e.to_string())),
-        };
-        let mut got = Vec::new();
-        let mut error = None;
-        let deadline = Instant::now() + Duration::from_secs(240);
-        while let Some(row) = stream.next().await {
-            match row {
-                Ok(row) => got.push(row.logical_key_bytes()),
-                Err(e) => {
-                    error = Some(e.to_string());
-                    break;
-                }
-            }
-            if got.len() % 20 == 0 {
-                tokio::time::sleep(Duration::from_millis(40)).await;
-            }
-            if Instant::now() > deadline {
-                error = Some("still reading after 240 s".into());
-                break;
-            }
-        }
-        let reopens: u64 = stream.bucket_stats().iter().map(|s| s.reopens()).sum();
-        (got, reopens, error)
-    });
+    let active = tokio::spawn(async move { read_salted(&active_table, Query::new(), 100, Pace::STEADY).await });
 
     // 3. Batched writes through the outage, with the default settings.
     let stop_writing = Arc::new(AtomicBool::new(false));
@@ -553,8 +401,7 @@ async fn gateway_restarted_mid_scan_and_mid_write(env: Env) -> TestResult {
     }
     let paused_reopens: u64 = paused.bucket_stats().iter().map(|s| s.reopens()).sum();
     drop(paused);
-    let (active_keys, active_reopens, active_error) =
-        tokio::time::timeout(Duration::from_secs(300), active).await.map_err(|_| "the active scan hung")??;
+    let active = tokio::time::timeout(Duration::from_secs(300), active).await.map_err(|_| "the active scan hung")??;
     let (acked, write_failures) =
         tokio::time::timeout(Duration::from_secs(300), writer).await.map_err(|_| "the writer hung")??;
 
@@ -564,9 +411,8 @@ async fn gateway_restarted_mid_scan_and_mid_write(env: Env) -> TestResult {
     let mut paused_tally =
         Tally { reopens: paused_reopens, errors: paused_error.into_iter().collect(), ..Tally::default() };
     paused_tally.compare(&expected, &paused_keys);
-    let mut active_tally =
-        Tally { reopens: active_reopens, errors: active_error.into_iter().collect(), ..Tally::default() };
-    active_tally.compare(&expected, &active_keys);
+    let mut active_tally = Tally::default();
+    active_tally.add(&expected, &active);
     let missing = unreadable(&writes, &acked).await?;
     eprintln!("chaos: gateway outage of {:.1} s (stop, then connections refused)", outage.as_secs_f64());
     let paused_line = paused_tally.report("scan paused across the gateway restart, scanners reused by another client");

@@ -12,13 +12,16 @@ mod client_admin;
 mod client_data;
 mod client_resilience;
 mod client_scan;
+mod faults;
 mod hostile;
 mod idl;
+mod outage;
 mod regions;
 mod salted;
 mod salted_cursor;
 mod secure;
 mod support;
+mod tally;
 mod transport;
 
 use std::process::ExitCode;
@@ -43,6 +46,8 @@ fn main() -> ExitCode {
         hostile::trials(),
         chaos::trials(),
         regions::trials(),
+        outage::trials(),
+        faults::trials(),
         secure::trials(),
     ]
     .into_iter()

@@ -10,14 +10,14 @@ use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use basalt::{Bytes, Scan};
+use basalt::Bytes;
 use basalt_rowkey::{Query, Value};
-use futures::StreamExt;
 
-use crate::chaos::{salted_fixture, user_schema, Tally};
+use crate::chaos::{salted_fixture, user_schema};
 use crate::support::{Env, Test, TestResult};
+use crate::tally::{read_salted, Pace, ScanRun, Tally};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
@@ -123,33 +123,7 @@ async fn regions_move_and_split_under_a_merged_scan_and_writes(env: Env) -> Test
     // A merged scan, read at a steady pace so that it spans the moves and splits.
     let salted = env.client().table(&name)?.salted(user_schema());
     let scan_table = salted.clone();
-    let scan = tokio::spawn(async move {
-        let mut stream = match scan_table.scan(Query::new()).template(Scan::new().caching(100)).stream().await {
-            Ok(s) => s,
-            Err(e) => return (Vec::new(), 0, Some(e.to_string())),
-        };
-        let deadline = Instant::now() + Duration::from_secs(240);
-        let mut got = Vec::new();
-        let mut error = None;
-        while let Some(row) = stream.next().await {
-            match row {
-                Ok(row) => got.push(row.logical_key_bytes()),
-                Err(e) => {
-                    error = Some(e.to_string());
-                    break;
-                }
-            }
-            if got.len() % 20 == 0 {
-                tokio::time::sleep(Duration::from_millis(40)).await;
-            }
-            if Instant::now() > deadline {
-                error = Some("still reading after 240 s".into());
-                break;
-            }
-        }
-        let reopens: u64 = stream.bucket_stats().iter().map(|s| s.reopens()).sum();
-        (got, reopens, error)
-    });
+    let scan = tokio::spawn(async move { read_salted(&scan_table, Query::new(), 100, Pace::STEADY).await });
 
     // Batched writes into the same table (users "zz...", outside the scan's truth).
     let stop = Arc::new(AtomicBool::new(false));
@@ -197,17 +171,19 @@ async fn regions_move_and_split_under_a_merged_scan_and_writes(env: Env) -> Test
     tool_call(&tool, "balancer on".into()).await?;
     stop.store(true, Ordering::Relaxed);
 
-    let (got, reopens, error) =
-        tokio::time::timeout(Duration::from_secs(300), scan).await.map_err(|_| "the merged scan hung")??;
+    let scan = tokio::time::timeout(Duration::from_secs(300), scan).await.map_err(|_| "the merged scan hung")??;
     let (acked, write_failures) =
         tokio::time::timeout(Duration::from_secs(120), writer).await.map_err(|_| "the writer hung")??;
     // The scan's truth is the table's first 20,000 rows; the writer's rows may or may
     // not appear (they were written during the scan) and are left out.
     let truth: BTreeSet<&Bytes> = expected.iter().collect();
     let writer_prefix = |k: &Bytes| k.starts_with(b"zz");
-    let own: Vec<Bytes> = got.iter().filter(|k| truth.contains(k) || !writer_prefix(k)).cloned().collect();
-    let mut tally = Tally { reopens, errors: error.into_iter().collect(), ..Tally::default() };
-    tally.compare(&expected, &own);
+    let own = ScanRun {
+        keys: scan.keys.iter().filter(|k| truth.contains(k) || !writer_prefix(k)).cloned().collect(),
+        ..scan
+    };
+    let mut tally = Tally::default();
+    tally.add(&expected, &own);
 
     let mut unreadable = 0u64;
     for chunk in acked.chunks(500) {

@@ -96,6 +96,8 @@ struct Inner {
     rng: Mutex<Rng>,
     kill: watch::Sender<u64>,
     counters: Counters,
+    /// Reset (RST) instead of close a client whose upstream cannot be reached.
+    reset_unreachable: AtomicBool,
 }
 
 /// A TCP proxy on `127.0.0.1`, forwarding to its upstreams with injected faults.
@@ -136,6 +138,7 @@ impl Proxy {
             rng: Mutex::new(Rng::new(seed)),
             kill,
             counters: Counters::default(),
+            reset_unreachable: AtomicBool::new(false),
         });
         let accept_inner = inner.clone();
         let (refuse, mut refusing) = watch::channel(false);
@@ -196,6 +199,14 @@ impl Proxy {
     /// restarted on another port).
     pub fn set_upstreams(&self, upstreams: Vec<String>) {
         *lock(&self.inner.upstreams) = upstreams;
+    }
+
+    /// How a connection whose upstream cannot be reached ends (the proxy accepts it
+    /// first, as a TCP load balancer does): `false` (the default) closes it at once,
+    /// which the client sees as end of stream (or as a reset if its request was already
+    /// there, unread); `true` resets it (`SO_LINGER` 0).
+    pub fn reset_when_upstream_down(&self, reset: bool) {
+        self.inner.reset_unreachable.store(reset, Ordering::Relaxed);
     }
 
     /// Cuts every connection open right now.
@@ -306,6 +317,9 @@ impl Inner {
         let Ok(Ok(upstream)) = upstream else {
             // Like a load balancer whose backend is down: close the client at once.
             self.counters.upstream_failures.fetch_add(1, Ordering::Relaxed);
+            if self.reset_unreachable.load(Ordering::Relaxed) {
+                let _ = client.set_zero_linger();
+            }
             return;
         };
         let _ = client.set_nodelay(true);
@@ -538,6 +552,13 @@ mod tests {
         let proxy = Proxy::start(vec![gone], Faults::none(), 1).await.unwrap();
         assert!(round_trip(&proxy, b"x").await.is_err());
         assert_eq!(proxy.stats().upstream_failures, 1);
+        proxy.reset_when_upstream_down(true);
+        let mut s = TcpStream::connect(proxy.addr()).await.unwrap();
+        let mut got = [0u8; 1];
+        let read = tokio::time::timeout(Duration::from_secs(5), s.read(&mut got)).await.unwrap();
+        let reset = read.as_ref().err().map(io::Error::kind);
+        assert_eq!(reset, Some(io::ErrorKind::ConnectionReset), "{read:?}");
+        assert_eq!(proxy.stats().upstream_failures, 2);
         proxy.set_upstreams(vec![echo().await]);
         assert_eq!(round_trip(&proxy, b"y").await.unwrap(), b"y");
     }

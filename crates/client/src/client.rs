@@ -2,13 +2,14 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use basalt_thrift::{CallError, Connection, ConnectionOptions, Framing, Protocol};
 use tracing::Instrument;
 
-use crate::error::{Error, InvalidInput, Result};
+use crate::error::{is_connection_dropped, Error, InvalidInput, Result};
 use crate::pool::{Pool, PoolStats, PooledConnection};
 use crate::retry::{DefaultRetryPolicy, RetryDecision, RetryPolicy};
 use crate::table::Table;
@@ -212,6 +213,7 @@ impl ClientBuilder {
                 retry: self.retry,
                 retry_budget: self.retry_budget,
                 max_value_bytes: self.max_value_bytes,
+                answered: AtomicBool::new(false),
             }),
         })
     }
@@ -223,6 +225,9 @@ pub(crate) struct ClientInner {
     pub(crate) retry: Arc<dyn RetryPolicy>,
     pub(crate) retry_budget: Duration,
     pub(crate) max_value_bytes: usize,
+    /// Set once a call succeeded: the transport settings are known to match, so a new
+    /// connection dropped before any reply is an outage, not a mismatch.
+    pub(crate) answered: AtomicBool,
 }
 
 /// A handle to HBase through one or more Thrift2 gateways. Cheap to clone (an `Arc`),
@@ -309,8 +314,9 @@ impl Client {
     /// Runs one call: checks a connection out, applies the request timeout, and
     /// retries idempotent calls on retryable failures per the retry policy, within the
     /// retry budget. A call that is not idempotent is retried only when it was never
-    /// sent (no connection could be had); once sent, a failure that leaves its outcome
-    /// open is reported as [`Error::WriteOutcomeUnknown`].
+    /// sent (no connection could be had, or its request could not be completely
+    /// written); once sent, a failure that leaves its outcome open is reported as
+    /// [`Error::WriteOutcomeUnknown`].
     pub(crate) async fn run<T, F>(
         &self,
         operation: &'static str,
@@ -335,7 +341,12 @@ impl Client {
                         let addr = pooled.addr().to_owned();
                         match self.call_on(operation, table, &addr, pooled.conn(), &mut call).await {
                             Ok(value) => return Ok(value),
-                            Err(error) if idempotence == Idempotence::NotIdempotent => {
+                            // The whole request reached the stream: it may have been
+                            // applied. (When it did not, the server cannot have read
+                            // it, and the call is retried like one never sent.)
+                            Err(error)
+                                if idempotence == Idempotence::NotIdempotent && pooled.conn().request_written() =>
+                            {
                                 return Err(outcome_unknown(operation, error));
                             }
                             Err(error) => error,
@@ -366,7 +377,10 @@ impl Client {
 
     /// One attempt of a call on a given connection: the request timeout, the error
     /// mapping and the tracing span (`hbase.attempt`) every call shares, plain calls and
-    /// scan pages alike.
+    /// scan pages alike. A connection closed or reset before it delivered a single
+    /// byte, once this client has had answers, is [`Error::GatewayDropped`] (an
+    /// outage: a load balancer whose gateway is down); before any answer it stays a
+    /// plain transport error, as a transport mismatch looks the same and must fail fast.
     pub(crate) async fn call_on<T, F>(
         &self,
         operation: &'static str,
@@ -381,7 +395,17 @@ impl Client {
         let timeout = self.inner.request_timeout;
         let span = tracing::debug_span!("hbase.attempt", operation, table, gateway = addr);
         match tokio::time::timeout(timeout, call(conn)).instrument(span).await {
-            Ok(Ok(value)) => Ok(value),
+            Ok(Ok(value)) => {
+                if !self.inner.answered.load(Ordering::Relaxed) {
+                    self.inner.answered.store(true, Ordering::Relaxed);
+                }
+                Ok(value)
+            }
+            Ok(Err(e))
+                if !conn.has_received() && is_connection_dropped(&e) && self.inner.answered.load(Ordering::Relaxed) =>
+            {
+                Err(Error::GatewayDropped { addr: addr.to_owned(), source: e })
+            }
             Ok(Err(e)) => Err(Error::from_call_in(operation, addr, table, e)),
             // The abandoned call poisoned the connection; it is closed, not reused.
             Err(_) => Err(Error::Timeout { operation, after: timeout }),
@@ -411,7 +435,7 @@ impl Client {
 fn outcome_unknown(operation: &'static str, error: Error) -> Error {
     match error {
         // The request may have reached HBase and been applied before the failure.
-        Error::Transport { .. } | Error::Timeout { .. } | Error::Protocol { .. } => {
+        Error::Transport { .. } | Error::GatewayDropped { .. } | Error::Timeout { .. } | Error::Protocol { .. } => {
             Error::WriteOutcomeUnknown { operation, source: Box::new(error) }
         }
         // HBase answered: it refused the call, nothing was applied.
@@ -457,6 +481,68 @@ mod tests {
         assert!(!e.is_retryable());
         let refused_by_hbase = Error::IllegalArgument { message: "bad".into() };
         assert!(!outcome_unknown("increment", refused_by_hbase).may_have_written());
+    }
+
+    /// One `list_namespaces` attempt through `call_on`, on an in-memory connection whose
+    /// server side `serve` plays.
+    async fn attempt_on<S, Fut>(answered: bool, serve: S) -> (Error, Connection)
+    where
+        S: FnOnce(tokio::io::DuplexStream) -> Fut,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let client = Client::connect_to("127.0.0.1:1").unwrap();
+        client.inner.answered.store(answered, Ordering::Relaxed);
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let server = tokio::spawn(serve(theirs));
+        // The server side runs up to its first wait (or to its end) before the call.
+        tokio::task::yield_now().await;
+        let mut conn = Connection::from_stream(ours, "lb:1", ConnectionOptions::default());
+        let error = client
+            .call_on("list_namespaces", None, "lb:1", &mut conn, &mut |c| Box::pin(c.list_namespaces()))
+            .await
+            .unwrap_err();
+        server.await.unwrap();
+        (error, conn)
+    }
+
+    #[tokio::test]
+    async fn a_new_connection_dropped_before_any_reply_is_an_outage_once_answers_came() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        // Read the request, then close without a byte: a balancer whose gateway is down.
+        let drop_after_request = |mut s: tokio::io::DuplexStream| async move {
+            let mut buf = [0u8; 64];
+            let _ = s.read(&mut buf).await;
+        };
+        let (error, conn) = attempt_on(true, drop_after_request).await;
+        assert!(matches!(error, Error::GatewayDropped { .. }), "{error:?}");
+        assert!(error.is_outage() && error.is_retryable());
+        assert!(conn.request_written() && !conn.has_received());
+        // Sent: a write that is not idempotent may have been forwarded and applied.
+        assert!(outcome_unknown("increment", error).may_have_written());
+
+        // The same before any answer: maybe a transport mismatch, so not an outage.
+        let (error, _) = attempt_on(false, drop_after_request).await;
+        assert!(matches!(error, Error::Transport { source: CallError::Closed, .. }), "{error:?}");
+        assert!(!error.is_outage() && error.is_retryable());
+
+        // A reset in the middle of a reply is not an outage either.
+        let half_a_reply = |mut s: tokio::io::DuplexStream| async move {
+            let mut buf = [0u8; 64];
+            let _ = s.read(&mut buf).await;
+            let _ = s.write_all(&[0x80, 0x01, 0x00]).await;
+        };
+        let (error, conn) = attempt_on(true, half_a_reply).await;
+        assert!(matches!(error, Error::Transport { .. }), "{error:?}");
+        assert!(!error.is_outage());
+        assert!(conn.has_received());
+    }
+
+    #[tokio::test]
+    async fn a_request_that_could_not_be_written_is_provably_unsent() {
+        // The peer is gone before the request is written.
+        let (error, conn) = attempt_on(true, |s| async move { drop(s) }).await;
+        assert!(!conn.request_written(), "{error:?}");
+        assert!(error.is_outage(), "{error:?}");
     }
 
     #[tokio::test]

@@ -128,6 +128,20 @@ pub enum Error {
         #[source]
         source: CallError,
     },
+    /// The gateway's address accepted a new connection, then closed or reset it before
+    /// sending a single byte, on a client whose gateways have answered before: what a
+    /// TCP load balancer does while the gateway behind it is down or restarting. An
+    /// outage ([`Error::is_outage`]), retried for the whole retry budget. The request
+    /// may have been written (and, through a balancer, forwarded): a write that is not
+    /// idempotent reports [`Error::WriteOutcomeUnknown`] unless it was provably unsent.
+    #[error("{addr} accepted the connection and dropped it before any reply (a load balancer whose gateway is down?): {source}")]
+    GatewayDropped {
+        /// The gateway's (or balancer's) address.
+        addr: String,
+        /// How the connection ended: closed or reset.
+        #[source]
+        source: CallError,
+    },
     /// The call did not finish within the request timeout.
     #[error("{operation} timed out after {after:?}")]
     Timeout {
@@ -218,6 +232,7 @@ impl Error {
             // A reply over the size limit would be just as large the next time.
             Error::Transport { source, .. } => !matches!(source, CallError::ResponseTooLarge { .. }),
             Error::Timeout { .. }
+            | Error::GatewayDropped { .. }
             | Error::NoGateway { .. }
             | Error::ScannerExpired { .. }
             | Error::ScanIntegrity { .. } => true,
@@ -237,17 +252,20 @@ impl Error {
     }
 
     /// Whether the failure looks like an outage: no connection to the gateway could
-    /// be made (refused or timed out, as while it restarts), or no gateway could be
-    /// reached. Nothing was sent; such failures are retried for the whole retry budget.
-    /// (A connection dropped during a call is retryable but not an outage: a transport
-    /// mismatch looks the same, and must fail fast.)
+    /// be made (refused or timed out, as while it restarts), no gateway could be
+    /// reached, or a new connection was accepted and dropped before any reply by an
+    /// address that answered this client before ([`Error::GatewayDropped`], a load
+    /// balancer whose gateway restarts). Such failures are retried for the whole retry
+    /// budget. (Any other connection dropped during a call is retryable but not an
+    /// outage: a reset mid-reply, or a transport mismatch, which drops every new
+    /// connection of a client that never got an answer, must fail fast.)
     pub fn is_outage(&self) -> bool {
         match self {
             Error::Transport { source, .. } => {
                 matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
             }
             Error::Timeout { operation: "connect", .. } => true,
-            Error::NoGateway { .. } => true,
+            Error::NoGateway { .. } | Error::GatewayDropped { .. } => true,
             Error::BatchFailed { source, .. } => source.is_outage(),
             _ => false,
         }
@@ -308,6 +326,22 @@ impl Error {
             e @ CallError::Protocol(_) => Error::Protocol { addr: addr.to_owned(), source: e },
             e => Error::Transport { addr: addr.to_owned(), source: e },
         }
+    }
+}
+
+/// Whether a call failed because the connection was closed or reset (not a timeout,
+/// an oversized reply or a protocol error).
+pub(crate) fn is_connection_dropped(e: &CallError) -> bool {
+    match e {
+        CallError::Closed => true,
+        CallError::Io(io) => matches!(
+            io.kind(),
+            std::io::ErrorKind::ConnectionReset
+                | std::io::ErrorKind::ConnectionAborted
+                | std::io::ErrorKind::BrokenPipe
+                | std::io::ErrorKind::UnexpectedEof
+        ),
+        _ => false,
     }
 }
 

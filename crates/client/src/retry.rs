@@ -28,7 +28,8 @@ pub trait RetryPolicy: Send + Sync {
 
 /// Retries retryable errors ([`Error::is_retryable`]) with exponential back-off from
 /// `base_delay`, capped at `max_delay`: outages ([`Error::is_outage`]: the gateway
-/// refuses connections or drops them, as during a restart) up to
+/// refuses connections, as during a restart, or a load balancer in front of it accepts
+/// them and drops them before any reply) up to
 /// `max_outage_attempts`, so that the client's retry budget
 /// ([`ClientBuilder::retry_budget`](crate::ClientBuilder::retry_budget), 45 s) decides
 /// when to give up; other retryable errors (timeouts, busy servers) up to
@@ -107,5 +108,13 @@ mod tests {
         assert!(refused.is_outage());
         assert_eq!(policy.decide(30, &refused), RetryDecision::Retry { after: Duration::from_secs(2) });
         assert!(!retryable.is_outage());
+        // So is a load balancer dropping new connections while its gateway restarts.
+        let dropped = Error::GatewayDropped { addr: "lb:1".into(), source: basalt_thrift::CallError::Closed };
+        assert!(dropped.is_outage());
+        assert_eq!(policy.decide(30, &dropped), RetryDecision::Retry { after: Duration::from_secs(2) });
+        // A connection dropped mid-reply is retried only `max_attempts` times.
+        let cut = Error::Transport { addr: "h:1".into(), source: basalt_thrift::CallError::Closed };
+        assert!(!cut.is_outage());
+        assert_eq!(policy.decide(4, &cut), RetryDecision::Fail);
     }
 }

@@ -95,6 +95,10 @@ pub struct Connection {
     in_flight: bool,
     /// Set after a transport or protocol failure.
     broken: bool,
+    /// Set once any byte has arrived from the server.
+    received: bool,
+    /// Set once the current (or last) call's request was completely written.
+    request_written: bool,
 }
 
 impl Connection {
@@ -129,6 +133,8 @@ impl Connection {
             read_buf: BytesMut::with_capacity(READ_CHUNK),
             in_flight: false,
             broken: false,
+            received: false,
+            request_written: false,
         }
     }
 
@@ -147,6 +153,20 @@ impl Connection {
     /// closes connections idle for 60 s). Checking never blocks.
     pub fn is_reusable(&self) -> bool {
         !self.in_flight && !self.broken && !self.stream.closed_or_unsolicited()
+    }
+
+    /// Whether any byte has ever arrived from the server on this connection. A
+    /// connection that failed with nothing received was accepted and then closed or
+    /// reset before any reply, as a TCP load balancer does while its backend is down.
+    pub fn has_received(&self) -> bool {
+        self.received
+    }
+
+    /// Whether the last call's request was completely written to the stream (for
+    /// plain TCP: handed to the operating system). When a call failed with this false,
+    /// the server cannot have read the whole request, so it was not applied.
+    pub fn request_written(&self) -> bool {
+        self.request_written
     }
 
     /// Sends one call and reads its reply with the generated code. `write_args` writes
@@ -195,6 +215,7 @@ impl Connection {
         method: &'static str,
         write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
     ) -> Result<i32, CallError> {
+        self.request_written = false;
         if self.in_flight || self.broken {
             return Err(CallError::ConnectionUnusable);
         }
@@ -248,6 +269,7 @@ impl Connection {
     /// Writes the encoded request and makes room for the reply.
     async fn send(&mut self) -> Result<(), CallError> {
         self.stream.write_all(&self.write_buf).await.map_err(CallError::Io)?;
+        self.request_written = true;
         self.stream.flush().await.map_err(CallError::Io)?;
         if self.write_buf.capacity() > 1 << 20 {
             self.write_buf = Vec::with_capacity(4096);
@@ -340,6 +362,7 @@ impl Connection {
         if n == 0 {
             return Err(CallError::Closed);
         }
+        self.received = true;
         Ok(())
     }
 }
