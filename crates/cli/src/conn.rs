@@ -49,6 +49,7 @@ pub struct ConnOpts {
     pub http: bool,
     /// Kerberos with this quality of protection: auth, auth-int or auth-conf (SASL
     /// GSSAPI; SPNEGO with --http). The ticket comes from KRB5CCNAME (run kinit).
+    /// Needs a basalt built with the cargo feature `kerberos`.
     #[arg(long, env = "BASALT_KERBEROS", global = true, value_name = "QOP", value_parser = parse_qop)]
     pub kerberos: Option<Qop>,
     /// Host part of the gateway's Kerberos principal (service/HOST@REALM); default: the address's host.
@@ -93,12 +94,17 @@ impl ConnOpts {
     /// A client for [`ConnOpts::require_addr`] with `pool` connections.
     pub fn client(&self, pool: usize) -> CliResult<Client> {
         let addr = self.require_addr()?;
+        let security = self.security()?;
         let client = builder_for(addr, self.framed, self.compact, self.connect_timeout, self.request_timeout, pool);
-        client.security(self.security()).build().map_err(CliError::from)
+        client.security(security).build().map_err(CliError::from)
     }
 
-    /// The TLS / HTTP / Kerberos settings of the flags.
-    pub fn security(&self) -> Security {
+    /// The TLS / HTTP / Kerberos settings of the flags; `--kerberos` in a build without
+    /// Kerberos is a usage error that says how to get it.
+    pub fn security(&self) -> CliResult<Security> {
+        if self.kerberos.is_some() && !basalt_thrift::KERBEROS_SUPPORTED {
+            return Err(CliError::usage(KERBEROS_NOT_BUILT));
+        }
         let mut security = Security::default();
         if self.tls || self.ca.is_some() || self.tls_server_name.is_some() || self.client_cert.is_some() {
             let mut tls = match &self.ca {
@@ -125,9 +131,15 @@ impl ConnOpts {
             }
             security.kerberos = Some(krb);
         }
-        security
+        Ok(security)
     }
 }
+
+/// Why `--kerberos` is refused by a build without the `kerberos` feature.
+const KERBEROS_NOT_BUILT: &str = "--kerberos: this basalt was built without Kerberos support; \
+     rebuild it with the cargo feature `kerberos` (cargo install basalt-cli --features kerberos, or \
+     cargo run -p basalt-cli --features kerberos), which needs the GSSAPI headers and libclang \
+     (Debian: apt-get install libkrb5-dev libclang-dev pkg-config)";
 
 /// A client for one gateway.
 pub fn client_for(
@@ -157,4 +169,48 @@ fn builder_for(
         .request_timeout(request_timeout)
         .pool_size(pool.max(1))
         .retry_policy(CliRetry::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Flags {
+        #[command(flatten)]
+        conn: ConnOpts,
+    }
+
+    fn flags(args: &[&str]) -> ConnOpts {
+        Flags::parse_from(std::iter::once("basalt").chain(args.iter().copied())).conn
+    }
+
+    /// `--kerberos` is a flag of every build: with Kerberos built in it sets the
+    /// options, without it the command is refused with the feature's name (never
+    /// silently run without authentication).
+    #[test]
+    fn kerberos_flag_is_taken_or_refused_by_name() {
+        let conn = flags(&["--addr", "h:9090", "--kerberos", "auth-conf", "--krb-host", "gw", "--principal", "me@R"]);
+        assert_eq!(conn.kerberos, Some(Qop::AuthConf));
+        let result = conn.security();
+        assert_eq!(result.is_ok(), basalt_thrift::KERBEROS_SUPPORTED, "{result:?}");
+        match result {
+            Ok(security) => {
+                let krb = security.kerberos.expect("Kerberos options");
+                assert_eq!(
+                    (krb.qop, krb.server_host.as_deref(), krb.principal.as_deref()),
+                    (Qop::AuthConf, Some("gw"), Some("me@R"))
+                );
+            }
+            Err(e) => {
+                let text = e.to_string();
+                assert!(text.contains("cargo feature `kerberos`") && text.contains("--features kerberos"), "{text}");
+                assert!(conn.client(1).is_err(), "no client is built without Kerberos");
+            }
+        }
+        // Without --kerberos, every build gives plain TCP.
+        assert!(flags(&["--addr", "h:9090"]).security().unwrap().is_plain());
+    }
 }

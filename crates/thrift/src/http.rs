@@ -16,7 +16,6 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{ready, Context, Poll};
 
-use base64::Engine;
 use bytes::{Buf, Bytes};
 use http_body_util::Full;
 use hyper::body::{Body, Incoming};
@@ -24,11 +23,11 @@ use hyper::client::conn::http1::SendRequest;
 use hyper::header::{HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, HOST, WWW_AUTHENTICATE};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use libgssapi::context::CtxFlags;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::task::JoinHandle;
 
-use crate::sasl::{self, KerberosOptions};
+use crate::kerberos::KerberosOptions;
+use crate::sasl::spnego_token;
 use crate::secure::SecureError;
 use crate::stream::ConnectionStream;
 
@@ -145,13 +144,6 @@ where
             state: State::Idle,
         }),
     })
-}
-
-/// A fresh SPNEGO (Kerberos) token for one request.
-fn spnego_token(options: &KerberosOptions, target: &str) -> Result<String, SecureError> {
-    let mut ctx = sasl::client_context(options, target, CtxFlags::GSS_C_MUTUAL_FLAG)?;
-    let token = sasl::step(&mut ctx, None, target)?.unwrap_or_default();
-    Ok(format!("Negotiate {}", base64::engine::general_purpose::STANDARD.encode(token)))
 }
 
 fn http_io(e: SecureError) -> io::Error {

@@ -25,6 +25,16 @@
 //!   Kerberos, SASL GSSAPI with auth / auth-int / auth-conf or SPNEGO over HTTP
 //!   (the system's GSSAPI through `libgssapi`).
 //!
+//! # Cargo features
+//! - `kerberos` (off by default): the Kerberos transports. They link the system's
+//!   GSSAPI library, and building them needs its headers and libclang (Debian:
+//!   `apt-get install libkrb5-dev libclang-dev pkg-config`), so a library that only
+//!   some deployments need does not tax every build. Without it, [`KerberosOptions`]
+//!   and [`Security::kerberos`] still exist (code compiles the same either way) and a
+//!   connection that asks for Kerberos fails at once with
+//!   [`SecureError::KerberosNotBuilt`]; [`KERBEROS_SUPPORTED`] tells the two builds
+//!   apart.
+//!
 //! Most applications want the `basalt` crate's pooled client instead; this crate is
 //! the layer it is built on.
 //!
@@ -44,9 +54,14 @@ mod guard;
 pub mod hbase;
 mod http;
 pub mod idl;
+mod kerberos;
 mod message_scan;
 mod row_reply;
 mod rows;
+#[cfg(feature = "kerberos")]
+mod sasl;
+#[cfg(not(feature = "kerberos"))]
+#[path = "sasl_unbuilt.rs"]
 mod sasl;
 mod secure;
 mod stream;
@@ -58,10 +73,12 @@ mod wire;
 pub use connection::{Connection, ConnectionOptions, Framing, Protocol};
 pub use error::CallError;
 pub use http::{HttpOptions, HttpStream};
+pub use kerberos::{KerberosOptions, Qop, KERBEROS_SUPPORTED};
 pub use message_scan::{MessageScanner, ScanError};
 pub use row_reply::{decode_row_reply, RowReplyReader};
 pub use rows::{CellData, CellRef, Cells, RowBatch, RowData, RowRef, Rows};
-pub use sasl::{KerberosOptions, Qop, SaslStream};
+#[cfg(feature = "kerberos")]
+pub use sasl::SaslStream;
 pub use secure::{SecureError, Security};
 pub use stream::ConnectionStream;
 pub use tls::TlsOptions;

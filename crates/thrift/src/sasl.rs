@@ -16,6 +16,8 @@
 //! The Kerberos side uses the system's GSSAPI library (MIT krb5 or Heimdal) through the
 //! `libgssapi` crate: credentials come from the ticket cache (`KRB5CCNAME`) or, with
 //! MIT, a client keytab (`KRB5_CLIENT_KTNAME`); the configuration from `KRB5_CONFIG`.
+//! This module is built with the cargo feature `kerberos` only (`sasl_unbuilt.rs`
+//! stands in for it otherwise). SPNEGO's tokens for HTTP are made here too.
 
 use std::io;
 use std::pin::Pin;
@@ -30,77 +32,16 @@ use libgssapi::name::Name;
 use libgssapi::oid::{OidSet, GSS_MECH_KRB5, GSS_NT_HOSTBASED_SERVICE, GSS_NT_KRB5_PRINCIPAL};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 
+use crate::kerberos::{KerberosOptions, Qop};
 use crate::secure::SecureError;
 use crate::stream::ConnectionStream;
 
-/// Quality of protection of a Kerberos connection (`hbase.thrift.security.qop`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub enum Qop {
-    /// Authentication only: messages travel as they are.
-    #[default]
-    Auth,
-    /// Authentication and integrity: every message is signed.
-    AuthInt,
-    /// Authentication, integrity and confidentiality: every message is encrypted.
-    AuthConf,
-}
-
-impl Qop {
-    /// The SASL name: `auth`, `auth-int`, `auth-conf`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Qop::Auth => "auth",
-            Qop::AuthInt => "auth-int",
-            Qop::AuthConf => "auth-conf",
-        }
-    }
-
-    /// The RFC 4752 security-layer bit.
-    fn layer_bit(self) -> u8 {
-        match self {
-            Qop::Auth => 1,
-            Qop::AuthInt => 2,
-            Qop::AuthConf => 4,
-        }
-    }
-}
-
-impl std::str::FromStr for Qop {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Qop, String> {
-        match s {
-            "auth" | "authentication" => Ok(Qop::Auth),
-            "auth-int" | "integrity" => Ok(Qop::AuthInt),
-            "auth-conf" | "privacy" => Ok(Qop::AuthConf),
-            other => Err(format!("unknown quality of protection '{other}': use auth, auth-int or auth-conf")),
-        }
-    }
-}
-
-/// Kerberos settings of a connection.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KerberosOptions {
-    /// The weakest quality of protection accepted; the strongest the server offers at
-    /// or above it is used. Default: auth.
-    pub qop: Qop,
-    /// Service part of the server principal. Default: `hbase` (`HTTP` over HTTP).
-    pub service: String,
-    /// Host part of the server principal; default: the host of the address.
-    pub server_host: Option<String>,
-    /// Client principal whose ticket to use; default: the ticket cache's principal.
-    pub principal: Option<String>,
-}
-
-impl Default for KerberosOptions {
-    fn default() -> Self {
-        KerberosOptions { qop: Qop::Auth, service: "hbase".to_owned(), server_host: None, principal: None }
-    }
-}
-
-impl KerberosOptions {
-    /// The target service name `service@host` for GSSAPI.
-    pub(crate) fn target(&self, host: &str) -> String {
-        format!("{}@{}", self.service, self.server_host.as_deref().unwrap_or(host))
+/// The RFC 4752 security-layer bit of `qop`.
+fn layer_bit(qop: Qop) -> u8 {
+    match qop {
+        Qop::Auth => 1,
+        Qop::AuthInt => 2,
+        Qop::AuthConf => 4,
     }
 }
 
@@ -151,6 +92,15 @@ pub(crate) fn step(ctx: &mut ClientCtx, token: Option<&[u8]>, target: &str) -> R
             SecureError::Gssapi(format!("establishing a Kerberos context with {target}: {e}"))
         }
     })
+}
+
+/// A fresh SPNEGO token (`Negotiate ...`, the value of an `Authorization` header) for
+/// one HTTP request to `target`. Blocking, like [`client_context`].
+pub(crate) fn spnego_token(options: &KerberosOptions, target: &str) -> Result<String, SecureError> {
+    use base64::Engine;
+    let mut ctx = client_context(options, target, CtxFlags::GSS_C_MUTUAL_FLAG)?;
+    let token = step(&mut ctx, None, target)?.unwrap_or_default();
+    Ok(format!("Negotiate {}", base64::engine::general_purpose::STANDARD.encode(token)))
 }
 
 const START: u8 = 1;
@@ -224,10 +174,10 @@ where
     let offered = offer[0];
     let chosen = [Qop::AuthConf, Qop::AuthInt, Qop::Auth]
         .into_iter()
-        .find(|q| *q >= options.qop && offered & q.layer_bit() != 0)
+        .find(|q| *q >= options.qop && offered & layer_bit(*q) != 0)
         .ok_or_else(|| SecureError::QopMismatch { offered: describe_layers(offered), wanted: options.qop.as_str() })?;
     let max = CLIENT_MAX_BUFFER.to_be_bytes();
-    let answer = [chosen.layer_bit(), max[1], max[2], max[3]];
+    let answer = [layer_bit(chosen), max[1], max[2], max[3]];
     let answer =
         ctx.wrap(false, &answer).map_err(|e| SecureError::Sasl { detail: format!("cannot wrap the answer: {e}") })?;
     send(&mut stream, COMPLETE, &answer).await.map_err(io)?;
@@ -250,7 +200,7 @@ where
 fn describe_layers(mask: u8) -> String {
     let names: Vec<&str> = [Qop::Auth, Qop::AuthInt, Qop::AuthConf]
         .into_iter()
-        .filter(|q| mask & q.layer_bit() != 0)
+        .filter(|q| mask & layer_bit(*q) != 0)
         .map(Qop::as_str)
         .collect();
     if names.is_empty() {
@@ -427,11 +377,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn qop_names_and_order() {
-        assert_eq!("auth-conf".parse::<Qop>(), Ok(Qop::AuthConf));
-        assert_eq!("integrity".parse::<Qop>(), Ok(Qop::AuthInt));
-        assert!("none".parse::<Qop>().is_err());
-        assert!(Qop::AuthConf > Qop::AuthInt && Qop::AuthInt > Qop::Auth);
+    fn layers_are_described_by_name() {
         assert_eq!(describe_layers(4), "auth-conf");
         assert_eq!(describe_layers(7), "auth, auth-int, auth-conf");
         assert_eq!(describe_layers(0), "nothing");

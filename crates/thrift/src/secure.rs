@@ -21,7 +21,8 @@ use tokio::net::TcpStream;
 use crate::connection::{Connection, ConnectionOptions, Framing};
 use crate::error::CallError;
 use crate::http::{self, HttpOptions};
-use crate::sasl::{self, KerberosOptions};
+use crate::kerberos::{KerberosOptions, KERBEROS_SUPPORTED};
+use crate::sasl;
 use crate::tls::{self, TlsOptions};
 
 /// Which security a connection uses. `Default` is plain TCP.
@@ -31,7 +32,8 @@ pub struct Security {
     pub tls: Option<TlsOptions>,
     /// Thrift over HTTP: one POST per call (binary protocol; framing is ignored).
     pub http: Option<HttpOptions>,
-    /// Kerberos: SASL GSSAPI on the socket, SPNEGO with `http`.
+    /// Kerberos: SASL GSSAPI on the socket, SPNEGO with `http`. Needs the cargo
+    /// feature `kerberos` ([`SecureError::KerberosNotBuilt`] without it).
     pub kerberos: Option<KerberosOptions>,
 }
 
@@ -133,6 +135,15 @@ pub enum SecureError {
         /// hyper's words.
         detail: String,
     },
+    /// Kerberos was asked for, but this build has no Kerberos support (see
+    /// [`KERBEROS_SUPPORTED`](crate::KERBEROS_SUPPORTED)).
+    #[error(
+        "Kerberos was asked for, but this build has no Kerberos support: rebuild with the cargo feature \
+         `kerberos` (basalt-thrift/kerberos, basalt/kerberos, or `cargo install basalt-cli --features kerberos`); \
+         building it needs the GSSAPI headers and libclang (Debian: apt-get install libkrb5-dev libclang-dev \
+         pkg-config)"
+    )]
+    KerberosNotBuilt,
 }
 
 impl SecureError {
@@ -171,6 +182,10 @@ pub(crate) async fn open(tcp: TcpStream, addr: &str, options: ConnectionOptions)
     let timeout = options.connect_timeout;
     let security = options.security.clone();
     let max_frame = options.max_response_bytes.saturating_add(64 * 1024);
+    if security.kerberos.is_some() && !KERBEROS_SUPPORTED {
+        // Before any handshake: nothing else about this connection matters.
+        return Err(CallError::Secure(SecureError::KerberosNotBuilt));
+    }
     if let Some(http_options) = &security.http {
         let kerberos = security.kerberos.as_ref();
         let stream = match &security.tls {
@@ -228,5 +243,32 @@ mod tests {
         assert_eq!(SecureError::of(&CallError::Secure(inner.clone())), Some(&inner));
         assert!(SecureError::of(&CallError::ConnectionUnusable).is_none());
         assert!(Security::default().is_plain());
+    }
+
+    /// Without the `kerberos` feature, asking for Kerberos fails before any handshake
+    /// with the error that names the feature; with it, the option is taken as given.
+    #[tokio::test]
+    async fn kerberos_without_the_feature_names_the_feature() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        for http in [None, Some(HttpOptions::default())] {
+            let security = Security { kerberos: Some(KerberosOptions::default()), http, ..Security::default() };
+            let options = ConnectionOptions {
+                security,
+                connect_timeout: Duration::from_millis(300),
+                ..ConnectionOptions::default()
+            };
+            let tcp = TcpStream::connect(&addr).await.unwrap();
+            let result = open(tcp, &addr, options).await;
+            if KERBEROS_SUPPORTED {
+                // The listener never answers: the SASL or HTTP handshake times out.
+                let Err(err) = result else { panic!("no server to negotiate with, yet connected") };
+                assert!(!matches!(SecureError::of(&err), Some(SecureError::KerberosNotBuilt)), "{err}");
+            } else {
+                let Err(err) = result else { panic!("Kerberos is not built in, yet connected") };
+                assert_eq!(SecureError::of(&err), Some(&SecureError::KerberosNotBuilt), "{err}");
+                assert!(err.to_string().contains("cargo feature `kerberos`"), "{err}");
+            }
+        }
     }
 }
