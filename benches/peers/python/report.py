@@ -6,6 +6,7 @@ import statistics
 import time
 
 CLIENTS = ["basalt", "happybase", "thriftpy2", "java"]
+ALL = CLIENTS
 PEERS = CLIENTS[1:]
 WORKLOADS = ["write", "scan", "merged", "prefix", "gets", "gets_cold"]
 TITLES = {
@@ -30,6 +31,20 @@ def parse_bench_salted(stdout):
                           "salted_rows_per_s": float(cells[2]), "unsalted_peak_mib": int(cells[4].split()[0]),
                           "salted_peak_mib": int(cells[5].split()[0])})
     return sizes
+
+
+GATEWAY = {"basalt": "thrift2", "thriftpy2": "thrift2", "happybase": "thrift1", "java": None}
+
+
+def _busy(run, client):
+    """Cores kept busy over one run: the client, the HBase JVM and the gateway it talks
+    to (the Java client has none: it talks to the region server directly)."""
+    wall = run["wall_s"] or 1e-9
+    cpu = run.get("server_cpu_s") or {}
+    gateway = GATEWAY.get(client)
+    return {"client": run["cpu_s"] / wall,
+            "hbase": cpu["hbase"] / wall if "hbase" in cpu else None,
+            "gateway": cpu[gateway] / wall if gateway in cpu else None}
 
 
 def summarise(results):
@@ -59,6 +74,8 @@ def summarise(results):
                 "cpu_s_per_million": statistics.median(r["cpu_s"] for r in mine) / rows * 1e6 if rows else 0.0,
                 "p50_ms": best["p50_ms"],
                 "p99_ms": best["p99_ms"],
+                "busy_cores": _busy(best, client),
+                "load": best.get("load"),
             }
         basalt = per.get("basalt")
         if basalt:
@@ -79,7 +96,7 @@ def summarise(results):
                                                  "rows": results["config"]["rows"]}
     summary = {"config": results["config"], "started": results["started"], "finished": results.get("finished"),
                "figures": figures, "same_rows_check": same, "same_rows": all(v["same"] for v in same.values()),
-               "memory": results["memory"], "runs": results["runs"]}
+               "memory": results["memory"], "runs": results["runs"], "phases": results.get("phases", [])}
     summary["aims"] = aims(summary)
     return summary
 
@@ -131,6 +148,7 @@ def _fmt_ratio(v):
 def markdown(summary):
     c = summary["config"]
     f = summary["figures"]
+    clients = c.get("clients") or ALL
     names = {k: v.format(salts=c["salts"], tasks=c["tasks"], cold=c["cold_gets"]) for k, v in TITLES.items()}
     lines = ["# Basalt beside its peers (benches/run.sh)", "",
              "%d rows of 200 B, %d salts; %d round(s) of the writes and %d interleaved rounds of the reads "
@@ -138,14 +156,14 @@ def markdown(summary):
              % (c["rows"], c["salts"], c.get("write_rounds", 1), c["rounds"], c["gets"], summary["started"],
                 summary["finished"]), "",
              "## Speed: rows/s (gets/s); in brackets Basalt / peer", "",
-             "| workload | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |",
-             "|---|" + "---:|" * len(CLIENTS)]
+             "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |",
+             "|---|" + "---:|" * len(clients)]
     for workload in WORKLOADS:
         per = f.get(workload)
         if not per:
             continue
         cells = []
-        for client in CLIENTS:
+        for client in clients:
             x = per.get(client)
             if not x:
                 cells.append("")
@@ -158,11 +176,11 @@ def markdown(summary):
               "salt merged with `heapq` (happybase: Socorro's pattern over Thrift1; thriftpy2: the same over "
               "Thrift2); Java merges its ResultScanners with a PriorityQueue.", "",
               "## Get latency: p50 / p99 ms; in brackets peer / Basalt", "",
-              "| gets | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |", "|---|" + "---:|" * len(CLIENTS)]
+              "| gets | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
     for workload in ("gets", "gets_cold"):
         per = f.get(workload, {})
         cells = []
-        for client in CLIENTS:
+        for client in clients:
             x = per.get(client)
             if not x:
                 cells.append("")
@@ -175,12 +193,39 @@ def markdown(summary):
             lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
     lines += ["", "## Client CPU seconds per million rows (gets: per million gets), median over rounds; each "
               "client's own process (/proc/self/stat)", "",
-              "| workload | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |", "|---|" + "---:|" * len(CLIENTS)]
+              "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
     for workload in WORKLOADS:
         per = f.get(workload)
         if per:
-            cells = ["%.2f" % per[x]["cpu_s_per_million"] if x in per else "" for x in CLIENTS]
+            cells = ["%.2f" % per[x]["cpu_s_per_million"] if x in per else "" for x in clients]
             lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
+    lines += ["", "## Who is busy: cores kept busy during the best round (CPU seconds / wall seconds) by the "
+              "client / the HBase JVM (master + region server) / the gateway it talks to; load average", "",
+              "2 cores in all: a sum near 2 means the machine, not the client, bounds the workload. The Java "
+              "client talks to the region server directly (no gateway).", "",
+              "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
+    for workload in WORKLOADS:
+        per = f.get(workload)
+        if not per:
+            continue
+        cells = []
+        for client in clients:
+            b = per.get(client, {}).get("busy_cores")
+            if not b:
+                cells.append("")
+                continue
+            parts = ["-" if b[k] is None else "%.2f" % b[k] for k in ("client", "hbase", "gateway")]
+            if client == "java":
+                parts[2] = "none"
+            load = per[client].get("load")
+            cells.append(" / ".join(parts) + ("; load %.1f" % load if load is not None else ""))
+        lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
+    if summary.get("phases"):
+        lines += ["", "## Phases: wall time and load average (1 min) at start and end", "",
+                  "| phase | wall s | load |", "|---|---:|---|"]
+        for ph in summary["phases"]:
+            lines.append("| %s | %.0f | %.1f -> %.1f |" % (ph["phase"], ph["wall_s"], ph["load_start"],
+                                                           ph["load_end"]))
     lines += ["", "## Same rows, same order (MD5 of the keys in the order returned, every round)", ""]
     for workload, check in summary["same_rows_check"].items():
         lines.append("- %s: %s (%d rows%s)" % (
