@@ -336,15 +336,21 @@ def main():
         if args.profile:
             os.makedirs(args.profile, exist_ok=True)
             phase("profiles")
-            for workload in reads:
-                path = os.path.join(args.profile, "%s.perf.data" % workload)
-                log("perf record: basalt %s -> %s" % (workload, path))
-                profile(basalt, commands[workload] % data, path)
+            jobs = [(w, commands[w] % data) for w in reads]
             if "write" in only:
                 table = tag + "_profile_write"
                 basalt.call("create " + table)
                 created.append(table)
-                profile(basalt, "write %s %d" % (table, args.rows), os.path.join(args.profile, "write.perf.data"))
+                jobs.append(("write", "write %s %d" % (table, args.rows)))
+            for workload, command in jobs:
+                path = os.path.join(args.profile, "%s.perf.data" % workload)
+                log("perf record: basalt %s -> %s" % (workload, path))
+                try:
+                    answer = profile(basalt, command, path)
+                    answer.pop("ok", None)
+                    results.setdefault("profiled", []).append(dict(answer, workload=workload, client="basalt"))
+                except (OSError, subprocess.SubprocessError) as e:
+                    log("perf record of %s failed: %s" % (workload, e))
             phase("profiles", end=True)
     finally:
         for name, w in workers.items():

@@ -96,7 +96,8 @@ def summarise(results):
                                                  "rows": results["config"]["rows"]}
     summary = {"config": results["config"], "started": results["started"], "finished": results.get("finished"),
                "figures": figures, "same_rows_check": same, "same_rows": all(v["same"] for v in same.values()),
-               "memory": results["memory"], "runs": results["runs"], "phases": results.get("phases", [])}
+               "memory": results["memory"], "runs": results["runs"], "phases": results.get("phases", []),
+               "profiled": results.get("profiled")}
     summary["aims"] = aims(summary)
     return summary
 
