@@ -16,7 +16,8 @@
 #                   chosen peers need are started.
 #   --profile DIR   after the timed rounds, each chosen workload once more through
 #                   Basalt under `perf record -g` (DIR/WORKLOAD.perf.data
-#                   and a flat top-symbol report WORKLOAD.perf.data.txt).
+#                   and a flat top-symbol report WORKLOAD.perf.data.txt);
+#                   --perf-freq HZ sets the sampling rate (default 999).
 #   e.g. benches/run.sh --rows 100000 --rounds 2 --only gets --peers happybase
 # Every result row also carries the servers' CPU seconds (HBase, each gateway; from
 # /proc, by the launcher's pid files) and the load average; the report shows them with
@@ -46,7 +47,7 @@ peers=all
 previous=
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --peers=*) peers=${arg#--peers=} ;;
   esac
   [ "$previous" = --peers ] && peers=$arg

@@ -143,6 +143,7 @@ def parse_args():
     p.add_argument("--profile", metavar="DIR",
                    help="after the timed rounds, run each selected workload once more through Basalt under "
                         "perf record (call graphs) and write DIR/<workload>.perf.data and a report")
+    p.add_argument("--perf-freq", type=int, default=999, help="perf record's sampling frequency (Hz)")
     return p.parse_args()
 
 
@@ -174,11 +175,11 @@ def log(msg):
     print("[%s load %.1f] %s" % (time.strftime("%H:%M:%S"), load, msg), file=sys.stderr, flush=True)
 
 
-def profile(worker, command, path):
+def profile(worker, command, path, freq):
     """Runs one command through `worker` under `perf record -g` and writes a flat report
     of the symbols with the most samples (self time) beside the data. The release
     binary has no frame pointers, so call chains are short; the self shares are exact."""
-    perf = subprocess.Popen(["perf", "record", "-F", "499", "-g", "-o", path, "-p", str(worker.proc.pid)],
+    perf = subprocess.Popen(["perf", "record", "-F", str(freq), "-g", "-o", path, "-p", str(worker.proc.pid)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(1.0)  # perf attaches
     try:
@@ -346,7 +347,7 @@ def main():
                 path = os.path.join(args.profile, "%s.perf.data" % workload)
                 log("perf record: basalt %s -> %s" % (workload, path))
                 try:
-                    answer = profile(basalt, command, path)
+                    answer = profile(basalt, command, path, args.perf_freq)
                     answer.pop("ok", None)
                     results.setdefault("profiled", []).append(dict(answer, workload=workload, client="basalt"))
                 except (OSError, subprocess.SubprocessError) as e:
