@@ -303,7 +303,15 @@ def main():
             phase("load (untimed)")
             basalt.call("create " + data)
             created.append(data)
-            basalt.call("write %s %d" % (data, args.rows))
+            for attempt in (1, 2, 3):
+                try:
+                    # Rewriting the same cells is harmless; the digests check the result.
+                    basalt.call("write %s %d" % (data, args.rows))
+                    break
+                except RuntimeError as e:
+                    if attempt == 3:
+                        raise
+                    log("loading the data failed (%s); again" % e)
             phase("load (untimed)", end=True)
 
         # The read workloads, interleaved: each round runs every workload through
