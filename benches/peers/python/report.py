@@ -153,9 +153,10 @@ def markdown(summary):
     names = {k: v.format(salts=c["salts"], tasks=c["tasks"], cold=c["cold_gets"]) for k, v in TITLES.items()}
     lines = ["# Basalt beside its peers (benches/run.sh)", "",
              "%d rows of 200 B, %d salts; %d round(s) of the writes and %d interleaved rounds of the reads "
-             "(best round kept); %d warm gets; one standalone HBase 2.6.1 on this machine; run %s .. %s."
+             "(best round kept); %d warm gets; one standalone HBase 2.6.1 on this machine; run %s .. %s.%s"
              % (c["rows"], c["salts"], c.get("write_rounds", 1), c["rounds"], c["gets"], summary["started"],
-                summary["finished"]), "",
+                summary["finished"], "" if "only" not in c or len(c["only"]) == 7
+                else " Only: %s (`--only`)." % ", ".join(c["only"])), "",
              "## Speed: rows/s (gets/s); in brackets Basalt / peer", "",
              "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |",
              "|---|" + "---:|" * len(clients)]
@@ -173,10 +174,11 @@ def markdown(summary):
             else:
                 cells.append("%s (%s)" % (_fmt_rate(x["per_second"]), _fmt_ratio(x.get("speed_ratio"))))
         lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
-    lines += ["", "For the merged and prefix scans the Python columns are seed 002's merge: one scanner per "
-              "salt merged with `heapq` (happybase: Socorro's pattern over Thrift1; thriftpy2: the same over "
-              "Thrift2); Java merges its ResultScanners with a PriorityQueue.", "",
-              "## Get latency: p50 / p99 ms; in brackets peer / Basalt", "",
+    if "merged" in f or "prefix" in f:
+        lines += ["", "For the merged and prefix scans the Python columns are seed 002's merge: one scanner per "
+                  "salt merged with `heapq` (happybase: Socorro's pattern over Thrift1; thriftpy2: the same over "
+                  "Thrift2); Java merges its ResultScanners with a PriorityQueue."]
+    lines += ["", "## Get latency: p50 / p99 ms; in brackets peer / Basalt", "",
               "| gets | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
     for workload in ("gets", "gets_cold"):
         per = f.get(workload, {})
