@@ -6,6 +6,22 @@
 #
 #   benches/run.sh [--rows 500000] [--salts 16] [--rounds 3] [--gets 20000]
 #                  [--cold-gets 20000] [--tasks 16] [--memory-rows 1000000,4000000|""]
+#                  [--only WORKLOADS] [--peers PEERS] [--profile DIR]
+#
+# A subset, to measure one workload against one peer cheaply:
+#   --only LIST     comma-separated, from write,scan,merged,prefix,gets,gets_cold,memory
+#                   (default: all). Without write, Basalt loads the data untimed.
+#   --peers LIST    comma-separated, from happybase,thriftpy2,java, or none (default:
+#                   all); Basalt always runs. Only the gateways and compilers the
+#                   chosen peers need are started.
+#   --profile DIR   after the timed rounds, each chosen workload once more through
+#                   Basalt under `perf record -g` (DIR/WORKLOAD.perf.data
+#                   and a flat top-symbol report WORKLOAD.perf.data.txt);
+#                   --perf-freq HZ sets the sampling rate (default 999).
+#   e.g. benches/run.sh --rows 100000 --rounds 2 --only gets --peers happybase
+# Every result row also carries the servers' CPU seconds (HBase, each gateway; from
+# /proc, by the launcher's pid files) and the load average; the report shows them with
+# each phase's wall time.
 #
 # It builds the Basalt worker and bench_salted (cargo, release), installs happybase
 # and thriftpy2 into its own virtualenv, compiles the Java worker with javac against
@@ -27,11 +43,17 @@ launcher=$root/docker/hbase-local.sh
 mkdir -p "$work"
 log() { echo "[$(date -u +%H:%M:%S)] run.sh: $*" >&2; }
 
+peers=all
+previous=
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --peers=*) peers=${arg#--peers=} ;;
   esac
+  [ "$previous" = --peers ] && peers=$arg
+  previous=$arg
 done
+wants() { [ "$peers" = all ] || [[ ",$peers," == *",$1,"* ]]; }
 
 # Python peers, in their own virtualenv (versions pinned so that runs compare).
 venv=$work/venv
@@ -45,10 +67,13 @@ log "cargo build --release (worker, bench_salted)"
 (cd "$root" && cargo build --release --quiet -p basalt-benches --bin worker \
   && cargo build --release --quiet -p basalt --example bench_salted)
 
-log "resolving HBase's classpath and compiling the Java worker"
+log "resolving HBase's classpath"
 "$launcher" classpath > "$work/classpath.txt"
-mkdir -p "$work/java"
-javac -nowarn -d "$work/java" -cp "$(cat "$work/classpath.txt")" "$root/benches/peers/java/JavaWorker.java"
+if wants java; then
+  log "compiling the Java worker"
+  mkdir -p "$work/java"
+  javac -nowarn -d "$work/java" -cp "$(cat "$work/classpath.txt")" "$root/benches/peers/java/JavaWorker.java"
+fi
 
 hbase_dir=$work/hbase-$$
 stop_hbase() { "$launcher" stop --dir "$hbase_dir" >/dev/null 2>&1 || true; }
@@ -56,11 +81,14 @@ trap stop_hbase EXIT
 trap 'exit 130' INT TERM
 log "starting HBase in $hbase_dir"
 thrift2=$("$launcher" start --dir "$hbase_dir" --heap 2g --owner-pid $$ | tail -n 1)
-thrift1=$("$launcher" gateway start --dir "$hbase_dir" --name thrift1 --thrift1 --owner-pid $$ | tail -n 1)
-log "Thrift2 at $thrift2, Thrift1 at $thrift1"
+thrift1=none
+if wants happybase; then
+  thrift1=$("$launcher" gateway start --dir "$hbase_dir" --name thrift1 --thrift1 --owner-pid $$ | tail -n 1)
+fi
+log "Thrift2 at $thrift2, Thrift1 at $thrift1; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$venv/bin/python" "$root/benches/peers/driver.py" \
   --thrift2 "$thrift2" --thrift1 "$thrift1" --hbase-conf "$hbase_dir/conf" \
   --classpath "$work/classpath.txt" --java-classes "$work/java" \
   --worker "$target/release/worker" --bench-salted "$target/release/examples/bench_salted" \
-  --idl "$root/thrift-idl/hbase.thrift" --out "$out" --logs "$work/logs-$$" "$@"
+  --idl "$root/thrift-idl/hbase.thrift" --out "$out" --logs "$work/logs-$$" --hbase-dir "$hbase_dir" "$@"

@@ -10,9 +10,11 @@ own work and reads its own process CPU time from /proc/self/stat.
 """
 
 import argparse
+import glob
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -21,8 +23,56 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyt
 
 import report  # noqa: E402
 
-CLIENTS = ["basalt", "happybase", "thriftpy2", "java"]
+ALL_CLIENTS = ["basalt", "happybase", "thriftpy2", "java"]
+PEERS = ALL_CLIENTS[1:]
 READS = ["scan", "merged", "prefix", "gets"]
+WORKLOADS = ["write"] + READS + ["gets_cold", "memory"]
+CLIENTS = ALL_CLIENTS  # narrowed by --peers in main()
+
+
+def server_processes(hbase_dir):
+    """The JVMs serving the bench, by the launcher's pid files: the standalone HBase
+    (master and region server in one JVM), the Thrift2 gateway and each extra gateway.
+    Each pid file names a process-group leader; its whole group is counted."""
+    found = {}
+    for name, pattern in (("hbase", "master.pid"), ("thrift2", "thrift.pid"), ("gateway", "gateway-*.pid")):
+        for path in sorted(glob.glob(os.path.join(hbase_dir, pattern))):
+            label = name if name != "gateway" else os.path.basename(path)[len("gateway-"):-len(".pid")]
+            try:
+                with open(path) as f:
+                    found[label] = int(f.read().strip())
+            except (OSError, ValueError):
+                pass
+    return found
+
+
+def group_cpu_seconds(pgid):
+    """User + system CPU seconds of every live process in process group `pgid`."""
+    total = 0
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(stat, "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def servers_cpu(servers):
+    return {name: group_cpu_seconds(pgid) for name, pgid in servers.items()}
+
+
+def names(value, allowed, what):
+    """A comma-separated subset of `allowed`, in `allowed`'s order ("all": every one)."""
+    if value in ("all", None):
+        return list(allowed)
+    wanted = [x.strip() for x in value.split(",") if x.strip()]
+    unknown = [x for x in wanted if x not in allowed]
+    if unknown:
+        raise SystemExit("unknown %s %s; choose from %s" % (what, ", ".join(unknown), ", ".join(allowed)))
+    return [x for x in allowed if x in wanted]
 
 
 class Worker:
@@ -85,6 +135,15 @@ def parse_args():
     p.add_argument("--idl", required=True)
     p.add_argument("--out", required=True, help="directory for latest.md and latest.json")
     p.add_argument("--logs", required=True, help="directory for the workers' logs")
+    p.add_argument("--hbase-dir", help="the launcher's run directory (pid files), for the servers' CPU")
+    p.add_argument("--only", default="all",
+                   help="comma-separated workloads to run: %s (default all)" % ",".join(WORKLOADS))
+    p.add_argument("--peers", default="all",
+                   help="comma-separated peers beside Basalt: %s, or none (default all)" % ",".join(PEERS))
+    p.add_argument("--profile", metavar="DIR",
+                   help="after the timed rounds, run each selected workload once more through Basalt under "
+                        "perf record (call graphs) and write DIR/<workload>.perf.data and a report")
+    p.add_argument("--perf-freq", type=int, default=999, help="perf record's sampling frequency (Hz)")
     return p.parse_args()
 
 
@@ -112,17 +171,44 @@ def write_gets_file(path, count, rows, seed):
 
 
 def log(msg):
-    print("[%s] %s" % (time.strftime("%H:%M:%S"), msg), file=sys.stderr, flush=True)
+    load = os.getloadavg()[0]
+    print("[%s load %.1f] %s" % (time.strftime("%H:%M:%S"), load, msg), file=sys.stderr, flush=True)
+
+
+def profile(worker, command, path, freq):
+    """Runs one command through `worker` under `perf record -g` and writes a flat report
+    of the symbols with the most samples (self time) beside the data. The release
+    binary has no frame pointers, so call chains are short; the self shares are exact."""
+    perf = subprocess.Popen(["perf", "record", "-F", str(freq), "-g", "-o", path, "-p", str(worker.proc.pid)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1.0)  # perf attaches
+    try:
+        answer = worker.call(command)
+    finally:
+        perf.send_signal(signal.SIGINT)
+        perf.wait(timeout=120)
+    with open(path + ".txt", "w") as f:
+        subprocess.run(["perf", "report", "-i", path, "--stdio", "--no-children", "--sort", "symbol",
+                        "--percent-limit", "0.7", "-g", "none"], stdout=f, stderr=subprocess.DEVNULL, check=False)
+    with open(path + ".dso.txt", "w") as f:
+        subprocess.run(["perf", "report", "-i", path, "--stdio", "--no-children", "--sort", "dso,comm",
+                        "-g", "none"], stdout=f, stderr=subprocess.DEVNULL, check=False)
+    return answer
 
 
 def main():
+    global CLIENTS
     args = parse_args()
+    only = names(args.only, WORKLOADS, "workload")
+    CLIENTS = ["basalt"] + ([] if args.peers == "none" else names(args.peers, PEERS, "peer"))
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.logs, exist_ok=True)
+    servers = server_processes(args.hbase_dir) if args.hbase_dir else {}
     tag = "peer%d" % os.getpid()
     data, warm = tag + "_data", tag + "_warm"
     keys = ("rows", "salts", "gets", "cold_gets", "tasks", "rounds", "write_rounds", "prefix_day")
-    results = {"config": {k: getattr(args, k) for k in keys}, "runs": [], "digests": {}, "memory": None,
+    results = {"config": dict({k: getattr(args, k) for k in keys}, only=only, clients=CLIENTS),
+               "runs": [], "digests": {}, "memory": None, "phases": [], "servers": sorted(servers),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     warm_gets = os.path.join(args.logs, "gets-warmup.txt")
     gets_file = os.path.join(args.logs, "gets.txt")
@@ -132,13 +218,38 @@ def main():
     write_gets_file(gets_file, args.gets, args.rows, 42)
     write_gets_file(cold_file, args.cold_gets, args.rows, 1234)
 
+    phase_started = {}
+
+    def phase(name, end=False):
+        """Wall time and load average of each phase, for the report."""
+        now = time.time()
+        if not end:
+            phase_started[name] = (now, os.getloadavg()[0])
+            return
+        began, load0 = phase_started.pop(name)
+        results["phases"].append({"phase": name, "wall_s": round(now - began, 1), "load_start": round(load0, 1),
+                                  "load_end": round(os.getloadavg()[0], 1)})
+        log("phase %s: %.0f s" % (name, now - began))
+
+    def timed(worker, command):
+        """One command, with the servers' CPU seconds and the load average around it."""
+        load0, cpu0 = os.getloadavg()[0], servers_cpu(servers)
+        answer = worker.call(command)
+        cpu1 = servers_cpu(servers)
+        answer["server_cpu_s"] = {k: round(cpu1[k] - cpu0[k], 2) for k in cpu1 if k in cpu0}
+        answer["load"] = round((load0 + os.getloadavg()[0]) / 2, 1)
+        return answer
+
     workers = {}
     created = []
+    reads = [w for w in READS if w in only]
     try:
+        phase("start workers")
         for name in CLIENTS:
             log("starting the %s worker" % name)
             workers[name] = start(name, args)
         basalt = workers["basalt"]
+        phase("start workers", end=True)
 
         def record(workload, client, answer, rnd, rows_expected=None):
             run = dict(answer, workload=workload, client=client, round=rnd)
@@ -148,63 +259,114 @@ def main():
                 raise RuntimeError("%s %s returned %d rows, expected %d" % (client, workload, answer["rows"],
                                                                             rows_expected))
             results["digests"].setdefault(workload, {})[client] = answer["digest"]
-            log("%-8s %-9s round %s: %d rows in %.2f s, cpu %.2f s%s" % (
+            log("%-8s %-9s round %s: %d rows in %.2f s, cpu %.2f s%s, servers %s" % (
                 workload, client, rnd, answer["rows"], answer["wall_s"], answer["cpu_s"],
                 ", p50 %.2f ms, p99 %.2f ms" % (answer["p50_ms"], answer["p99_ms"]) if workload.startswith("gets")
-                else ""))
+                else "", answer.get("server_cpu_s")))
 
         # Warm-up: JIT of the gateways, the region server and the Java client.
-        basalt.call("create " + warm)
-        created.append(warm)
-        basalt.call("write %s %d" % (warm, warm_rows))
-        for name in CLIENTS:
-            for command in ("scan " + warm, "merged " + warm, "gets %s %d %s" % (warm, args.tasks, warm_gets)):
-                workers[name].call(command)
-        log("warmed up on %d rows" % warm_rows)
+        if "write" in only or reads or "gets_cold" in only:
+            phase("warm-up")
+            basalt.call("create " + warm)
+            created.append(warm)
+            basalt.call("write %s %d" % (warm, warm_rows))
+            # Only the kinds of call that will be measured (all three for writes and prefix).
+            kinds = [w for w in ("scan", "merged", "gets") if w in only or (w == "gets" and "gets_cold" in only)]
+            if "write" in only or "prefix" in only:
+                kinds = ["scan", "merged", "gets"]
+            warm_commands = {"scan": "scan " + warm, "merged": "merged " + warm,
+                             "gets": "gets %s %d %s" % (warm, args.tasks, warm_gets)}
+            for name in CLIENTS:
+                for kind in kinds:
+                    workers[name].call(warm_commands[kind])
+            phase("warm-up", end=True)
 
         # Batched writes, each client into its own fresh table; Basalt's is the data
         # every read workload then uses (checked equal to the others' by a scan).
-        write_tables = {}
-        stored = {}
-        for rnd in range(1, args.write_rounds + 1):
-            order = CLIENTS[:]
-            random.Random(5 + rnd).shuffle(order)
-            for name in order:
-                table = "%s_w%d_%s" % (tag, rnd, name)
-                basalt.call("create " + table)
-                created.append(table)
-                write_tables[(rnd, name)] = table
-                record("write", name, workers[name].call("write %s %d" % (table, args.rows)), rnd, args.rows)
-            for name in order:
-                table = write_tables[(rnd, name)]
-                stored["%s round %d" % (name, rnd)] = basalt.call("scan " + table)["digest"]
-                if (rnd, name) != (1, "basalt"):
-                    basalt.call("drop " + table)
-                    created.remove(table)
-        results["digests"]["write (stored, scanned back)"] = stored
-        data = write_tables[(1, "basalt")]
+        if "write" in only:
+            phase("writes")
+            write_tables = {}
+            stored = {}
+            for rnd in range(1, args.write_rounds + 1):
+                order = CLIENTS[:]
+                random.Random(5 + rnd).shuffle(order)
+                for name in order:
+                    table = "%s_w%d_%s" % (tag, rnd, name)
+                    basalt.call("create " + table)
+                    created.append(table)
+                    write_tables[(rnd, name)] = table
+                    record("write", name, timed(workers[name], "write %s %d" % (table, args.rows)), rnd, args.rows)
+                for name in order:
+                    table = write_tables[(rnd, name)]
+                    stored["%s round %d" % (name, rnd)] = basalt.call("scan " + table)["digest"]
+                    if (rnd, name) != (1, "basalt"):
+                        basalt.call("drop " + table)
+                        created.remove(table)
+            results["digests"]["write (stored, scanned back)"] = stored
+            data = write_tables[(1, "basalt")]
+            phase("writes", end=True)
+        elif reads or "gets_cold" in only:
+            phase("load (untimed)")
+            basalt.call("create " + data)
+            created.append(data)
+            for attempt in (1, 2, 3):
+                try:
+                    # Rewriting the same cells is harmless; the digests check the result.
+                    basalt.call("write %s %d" % (data, args.rows))
+                    break
+                except RuntimeError as e:
+                    if attempt == 3:
+                        raise
+                    log("loading the data failed (%s); again" % e)
+            phase("load (untimed)", end=True)
 
         # The read workloads, interleaved: each round runs every workload through
         # every client, in an order that rotates from round to round.
         expected = {"scan": args.rows, "merged": args.rows, "gets": args.gets}
-        for rnd in range(1, args.rounds + 1):
-            for workload in READS:
+        commands = {"scan": "scan %s", "merged": "merged %s", "prefix": "prefix %%s %d" % args.prefix_day,
+                    "gets": "gets %%s %d %s" % (args.tasks, gets_file)}
+        for rnd in range(1, args.rounds + 1 if reads else 1):
+            phase("reads, round %d" % rnd)
+            for workload in reads:
                 shift = (rnd - 1) % len(CLIENTS)
                 for name in CLIENTS[shift:] + CLIENTS[:shift]:
-                    command = {"scan": "scan %s", "merged": "merged %s",
-                               "prefix": "prefix %%s %d" % args.prefix_day,
-                               "gets": "gets %%s %d %s" % (args.tasks, gets_file)}[workload] % data
-                    record(workload, name, workers[name].call(command), rnd, expected.get(workload))
+                    record(workload, name, timed(workers[name], commands[workload] % data), rnd,
+                           expected.get(workload))
+            phase("reads, round %d" % rnd, end=True)
 
         # The first requests of a freshly started client (connection set-up, pool
         # growth, JIT): one new process per client, whose first command is the gets.
-        for name in CLIENTS[::-1]:
-            fresh = start(name, args)
-            try:
-                record("gets_cold", name, fresh.call("gets %s %d %s" % (data, args.tasks, cold_file)), 1,
-                       args.cold_gets)
-            finally:
-                fresh.close()
+        if "gets_cold" in only:
+            phase("cold gets")
+            for name in CLIENTS[::-1]:
+                fresh = start(name, args)
+                try:
+                    record("gets_cold", name, timed(fresh, "gets %s %d %s" % (data, args.tasks, cold_file)), 1,
+                           args.cold_gets)
+                finally:
+                    fresh.close()
+            phase("cold gets", end=True)
+
+        # Profiles of Basalt's worker, off the clock: one more run of each workload.
+        if args.profile:
+            os.makedirs(args.profile, exist_ok=True)
+            phase("profiles")
+            jobs = [(w, commands[w] % data) for w in reads]
+            if "write" in only:
+                table = tag + "_profile_write"
+                basalt.call("create " + table)
+                created.append(table)
+                jobs.append(("write", "write %s %d" % (table, args.rows)))
+            for workload, command in jobs:
+                path = os.path.join(args.profile, "%s.perf.data" % workload)
+                log("perf record: basalt %s -> %s" % (workload, path))
+                try:
+                    answer = profile(basalt, command, path, args.perf_freq)
+                    answer.pop("ok", None)
+                    results.setdefault("profiled", []).append(dict(answer, workload=workload, client="basalt"))
+                except (OSError, subprocess.SubprocessError) as e:
+                    log("perf record of %s failed: %s" % (workload, e))
+            phase("profiles", end=True)
     finally:
         for name, w in workers.items():
             if name != "basalt":
@@ -217,7 +379,8 @@ def main():
                     log("could not drop %s: %s" % (table, e))
             workers["basalt"].close()
 
-    if args.memory_rows:
+    if args.memory_rows and "memory" in only:
+        phase("merged-scan memory")
         log("bench_salted --rows %s (peak memory of a merged scan)" % args.memory_rows)
         env = dict(os.environ, BASALT_THRIFT_ADDR=args.thrift2)
         out = subprocess.run([args.bench_salted, "--rows", args.memory_rows], env=env, capture_output=True,
@@ -227,6 +390,7 @@ def main():
         if out.returncode != 0:
             raise RuntimeError("bench_salted failed: %s" % out.stderr[-2000:])
         results["memory"] = report.parse_bench_salted(out.stdout)
+        phase("merged-scan memory", end=True)
 
     results["finished"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     summary = report.summarise(results)

@@ -6,6 +6,7 @@ import statistics
 import time
 
 CLIENTS = ["basalt", "happybase", "thriftpy2", "java"]
+ALL = CLIENTS
 PEERS = CLIENTS[1:]
 WORKLOADS = ["write", "scan", "merged", "prefix", "gets", "gets_cold"]
 TITLES = {
@@ -30,6 +31,20 @@ def parse_bench_salted(stdout):
                           "salted_rows_per_s": float(cells[2]), "unsalted_peak_mib": int(cells[4].split()[0]),
                           "salted_peak_mib": int(cells[5].split()[0])})
     return sizes
+
+
+GATEWAY = {"basalt": "thrift2", "thriftpy2": "thrift2", "happybase": "thrift1", "java": None}
+
+
+def _busy(run, client):
+    """Cores kept busy over one run: the client, the HBase JVM and the gateway it talks
+    to (the Java client has none: it talks to the region server directly)."""
+    wall = run["wall_s"] or 1e-9
+    cpu = run.get("server_cpu_s") or {}
+    gateway = GATEWAY.get(client)
+    return {"client": run["cpu_s"] / wall,
+            "hbase": cpu["hbase"] / wall if "hbase" in cpu else None,
+            "gateway": cpu[gateway] / wall if gateway in cpu else None}
 
 
 def summarise(results):
@@ -59,6 +74,8 @@ def summarise(results):
                 "cpu_s_per_million": statistics.median(r["cpu_s"] for r in mine) / rows * 1e6 if rows else 0.0,
                 "p50_ms": best["p50_ms"],
                 "p99_ms": best["p99_ms"],
+                "busy_cores": _busy(best, client),
+                "load": best.get("load"),
             }
         basalt = per.get("basalt")
         if basalt:
@@ -79,7 +96,8 @@ def summarise(results):
                                                  "rows": results["config"]["rows"]}
     summary = {"config": results["config"], "started": results["started"], "finished": results.get("finished"),
                "figures": figures, "same_rows_check": same, "same_rows": all(v["same"] for v in same.values()),
-               "memory": results["memory"], "runs": results["runs"]}
+               "memory": results["memory"], "runs": results["runs"], "phases": results.get("phases", []),
+               "profiled": results.get("profiled")}
     summary["aims"] = aims(summary)
     return summary
 
@@ -131,21 +149,23 @@ def _fmt_ratio(v):
 def markdown(summary):
     c = summary["config"]
     f = summary["figures"]
+    clients = c.get("clients") or ALL
     names = {k: v.format(salts=c["salts"], tasks=c["tasks"], cold=c["cold_gets"]) for k, v in TITLES.items()}
     lines = ["# Basalt beside its peers (benches/run.sh)", "",
              "%d rows of 200 B, %d salts; %d round(s) of the writes and %d interleaved rounds of the reads "
-             "(best round kept); %d warm gets; one standalone HBase 2.6.1 on this machine; run %s .. %s."
+             "(best round kept); %d warm gets; one standalone HBase 2.6.1 on this machine; run %s .. %s.%s"
              % (c["rows"], c["salts"], c.get("write_rounds", 1), c["rounds"], c["gets"], summary["started"],
-                summary["finished"]), "",
+                summary["finished"], "" if "only" not in c or len(c["only"]) == 7
+                else " Only: %s (`--only`)." % ", ".join(c["only"])), "",
              "## Speed: rows/s (gets/s); in brackets Basalt / peer", "",
-             "| workload | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |",
-             "|---|" + "---:|" * len(CLIENTS)]
+             "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |",
+             "|---|" + "---:|" * len(clients)]
     for workload in WORKLOADS:
         per = f.get(workload)
         if not per:
             continue
         cells = []
-        for client in CLIENTS:
+        for client in clients:
             x = per.get(client)
             if not x:
                 cells.append("")
@@ -154,15 +174,16 @@ def markdown(summary):
             else:
                 cells.append("%s (%s)" % (_fmt_rate(x["per_second"]), _fmt_ratio(x.get("speed_ratio"))))
         lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
-    lines += ["", "For the merged and prefix scans the Python columns are seed 002's merge: one scanner per "
-              "salt merged with `heapq` (happybase: Socorro's pattern over Thrift1; thriftpy2: the same over "
-              "Thrift2); Java merges its ResultScanners with a PriorityQueue.", "",
-              "## Get latency: p50 / p99 ms; in brackets peer / Basalt", "",
-              "| gets | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |", "|---|" + "---:|" * len(CLIENTS)]
+    if "merged" in f or "prefix" in f:
+        lines += ["", "For the merged and prefix scans the Python columns are seed 002's merge: one scanner per "
+                  "salt merged with `heapq` (happybase: Socorro's pattern over Thrift1; thriftpy2: the same over "
+                  "Thrift2); Java merges its ResultScanners with a PriorityQueue."]
+    lines += ["", "## Get latency: p50 / p99 ms; in brackets peer / Basalt", "",
+              "| gets | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
     for workload in ("gets", "gets_cold"):
         per = f.get(workload, {})
         cells = []
-        for client in CLIENTS:
+        for client in clients:
             x = per.get(client)
             if not x:
                 cells.append("")
@@ -175,12 +196,39 @@ def markdown(summary):
             lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
     lines += ["", "## Client CPU seconds per million rows (gets: per million gets), median over rounds; each "
               "client's own process (/proc/self/stat)", "",
-              "| workload | " + " | ".join(HEADERS[x] for x in CLIENTS) + " |", "|---|" + "---:|" * len(CLIENTS)]
+              "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
     for workload in WORKLOADS:
         per = f.get(workload)
         if per:
-            cells = ["%.2f" % per[x]["cpu_s_per_million"] if x in per else "" for x in CLIENTS]
+            cells = ["%.2f" % per[x]["cpu_s_per_million"] if x in per else "" for x in clients]
             lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
+    lines += ["", "## Who is busy: cores kept busy during the best round (CPU seconds / wall seconds) by the "
+              "client / the HBase JVM (master + region server) / the gateway it talks to; load average", "",
+              "2 cores in all: a sum near 2 means the machine, not the client, bounds the workload. The Java "
+              "client talks to the region server directly (no gateway).", "",
+              "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
+    for workload in WORKLOADS:
+        per = f.get(workload)
+        if not per:
+            continue
+        cells = []
+        for client in clients:
+            b = per.get(client, {}).get("busy_cores")
+            if not b:
+                cells.append("")
+                continue
+            parts = ["-" if b[k] is None else "%.2f" % b[k] for k in ("client", "hbase", "gateway")]
+            if client == "java":
+                parts[2] = "none"
+            load = per[client].get("load")
+            cells.append(" / ".join(parts) + ("; load %.1f" % load if load is not None else ""))
+        lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
+    if summary.get("phases"):
+        lines += ["", "## Phases: wall time and load average (1 min) at start and end", "",
+                  "| phase | wall s | load |", "|---|---:|---|"]
+        for ph in summary["phases"]:
+            lines.append("| %s | %.0f | %.1f -> %.1f |" % (ph["phase"], ph["wall_s"], ph["load_start"],
+                                                           ph["load_end"]))
     lines += ["", "## Same rows, same order (MD5 of the keys in the order returned, every round)", ""]
     for workload, check in summary["same_rows_check"].items():
         lines.append("- %s: %s (%d rows%s)" % (
