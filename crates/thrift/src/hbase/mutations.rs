@@ -230,6 +230,31 @@ mod tests {
         }
     }
 
+    fn arbitrary_put() -> impl proptest::strategy::Strategy<Value = TPut> {
+        use proptest::prelude::*;
+        let bytes = || proptest::collection::vec(any::<u8>(), 0..40);
+        let cell = (bytes(), bytes(), bytes(), proptest::option::of(any::<i64>()))
+            .prop_map(|(f, q, v, ts)| TColumnValue::new(f, q, v, ts, None, None));
+        (bytes(), proptest::collection::vec(cell, 0..4), proptest::option::of(any::<i64>()), 0..6i32).prop_map(
+            |(row, cells, ts, durability)| {
+                let durability = (durability < 5).then_some(TDurability(durability));
+                TPut::new(row, cells, ts, None, durability, None)
+            },
+        )
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_puts_encode_as_the_generated_writer(
+            puts in proptest::collection::vec(arbitrary_put(), 0..6),
+            table in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..20),
+        ) {
+            let ours = encoded(&|out| write_put_multiple(out, &table, &puts));
+            let args = THBaseServicePutMultipleArgs { table: table.clone(), tputs: puts.clone() };
+            proptest::prop_assert_eq!(ours, encoded(&|out| args.write_to_out_protocol(out)));
+        }
+    }
+
     #[test]
     fn deletes_encode_exactly_as_the_generated_writer() {
         let deletes = deletes();
