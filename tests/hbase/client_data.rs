@@ -10,6 +10,8 @@ pub fn trials() -> Vec<Test> {
         put_get_versions_and_time_ranges,
         get_many_and_exists,
         put_many_chunks_and_reports,
+        put_many_in_flight_reports_exact_counts,
+        put_many_keeps_the_last_write_of_a_row,
         deletes_say_which_versions,
         check_and_mutate_family,
         increments_and_appends,
@@ -69,8 +71,10 @@ async fn get_many_and_exists(env: Env) -> TestResult {
     Ok(())
 }
 
+/// Chunks one after another (`with_write_concurrency(1)`): the rows after the failing
+/// chunk are never sent.
 async fn put_many_chunks_and_reports(env: Env) -> TestResult {
-    let table = env.fresh_table(&["d"], &[]).await?.with_batch_rows(100);
+    let table = env.fresh_table(&["d"], &[]).await?.with_batch_rows(100).with_write_concurrency(1);
     let written = table.put_many((0..1000).map(|i| Put::new(format!("r{i:05}")).cell("d", "v", "x"))).await?;
     assert_eq!(written, 1000);
     // A chunk naming a family the table lacks fails; the error says what was written.
@@ -85,6 +89,95 @@ async fn put_many_chunks_and_reports(env: Env) -> TestResult {
             assert!(matches!(*source, Error::NoSuchColumnFamily { .. } | Error::Server { .. }), "{source:?}");
         }
         other => panic!("expected BatchFailed, got {other:?}"),
+    }
+    assert!(!table.get(Get::new("s00099")).await?.is_empty(), "a confirmed row is readable");
+    assert!(table.get(Get::new("s00200")).await?.is_empty(), "a row never sent is not written");
+    env.client().admin().delete_table(table.name()).await?;
+    Ok(())
+}
+
+/// Chunks in flight side by side: a bad family in a middle chunk stops the sending, the
+/// chunks in flight finish, and the error's counts are exact: every confirmed row is
+/// readable, every row reported never sent is absent.
+async fn put_many_in_flight_reports_exact_counts(env: Env) -> TestResult {
+    const ROWS: usize = 3000;
+    const CHUNK: usize = 100;
+    const BAD: usize = 1550; // in chunk 15 of 30
+    let client = env.client();
+    let table = env.fresh_table(&["d"], &[]).await?;
+    let table = client.table(table.name())?.with_batch_rows(CHUNK).with_write_concurrency(4);
+    let key = |i: usize| Bytes::from(format!("w{i:05}"));
+    let puts = (0..ROWS).map(|i| match i {
+        BAD => Put::new(key(i)).cell("nofamily", "v", "x"),
+        _ => Put::new(key(i)).cell("d", "v", i.to_string()),
+    });
+    let error = table.put_many(puts).await.err().ok_or("a put naming an unknown family succeeded")?;
+    // A fresh client, up to four chunks sent at once: several connections, not more.
+    let opened = client.pool_stats().opened;
+    assert!((2..=4).contains(&opened), "{:?}", client.pool_stats());
+    let Error::BatchFailed { confirmed, not_confirmed, in_doubt, source } = error else {
+        return Err(format!("expected BatchFailed, got {error:?}").into());
+    };
+    assert!(matches!(*source, Error::NoSuchColumnFamily { .. } | Error::Server { .. }), "{source:?}");
+    // Exactly the failing chunk is in doubt, listed first.
+    assert_eq!(in_doubt, CHUNK);
+    let failing: Vec<Bytes> = (15 * CHUNK..16 * CHUNK).map(key).collect();
+    assert_eq!(not_confirmed[..CHUNK], failing[..]);
+    // Every chunk before the failing one was sent and confirmed; so were the chunks
+    // after it that were sent while it was failing (retries included).
+    assert_eq!(confirmed + not_confirmed.len(), ROWS);
+    assert_eq!(confirmed % CHUNK, 0);
+    assert!(confirmed >= 15 * CHUNK, "{confirmed} confirmed");
+    let unconfirmed: std::collections::BTreeSet<&Bytes> = not_confirmed.iter().collect();
+    let confirmed_rows: Vec<usize> = (0..ROWS).filter(|&i| !unconfirmed.contains(&key(i))).collect();
+    assert_eq!(confirmed_rows.len(), confirmed);
+    for part in confirmed_rows.chunks(500) {
+        let rows = table.get_many(part.iter().map(|&i| Get::new(key(i)))).await?;
+        for (&i, row) in part.iter().zip(&rows) {
+            let value = row.value(b"d", b"v").map(|v| v.to_vec());
+            assert_eq!(value, Some(i.to_string().into_bytes()), "confirmed row {i}");
+        }
+    }
+    let never_sent = &not_confirmed[CHUNK..];
+    let rows = table.get_many(never_sent.iter().map(|k| Get::new(k.clone()))).await?;
+    assert!(rows.iter().all(|r| r.is_empty()), "a row reported never sent was written");
+    // HBase applied the failing chunk row by row: its good rows were written.
+    assert!(table.get(Get::new(key(BAD))).await?.is_empty());
+    assert!(!table.get(Get::new(key(BAD - 1))).await?.is_empty());
+    client.admin().delete_table(table.name()).await?;
+    Ok(())
+}
+
+/// A row written in several chunks ends with its last value, chunks in flight or not;
+/// `delete_many` in flight removes every row it names.
+async fn put_many_keeps_the_last_write_of_a_row(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[]).await?.with_batch_rows(50).with_write_concurrency(8);
+    // Every fourth put rewrites one of 150 rows (never twice in one chunk of 50).
+    let key = |i: usize| match i % 4 {
+        0 => format!("dup{:03}", (i / 4 * 7) % 150),
+        _ => format!("one{i:05}"),
+    };
+    let n = 4000;
+    let written = table.put_many((0..n).map(|i| Put::new(key(i)).cell("d", "v", i.to_string()))).await?;
+    assert_eq!(written, n);
+    let mut last = std::collections::BTreeMap::new();
+    for i in 0..n {
+        last.insert(key(i), i);
+    }
+    assert_eq!(last.len(), 150 + n * 3 / 4);
+    let expected: Vec<(String, usize)> = last.into_iter().collect();
+    for part in expected.chunks(500) {
+        let rows = table.get_many(part.iter().map(|(k, _)| Get::new(k.clone()))).await?;
+        for ((k, i), row) in part.iter().zip(&rows) {
+            let value = row.value(b"d", b"v").map(|v| v.to_vec());
+            assert_eq!(value, Some(i.to_string().into_bytes()), "row {k}: the last write wins");
+        }
+    }
+    let deletes = expected.iter().map(|(k, _)| Delete::row(k.clone()));
+    assert_eq!(table.delete_many(deletes).await?, expected.len());
+    for part in expected.chunks(500) {
+        let rows = table.get_many(part.iter().map(|(k, _)| Get::new(k.clone()))).await?;
+        assert!(rows.iter().all(|r| r.is_empty()), "a deleted row is still there");
     }
     env.client().admin().delete_table(table.name()).await?;
     Ok(())

@@ -205,15 +205,17 @@ pub enum Error {
     /// `not_confirmed` were not confirmed. Its first `in_doubt` entries are the failing
     /// chunk, which HBase applies row by row: any of them may have been written (a
     /// chunk that fails on one row's unknown family still writes the others). The rest
-    /// were never sent.
+    /// were never sent or were refused before anything was written. Chunks run
+    /// concurrently, so confirmed rows need not be a prefix of the batch: every row
+    /// not in `not_confirmed` was written.
     #[error(
         "batch failed: {confirmed} rows confirmed written, {in_doubt} rows may or may not have been written, {} rows not sent: {source}",
         not_confirmed.len().saturating_sub(*in_doubt)
     )]
     BatchFailed {
-        /// Rows known to be written (the chunks before the failing one).
+        /// Rows known to be written (the chunks that succeeded).
         confirmed: usize,
-        /// Row keys of the failing chunk and of the chunks never sent.
+        /// Row keys of the failing chunks and of the chunks never sent.
         not_confirmed: Vec<Bytes>,
         /// How many of `not_confirmed` (its first entries) were sent and may have been
         /// written.

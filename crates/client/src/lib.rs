@@ -56,6 +56,7 @@
 //!   installs no subscriber.
 
 mod admin;
+mod batch;
 mod client;
 mod error;
 pub mod filter;

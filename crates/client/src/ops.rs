@@ -2,8 +2,8 @@
 //! row mutations. Each turns into the Thrift2 struct only after validation.
 
 use basalt_thrift::hbase::{
-    TAppend, TColumn, TColumnIncrement, TColumnValue, TCompareOp, TDelete, TDeleteType, TDurability, TGet, TIncrement,
-    TMutation, TPut, TRowMutations,
+    PutSource, TAppend, TColumn, TColumnIncrement, TColumnValue, TCompareOp, TDelete, TDeleteType, TDurability, TGet,
+    TIncrement, TMutation, TPut, TRowMutations,
 };
 use bytes::Bytes;
 
@@ -190,20 +190,57 @@ impl Put {
         &self.row
     }
 
-    pub(crate) fn to_thrift(&self, max_value: usize) -> Result<TPut> {
+    /// Refuses what HBase would reject: a bad row key, no cells, a bad family, a value
+    /// over `max_value` bytes.
+    pub(crate) fn validate(&self, max_value: usize) -> Result<()> {
         validate::row_key(&self.row)?;
         if self.cells.is_empty() {
             return Err(InvalidInput::Option("a put needs at least one cell".into()).into());
         }
-        let mut values = Vec::with_capacity(self.cells.len());
-        for (family, qualifier, value, ts) in &self.cells {
+        for (family, _, value, _) in &self.cells {
             validate::family(family)?;
             if value.len() > max_value {
                 return Err(InvalidInput::ValueTooLarge { len: value.len(), max: max_value }.into());
             }
-            values.push(TColumnValue::new(family.to_vec(), qualifier.to_vec(), value.to_vec(), *ts, None, None));
         }
+        Ok(())
+    }
+
+    pub(crate) fn to_thrift(&self, max_value: usize) -> Result<TPut> {
+        self.validate(max_value)?;
+        let values = self
+            .cells
+            .iter()
+            .map(|(family, qualifier, value, ts)| {
+                TColumnValue::new(family.to_vec(), qualifier.to_vec(), value.to_vec(), *ts, None, None)
+            })
+            .collect();
         Ok(TPut::new(self.row.to_vec(), values, self.timestamp, None, self.durability.to_thrift(), None))
+    }
+}
+
+/// `put_many` encodes puts straight from their `Bytes` (after [`Put::validate`]): no
+/// `TPut` is built, nothing is copied but into the request.
+impl PutSource for Put {
+    fn row(&self) -> &[u8] {
+        &self.row
+    }
+
+    fn cell_count(&self) -> usize {
+        self.cells.len()
+    }
+
+    fn cell(&self, i: usize) -> (&[u8], &[u8], &[u8], Option<i64>) {
+        let (family, qualifier, value, ts) = &self.cells[i];
+        (family, qualifier, value, *ts)
+    }
+
+    fn timestamp(&self) -> Option<i64> {
+        self.timestamp
+    }
+
+    fn durability(&self) -> Option<TDurability> {
+        self.durability.to_thrift()
     }
 }
 

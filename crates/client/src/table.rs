@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::batch;
 use crate::client::{Client, Idempotence};
 use crate::error::{Error, InvalidInput, Result};
 use crate::filter::CompareOp;
@@ -24,6 +25,7 @@ pub struct Table {
     name: String,
     name_bytes: Bytes,
     batch_rows: usize,
+    write_concurrency: Option<usize>,
 }
 
 impl Table {
@@ -33,6 +35,7 @@ impl Table {
             name: name.to_owned(),
             name_bytes: Bytes::from(name.as_bytes().to_vec()),
             batch_rows: DEFAULT_BATCH_ROWS,
+            write_concurrency: None,
         }
     }
 
@@ -51,6 +54,19 @@ impl Table {
     pub fn with_batch_rows(mut self, rows: usize) -> Table {
         self.batch_rows = rows.max(1);
         self
+    }
+
+    /// Most `putMultiple` / `deleteMultiple` calls one `put_many` / `delete_many` has
+    /// in flight at once, each on its own pooled connection (at least 1; 1 sends the
+    /// chunks one after another). Default: a quarter of the pool size, between 1 and
+    /// 8, leaving connections for other calls.
+    pub fn with_write_concurrency(mut self, calls: usize) -> Table {
+        self.write_concurrency = Some(calls.max(1));
+        self
+    }
+
+    fn write_concurrency(&self) -> usize {
+        self.write_concurrency.unwrap_or_else(|| default_write_concurrency(self.client.inner.pool.size()))
     }
 
     fn table(&self) -> Vec<u8> {
@@ -169,35 +185,39 @@ impl Table {
             .await
     }
 
-    /// Writes many rows, `batch_rows` per `putMultiple` call. Every put is validated
-    /// before the first is sent. On failure, [`Error::BatchFailed`] says how many rows
-    /// were confirmed, which rows may have been written (the failing chunk: HBase
-    /// applies it row by row, so a chunk failing on one row can still write the
-    /// others) and which were never sent.
+    /// Writes many rows, `batch_rows` per `putMultiple` call, with up to
+    /// [`write_concurrency`](Table::with_write_concurrency) calls in flight on
+    /// separate connections. Every put is validated before the first is sent. A row
+    /// written twice keeps the last write: a chunk is sent only after every earlier
+    /// chunk with one of its rows is confirmed. On failure nothing more is sent, the
+    /// calls in flight are awaited, and [`Error::BatchFailed`] says how many rows were
+    /// confirmed, which rows may have been written (a failing chunk: HBase applies it
+    /// row by row, so a chunk failing on one row can still write the others) and which
+    /// were never sent.
     pub async fn put_many(&self, puts: impl IntoIterator<Item = Put>) -> Result<usize> {
         let puts: Vec<Put> = puts.into_iter().collect();
         let max = self.client.inner.max_value_bytes;
         for put in &puts {
             self.check_key(put.row())?;
+            put.validate(max)?;
         }
-        let tputs = puts.iter().map(|p| p.to_thrift(max)).collect::<Result<Vec<_>>>()?;
-        let mut written = 0;
-        for chunk in tputs.chunks(self.batch_rows) {
-            let sent = self
-                .client
-                .run("put_many", Some(&self.name), Idempotence::Idempotent, |conn| {
-                    let (table, tputs) = (self.table(), chunk.to_vec());
-                    Box::pin(conn.put_multiple(table, tputs))
-                })
-                .await;
-            if let Err(e) = sent {
-                let not_confirmed = puts[written..].iter().map(|p| p.row().clone()).collect();
-                let in_doubt = chunk_in_doubt(&e, chunk.len());
-                return Err(Error::BatchFailed { confirmed: written, not_confirmed, in_doubt, source: Box::new(e) });
+        let keys: Vec<&[u8]> = puts.iter().map(|p| &p.row()[..]).collect();
+        let chunks = batch::plan(&keys, self.batch_rows);
+        let puts = Arc::new(puts);
+        let outcomes = batch::send_chunks(&chunks, self.write_concurrency(), |i| {
+            let items = chunks[i].items.clone();
+            let puts = Arc::clone(&puts);
+            async move {
+                // Each attempt encodes the chunk from the caller's puts: nothing is copied.
+                let sent = self.client.run("put_many", Some(&self.name), Idempotence::Idempotent, |conn| {
+                    let (table, puts, items) = (self.name_bytes.clone(), Arc::clone(&puts), items.clone());
+                    Box::pin(async move { conn.put_rows(&table, &puts[items]).await })
+                });
+                sent.await.map(|()| Vec::new())
             }
-            written += chunk.len();
-        }
-        Ok(written)
+        })
+        .await;
+        batch::settle(&chunks, outcomes, |i| puts[i].row().clone())
     }
 
     /// Deletes what `delete` says (see [`Delete`]'s constructors: no implicit
@@ -218,43 +238,34 @@ impl Table {
         self.mutate_row(RowMutations::new(delete.row_key().clone()).delete(delete)).await
     }
 
-    /// Deletes many rows' cells, `batch_rows` per call.
+    /// Deletes many rows' cells, `batch_rows` per `deleteMultiple` call, with calls in
+    /// flight side by side as in [`put_many`](Table::put_many) (same ordering of
+    /// repeated rows, same [`Error::BatchFailed`] on failure). Counts are of HBase
+    /// deletes: a [`Delete`] that mixes intents is several.
     pub async fn delete_many(&self, deletes: impl IntoIterator<Item = Delete>) -> Result<usize> {
         let deletes: Vec<Delete> = deletes.into_iter().collect();
-        let mut tdeletes = Vec::new();
+        let mut tdeletes = Vec::with_capacity(deletes.len());
         for d in &deletes {
             self.check_key(d.row_key())?;
             tdeletes.extend(d.to_thrift()?);
         }
-        let mut done = 0;
-        for chunk in tdeletes.chunks(self.batch_rows) {
-            let sent = self
-                .client
-                .run("delete_many", Some(&self.name), Idempotence::Idempotent, |conn| {
-                    let (table, tdeletes) = (self.table(), chunk.to_vec());
-                    Box::pin(conn.delete_multiple(table, tdeletes))
-                })
-                .await;
-            match sent {
-                Ok(failed) if failed.is_empty() => done += chunk.len(),
-                Ok(failed) => {
-                    // HBase names the deletes it could not apply; the rest were applied.
-                    let failed_n = failed.len();
-                    let mut not_confirmed: Vec<Bytes> = failed.into_iter().map(|d| Bytes::from(d.row)).collect();
-                    let sent_ok = chunk.len().saturating_sub(failed_n);
-                    not_confirmed.extend(tdeletes[done + chunk.len()..].iter().map(|d| Bytes::from(d.row.clone())));
-                    let source =
-                        Box::new(Error::Server { message: "deleteMultiple reported failures".into(), can_retry: true });
-                    return Err(Error::BatchFailed { confirmed: done + sent_ok, not_confirmed, in_doubt: 0, source });
-                }
-                Err(e) => {
-                    let not_confirmed = tdeletes[done..].iter().map(|d| Bytes::from(d.row.clone())).collect();
-                    let in_doubt = chunk_in_doubt(&e, chunk.len());
-                    return Err(Error::BatchFailed { confirmed: done, not_confirmed, in_doubt, source: Box::new(e) });
-                }
+        let keys: Vec<&[u8]> = tdeletes.iter().map(|d| &d.row[..]).collect();
+        let chunks = batch::plan(&keys, self.batch_rows);
+        let tdeletes = Arc::new(tdeletes);
+        let outcomes = batch::send_chunks(&chunks, self.write_concurrency(), |i| {
+            let items = chunks[i].items.clone();
+            let tdeletes = Arc::clone(&tdeletes);
+            async move {
+                let sent = self.client.run("delete_many", Some(&self.name), Idempotence::Idempotent, |conn| {
+                    let (table, tdeletes, items) = (self.name_bytes.clone(), Arc::clone(&tdeletes), items.clone());
+                    Box::pin(async move { conn.delete_rows(&table, &tdeletes[items]).await })
+                });
+                // HBase names the deletes it could not apply (never, in HBase 2).
+                sent.await.map(|failed| failed.into_iter().map(|d| Bytes::from(d.row)).collect())
             }
-        }
-        Ok(done)
+        })
+        .await;
+        batch::settle(&chunks, outcomes, |i| Bytes::from(tdeletes[i].row.clone()))
     }
 
     /// Applies puts and deletes to one row atomically.
@@ -444,15 +455,8 @@ impl Table {
     }
 }
 
-/// How many rows of a failed batch chunk may have been written: none when HBase
-/// refused the call before applying anything (a missing table, a bad argument),
-/// otherwise every row of the chunk (it is applied row by row, so a chunk failing on
-/// one row's unknown family still writes the others).
-fn chunk_in_doubt(error: &Error, chunk_rows: usize) -> usize {
-    match error {
-        // Nothing can have been written to a missing table, or by a call never built.
-        Error::TableNotFound { .. } | Error::InvalidInput(_) | Error::ClientClosed => 0,
-        // Any attempt may have reached HBase before the last failure.
-        _ => chunk_rows,
-    }
+/// The default number of batch calls in flight for a pool of `pool_size` connections:
+/// a quarter of it, between 1 and 8.
+pub(crate) fn default_write_concurrency(pool_size: usize) -> usize {
+    (pool_size / 4).clamp(1, 8)
 }

@@ -24,3 +24,6 @@
 include!("hbase/generated.rs");
 
 mod calls;
+mod mutations;
+
+pub use mutations::PutSource;
