@@ -38,67 +38,71 @@ pub fn input<'a>(protocol: Protocol, buf: &'a [u8]) -> Box<dyn TInputProtocol + 
     }
 }
 
-/// A reply message to `method` number `seq` whose result struct holds `success`.
-pub fn reply(protocol: Protocol, method: &str, seq: i32, success: Success<'_>) -> Vec<u8> {
+/// A `kind` message to `method` number `seq` whose body `body` writes.
+fn message(
+    protocol: Protocol,
+    method: &str,
+    seq: i32,
+    kind: TMessageType,
+    body: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+) -> Vec<u8> {
     let mut buf = Vec::new();
     {
         let mut out = output(protocol, &mut buf);
-        out.write_message_begin(&TMessageIdentifier::new(method, TMessageType::Reply, seq)).unwrap();
-        out.write_struct_begin(&TStructIdentifier::new("result")).unwrap();
-        match success {
-            Success::One(result) => {
-                out.write_field_begin(&TFieldIdentifier::new("success", TType::Struct, 0)).unwrap();
-                result.write_to_out_protocol(out.as_mut()).unwrap();
-            }
-            Success::Many(results) => {
-                out.write_field_begin(&TFieldIdentifier::new("success", TType::List, 0)).unwrap();
-                out.write_list_begin(&TListIdentifier::new(TType::Struct, results.len() as i32)).unwrap();
-                for r in results {
-                    r.write_to_out_protocol(out.as_mut()).unwrap();
-                }
-                out.write_list_end().unwrap();
-            }
-        }
-        out.write_field_end().unwrap();
-        out.write_field_stop().unwrap();
-        out.write_struct_end().unwrap();
+        out.write_message_begin(&TMessageIdentifier::new(method, kind, seq)).unwrap();
+        body(out.as_mut()).unwrap();
         out.write_message_end().unwrap();
         out.flush().unwrap();
     }
     buf
+}
+
+/// A reply whose result struct holds one field, `id` of wire type `ty`, written by
+/// `value`.
+fn result_reply(
+    protocol: Protocol,
+    (method, seq): (&str, i32),
+    (id, ty): (i16, TType),
+    value: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
+) -> Vec<u8> {
+    message(protocol, method, seq, TMessageType::Reply, |out| {
+        out.write_struct_begin(&TStructIdentifier::new("result"))?;
+        out.write_field_begin(&TFieldIdentifier::new(if id == 0 { "success" } else { "e" }, ty, id))?;
+        value(out)?;
+        out.write_field_end()?;
+        out.write_field_stop()?;
+        out.write_struct_end()
+    })
+}
+
+/// A reply message to `method` number `seq` whose result struct holds `success`.
+pub fn reply(protocol: Protocol, method: &str, seq: i32, success: Success<'_>) -> Vec<u8> {
+    match success {
+        Success::One(result) => {
+            result_reply(protocol, (method, seq), (0, TType::Struct), |out| result.write_to_out_protocol(out))
+        }
+        Success::Many(results) => result_reply(protocol, (method, seq), (0, TType::List), |out| {
+            out.write_list_begin(&TListIdentifier::new(TType::Struct, results.len() as i32))?;
+            for r in results {
+                r.write_to_out_protocol(out)?;
+            }
+            out.write_list_end()
+        }),
+    }
 }
 
 /// A reply whose result struct holds a declared exception in field `id` (1: TIOError,
-/// 2: TIllegalArgument) written by `write`.
+/// 2: TIllegalArgument).
 pub fn exception_reply(protocol: Protocol, method: &str, seq: i32, id: i16, exception: &impl TSerializable) -> Vec<u8> {
-    let mut buf = Vec::new();
-    {
-        let mut out = output(protocol, &mut buf);
-        out.write_message_begin(&TMessageIdentifier::new(method, TMessageType::Reply, seq)).unwrap();
-        out.write_struct_begin(&TStructIdentifier::new("result")).unwrap();
-        out.write_field_begin(&TFieldIdentifier::new("e", TType::Struct, id)).unwrap();
-        exception.write_to_out_protocol(out.as_mut()).unwrap();
-        out.write_field_end().unwrap();
-        out.write_field_stop().unwrap();
-        out.write_struct_end().unwrap();
-        out.write_message_end().unwrap();
-        out.flush().unwrap();
-    }
-    buf
+    result_reply(protocol, (method, seq), (id, TType::Struct), |out| exception.write_to_out_protocol(out))
 }
 
 /// A `TApplicationException` message.
-pub fn application_exception(protocol: Protocol, method: &str, seq: i32, message: &str) -> Vec<u8> {
-    let mut buf = Vec::new();
-    {
-        let mut out = output(protocol, &mut buf);
-        out.write_message_begin(&TMessageIdentifier::new(method, TMessageType::Exception, seq)).unwrap();
-        let error = thrift::ApplicationError::new(thrift::ApplicationErrorKind::InternalError, message.to_owned());
-        thrift::Error::write_application_error_to_out_protocol(&error, out.as_mut()).unwrap();
-        out.write_message_end().unwrap();
-        out.flush().unwrap();
-    }
-    buf
+pub fn application_exception(protocol: Protocol, method: &str, seq: i32, message_text: &str) -> Vec<u8> {
+    let error = thrift::ApplicationError::new(thrift::ApplicationErrorKind::InternalError, message_text.to_owned());
+    message(protocol, method, seq, TMessageType::Exception, |out| {
+        thrift::Error::write_application_error_to_out_protocol(&error, out)
+    })
 }
 
 /// The results in a reply, read by the generated code (`Success::Many` shape).
