@@ -4,104 +4,15 @@
 //! identical table, counts.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command as Process, ExitCode, Stdio};
-use std::sync::Arc;
+use std::process::{ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use basalt::{Client, Framing, Protocol, Scan};
-use basalt_testkit::{HBase, LaunchOptions};
 use futures::TryStreamExt;
-use libtest_mimic::{Arguments, Failed, Trial};
 
-struct Env {
-    addr: String,
-    framed: bool,
-    compact: bool,
-    dir: PathBuf,
-}
+mod common;
 
-type Case = fn(&Env) -> Result<(), String>;
-
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn ok(self) -> Result<Out, String> {
-        self.code_is(0)
-    }
-
-    fn code_is(self, code: i32) -> Result<Out, String> {
-        if self.code == code {
-            Ok(self)
-        } else {
-            Err(format!("exit {} (wanted {code})\nstdout: {}\nstderr: {}", self.code, self.stdout, self.stderr))
-        }
-    }
-
-    fn has(self, text: &str) -> Result<Out, String> {
-        if self.stdout.contains(text) {
-            Ok(self)
-        } else {
-            Err(format!("stdout lacks {text:?}:\n{}\nstderr: {}", self.stdout, self.stderr))
-        }
-    }
-
-    fn says(self, text: &str) -> Result<Out, String> {
-        let lines: Vec<&str> = self.stderr.lines().collect();
-        if lines.len() != 1 || !lines[0].starts_with("basalt: error: ") || !self.stderr.contains(text) {
-            return Err(format!("stderr should be one error line with {text:?}, got:\n{}", self.stderr));
-        }
-        Ok(self)
-    }
-}
-
-fn command(env: &Env) -> Process {
-    let mut cmd = Process::new(env!("CARGO_BIN_EXE_basalt"));
-    cmd.env("BASALT_THRIFT_ADDR", &env.addr)
-        .env("BASALT_THRIFT_FRAMED", if env.framed { "1" } else { "0" })
-        .env("BASALT_THRIFT_COMPACT", if env.compact { "1" } else { "0" })
-        .env_remove("RUST_BACKTRACE");
-    cmd
-}
-
-fn basalt(env: &Env, args: &[&str]) -> Out {
-    let mut cmd = Command::from_std(command(env));
-    cmd.args(args).timeout(Duration::from_secs(600));
-    match cmd.output() {
-        Ok(o) => Out {
-            code: o.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        },
-        Err(e) => Out { code: -1, stdout: String::new(), stderr: format!("could not run basalt: {e}") },
-    }
-}
-
-const CALLS_TOML: &str = r#"
-[salt]
-strategy = "seed003"
-buckets = 6
-inputs = ["phone", "calltime"]
-
-[[fields]]
-name = "phone"
-type = "string"
-width = 11
-
-[[fields]]
-type = "literal"
-value = "_"
-
-[[fields]]
-name = "calltime"
-type = "decimal"
-digits = 14
-"#;
+use common::{basalt, command, Case, Env, CALLS_TOML};
 
 fn path(env: &Env, name: &str) -> String {
     env.dir.join(name).display().to_string()
@@ -541,8 +452,6 @@ fn export_continues_after_a_cursor(env: &Env) -> Result<(), String> {
 }
 
 fn main() -> ExitCode {
-    let mut args = Arguments::from_args();
-    args.test_threads = args.test_threads.or(Some(2));
     let cases: Vec<(&str, Case)> = vec![
         ("help_with_examples", help_with_examples),
         ("bad_rows_are_rejected", bad_rows_are_rejected),
@@ -551,39 +460,5 @@ fn main() -> ExitCode {
         ("export_reimports_identically", export_reimports_identically),
         ("export_continues_after_a_cursor", export_continues_after_a_cursor),
     ];
-    let listing = |env: Option<Arc<Env>>| -> Vec<Trial> {
-        cases
-            .iter()
-            .map(|&(name, case)| {
-                let env = env.clone();
-                Trial::test(name, move || match &env {
-                    Some(env) => case(env).map_err(Failed::from),
-                    None => Err(Failed::from("no HBase")),
-                })
-            })
-            .collect()
-    };
-    if args.list {
-        return libtest_mimic::run(&args, listing(None)).exit_code();
-    }
-    let mut hbase = match HBase::from_env_or_start(&LaunchOptions::default()) {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("error: no HBase for the bulk tests: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let dir = std::env::temp_dir().join(format!("basalt-bulk-tests-{}", std::process::id()));
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("error: cannot create {}: {e}", dir.display());
-        return ExitCode::FAILURE;
-    }
-    let env = Arc::new(Env { addr: hbase.addr().to_owned(), framed: hbase.framed(), compact: hbase.compact(), dir });
-    let conclusion = libtest_mimic::run(&args, listing(Some(Arc::clone(&env))));
-    let _ = std::fs::remove_dir_all(Path::new(&env.dir));
-    if let Err(e) = hbase.stop() {
-        eprintln!("error: {e}");
-        return ExitCode::FAILURE;
-    }
-    conclusion.exit_code()
+    common::run("bulk", &cases, |_| false)
 }

@@ -2,82 +2,14 @@
 //! `BASALT_THRIFT_ADDR`, else launched by basalt-testkit), every case run through
 //! assert_cmd, the HBase stopped at the end whatever the cases did.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod common;
+
 use assert_cmd::Command;
-use basalt_testkit::{HBase, LaunchOptions};
-use libtest_mimic::{Arguments, Failed, Trial};
-
-/// What every case gets.
-struct Env {
-    addr: String,
-    framed: bool,
-    compact: bool,
-    dir: PathBuf,
-}
-
-type Case = fn(&Env) -> Result<(), String>;
-
-/// The result of one command run.
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    fn ok(self) -> Result<Out, String> {
-        self.code_is(0)
-    }
-
-    fn code_is(self, code: i32) -> Result<Out, String> {
-        if self.code == code {
-            Ok(self)
-        } else {
-            Err(format!("exit {} (wanted {code})\nstdout: {}\nstderr: {}", self.code, self.stdout, self.stderr))
-        }
-    }
-
-    fn has(self, text: &str) -> Result<Out, String> {
-        if self.stdout.contains(text) {
-            Ok(self)
-        } else {
-            Err(format!("stdout lacks {text:?}:\n{}\nstderr: {}", self.stdout, self.stderr))
-        }
-    }
-
-    /// A failure: one line on stderr, saying `text`, no backtrace.
-    fn says(self, text: &str) -> Result<Out, String> {
-        let lines: Vec<&str> = self.stderr.lines().collect();
-        if lines.len() != 1 || !lines[0].starts_with("basalt: error: ") || !self.stderr.contains(text) {
-            return Err(format!("stderr should be one error line with {text:?}, got:\n{}", self.stderr));
-        }
-        Ok(self)
-    }
-}
-
-fn basalt(env: &Env, args: &[&str]) -> Out {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_basalt"));
-    cmd.args(args)
-        .env("BASALT_THRIFT_ADDR", &env.addr)
-        .env("BASALT_THRIFT_FRAMED", if env.framed { "1" } else { "0" })
-        .env("BASALT_THRIFT_COMPACT", if env.compact { "1" } else { "0" })
-        .env("BASALT_HOME", env.dir.join("home"))
-        .env_remove("RUST_BACKTRACE")
-        .timeout(Duration::from_secs(600));
-    match cmd.output() {
-        Ok(o) => Out {
-            code: o.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        },
-        Err(e) => Out { code: -1, stdout: String::new(), stderr: format!("could not run basalt: {e}") },
-    }
-}
+use common::{basalt, Case, Env, Out, CALLS_TOML};
 
 /// Writes `text` to a new file of the run directory (unique: cases run in parallel).
 fn file(env: &Env, name: &str, text: &str) -> Result<String, String> {
@@ -86,27 +18,6 @@ fn file(env: &Env, name: &str, text: &str) -> Result<String, String> {
     std::fs::write(&p, text).map_err(|e| e.to_string())?;
     Ok(p.display().to_string())
 }
-
-const CALLS_TOML: &str = r#"
-[salt]
-strategy = "seed003"
-buckets = 6
-inputs = ["phone", "calltime"]
-
-[[fields]]
-name = "phone"
-type = "string"
-width = 11
-
-[[fields]]
-type = "literal"
-value = "_"
-
-[[fields]]
-name = "calltime"
-type = "decimal"
-digits = 14
-"#;
 
 fn help_for_every_command(env: &Env) -> Result<(), String> {
     let commands: &[&[&str]] = &[
@@ -404,13 +315,29 @@ fn local_lifecycle(env: &Env) -> Result<(), String> {
     Ok(())
 }
 
+/// `--kerberos` against the plain gateway: a build without Kerberos refuses it with
+/// one line naming the cargo feature (exit 2), never running unauthenticated; a build
+/// with it tries the SASL handshake, which this gateway does not speak, and fails
+/// with another error.
+fn kerberos_flag(env: &Env) -> Result<(), String> {
+    let args = ["--kerberos", "auth", "--connect-timeout", "2s", "--request-timeout", "5s", "ns", "list"];
+    let out = basalt(env, &args);
+    if basalt_thrift::KERBEROS_SUPPORTED {
+        if out.code == 0 || out.stderr.contains("cargo feature") {
+            return Err(format!("a SASL handshake with a plain gateway: exit {}, {}", out.code, out.stderr));
+        }
+        Ok(())
+    } else {
+        out.code_is(2)?.says("cargo feature `kerberos`")?.says("--features kerberos")?;
+        Ok(())
+    }
+}
+
 fn has_tool(cmd: &str, arg: &str) -> bool {
     std::process::Command::new(cmd).arg(arg).output().is_ok_and(|o| o.status.success())
 }
 
 fn main() -> ExitCode {
-    let mut args = Arguments::from_args();
-    args.test_threads = args.test_threads.or(Some(2));
     let cases: Vec<(&str, Case)> = vec![
         ("help_for_every_command", help_for_every_command),
         ("usage_errors", usage_errors),
@@ -425,42 +352,8 @@ fn main() -> ExitCode {
         ("unreachable_address", unreachable_address),
         ("demo_small", demo_small),
         ("local_lifecycle", local_lifecycle),
+        ("kerberos_flag", kerberos_flag),
     ];
     let no_launcher = !(has_tool("java", "-version") && has_tool("mvn", "-v"));
-    let listing = |env: Option<Arc<Env>>| -> Vec<Trial> {
-        cases
-            .iter()
-            .map(|&(name, case)| {
-                let env = env.clone();
-                Trial::test(name, move || match &env {
-                    Some(env) => case(env).map_err(Failed::from),
-                    None => Err(Failed::from("no HBase")),
-                })
-                .with_ignored_flag(name == "local_lifecycle" && no_launcher)
-            })
-            .collect()
-    };
-    if args.list {
-        return libtest_mimic::run(&args, listing(None)).exit_code();
-    }
-    let mut hbase = match HBase::from_env_or_start(&LaunchOptions::default()) {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("error: no HBase for the CLI tests: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let dir = std::env::temp_dir().join(format!("basalt-cli-tests-{}", std::process::id()));
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        eprintln!("error: cannot create {}: {e}", dir.display());
-        return ExitCode::FAILURE;
-    }
-    let env = Arc::new(Env { addr: hbase.addr().to_owned(), framed: hbase.framed(), compact: hbase.compact(), dir });
-    let conclusion = libtest_mimic::run(&args, listing(Some(Arc::clone(&env))));
-    let _ = std::fs::remove_dir_all(&env.dir);
-    if let Err(e) = hbase.stop() {
-        eprintln!("error: {e}");
-        return ExitCode::FAILURE;
-    }
-    conclusion.exit_code()
+    common::run("cli", &cases, |name| name == "local_lifecycle" && no_launcher)
 }

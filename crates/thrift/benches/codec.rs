@@ -10,11 +10,10 @@ use basalt_thrift::hbase::{TColumnValue, TResult};
 use basalt_thrift::{decode_row_reply, MessageScanner, Protocol, RowReplyReader};
 use bytes::Bytes;
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
-use thrift::protocol::{
-    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol, TFieldIdentifier,
-    TInputProtocol, TListIdentifier, TMessageIdentifier, TMessageType, TOutputProtocol, TSerializable,
-    TStructIdentifier, TType,
-};
+use thrift::protocol::TSerializable;
+
+#[path = "../tests/support/replies.rs"]
+mod replies;
 
 /// A `getScannerRows` reply with `rows` rows of 4 cells (100-byte values).
 fn reply(protocol: Protocol, rows: usize) -> Vec<u8> {
@@ -26,34 +25,11 @@ fn reply(protocol: Protocol, rows: usize) -> Vec<u8> {
             TResult::new(format!("{:02}_13800000000_{i:010}", i % 16).into_bytes(), cells, None, None)
         })
         .collect();
-    let mut buf = Vec::new();
-    {
-        let mut out: Box<dyn TOutputProtocol + '_> = match protocol {
-            Protocol::Compact => Box::new(TCompactOutputProtocol::new(&mut buf)),
-            _ => Box::new(TBinaryOutputProtocol::new(&mut buf, true)),
-        };
-        out.write_message_begin(&TMessageIdentifier::new("getScannerRows", TMessageType::Reply, 1)).unwrap();
-        out.write_struct_begin(&TStructIdentifier::new("result")).unwrap();
-        out.write_field_begin(&TFieldIdentifier::new("success", TType::List, 0)).unwrap();
-        out.write_list_begin(&TListIdentifier::new(TType::Struct, results.len() as i32)).unwrap();
-        for r in &results {
-            r.write_to_out_protocol(out.as_mut()).unwrap();
-        }
-        out.write_list_end().unwrap();
-        out.write_field_end().unwrap();
-        out.write_field_stop().unwrap();
-        out.write_struct_end().unwrap();
-        out.write_message_end().unwrap();
-        out.flush().unwrap();
-    }
-    buf
+    replies::reply(protocol, "getScannerRows", 1, replies::Success::Many(&results))
 }
 
 fn decode(protocol: Protocol, bytes: &[u8]) -> usize {
-    let mut input: Box<dyn TInputProtocol + '_> = match protocol {
-        Protocol::Compact => Box::new(TCompactInputProtocol::new(bytes)),
-        _ => Box::new(TBinaryInputProtocol::new(bytes, true)),
-    };
+    let mut input = replies::input(protocol, bytes);
     input.read_message_begin().unwrap();
     input.read_struct_begin().unwrap();
     input.read_field_begin().unwrap();
@@ -100,10 +76,7 @@ fn bench(c: &mut Criterion) {
 /// What a client does with generated rows: every field into a `Bytes` (one more
 /// allocation-free move per field, after the generated code's copies).
 fn generated_to_bytes(protocol: Protocol, bytes: &[u8]) -> usize {
-    let mut input: Box<dyn TInputProtocol + '_> = match protocol {
-        Protocol::Compact => Box::new(TCompactInputProtocol::new(bytes)),
-        _ => Box::new(TBinaryInputProtocol::new(bytes, true)),
-    };
+    let mut input = replies::input(protocol, bytes);
     input.read_message_begin().unwrap();
     input.read_struct_begin().unwrap();
     input.read_field_begin().unwrap();

@@ -168,7 +168,7 @@ mod tests {
     use crate::hbase::{TColumnValue, TResult};
 
     fn reply(protocol: Protocol, results: &[TResult]) -> Vec<u8> {
-        crate::test_replies::result_list_reply(protocol, "getMultiple", 1, results)
+        crate::test_replies::reply(protocol, "getMultiple", 1, crate::test_replies::Success::Many(results))
     }
 
     const TRESULT: usize = <Vec<TResult> as ResultCost>::TOP_ELEMENT;

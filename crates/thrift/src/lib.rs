@@ -65,7 +65,12 @@ mod sasl;
 mod sasl;
 mod secure;
 mod stream;
+// The unit tests share the integration tests' reply writer, written against the
+// public API: `basalt_thrift` names this crate inside it.
 #[cfg(test)]
+extern crate self as basalt_thrift;
+#[cfg(test)]
+#[path = "../tests/support/replies.rs"]
 mod test_replies;
 mod tls;
 mod wire;

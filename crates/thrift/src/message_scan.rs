@@ -408,9 +408,6 @@ fn checked_size(size: i32) -> Result<u32, ScanError> {
 mod tests {
     use super::*;
     use crate::hbase::{TColumnValue, TResult};
-    use thrift::protocol::{
-        TBinaryOutputProtocol, TCompactOutputProtocol, TMessageIdentifier, TMessageType, TOutputProtocol, TSerializable,
-    };
 
     fn sample_results(n: usize) -> Vec<TResult> {
         (0..n)
@@ -434,37 +431,7 @@ mod tests {
     }
 
     fn encode(protocol: Protocol, results: &[TResult]) -> Vec<u8> {
-        let mut buf = Vec::new();
-        {
-            let mut out: Box<dyn TOutputProtocol + '_> = match protocol {
-                Protocol::Binary => Box::new(TBinaryOutputProtocol::new(&mut buf, true)),
-                Protocol::Compact => Box::new(TCompactOutputProtocol::new(&mut buf)),
-            };
-            out.write_message_begin(&TMessageIdentifier::new("getScannerRows", TMessageType::Reply, 7)).unwrap();
-            // The result struct: field 0 = list<TResult>, plus an empty map and a set.
-            out.write_struct_begin(&thrift::protocol::TStructIdentifier::new("r")).unwrap();
-            out.write_field_begin(&thrift::protocol::TFieldIdentifier::new(
-                "success",
-                thrift::protocol::TType::List,
-                0,
-            ))
-            .unwrap();
-            out.write_list_begin(&thrift::protocol::TListIdentifier::new(
-                thrift::protocol::TType::Struct,
-                results.len() as i32,
-            ))
-            .unwrap();
-            for r in results {
-                r.write_to_out_protocol(out.as_mut()).unwrap();
-            }
-            out.write_list_end().unwrap();
-            out.write_field_end().unwrap();
-            out.write_field_stop().unwrap();
-            out.write_struct_end().unwrap();
-            out.write_message_end().unwrap();
-            out.flush().unwrap();
-        }
-        buf
+        crate::test_replies::reply(protocol, "getScannerRows", 7, crate::test_replies::Success::Many(results))
     }
 
     #[test]

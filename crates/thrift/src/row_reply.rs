@@ -520,7 +520,7 @@ mod tests {
     }
 
     fn encode(protocol: Protocol, results: &[TResult]) -> Vec<u8> {
-        crate::test_replies::result_list_reply(protocol, "getScannerRows", 7, results)
+        crate::test_replies::reply(protocol, "getScannerRows", 7, crate::test_replies::Success::Many(results))
     }
 
     fn whole(protocol: Protocol, msg: &[u8]) -> Vec<crate::RowData> {

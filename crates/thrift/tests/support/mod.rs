@@ -2,109 +2,12 @@
 //! reader: the reference the zero-copy decoder is compared with.
 #![allow(dead_code)]
 
+mod replies;
+
 use basalt_thrift::hbase::TResult;
-use basalt_thrift::{CellData, Protocol, RowData};
+use basalt_thrift::{CellData, RowData};
 use bytes::Bytes;
-use thrift::protocol::{
-    TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol, TFieldIdentifier,
-    TInputProtocol, TListIdentifier, TMessageIdentifier, TMessageType, TOutputProtocol, TSerializable,
-    TStructIdentifier, TType,
-};
-
-/// What the success field of a reply holds.
-pub enum Success<'a> {
-    /// `get`: one `TResult`.
-    One(&'a TResult),
-    /// The list calls.
-    Many(&'a [TResult]),
-}
-
-pub fn output<'a>(protocol: Protocol, buf: &'a mut Vec<u8>) -> Box<dyn TOutputProtocol + 'a> {
-    match protocol {
-        Protocol::Compact => Box::new(TCompactOutputProtocol::new(buf)),
-        _ => Box::new(TBinaryOutputProtocol::new(buf, true)),
-    }
-}
-
-pub fn input<'a>(protocol: Protocol, buf: &'a [u8]) -> Box<dyn TInputProtocol + 'a> {
-    match protocol {
-        Protocol::Compact => Box::new(TCompactInputProtocol::new(buf)),
-        _ => Box::new(TBinaryInputProtocol::new(buf, true)),
-    }
-}
-
-/// A reply message to `method` number `seq` whose result struct holds `success`.
-pub fn reply(protocol: Protocol, method: &str, seq: i32, success: Success<'_>) -> Vec<u8> {
-    let mut buf = Vec::new();
-    {
-        let mut out = output(protocol, &mut buf);
-        out.write_message_begin(&TMessageIdentifier::new(method, TMessageType::Reply, seq)).unwrap();
-        out.write_struct_begin(&TStructIdentifier::new("result")).unwrap();
-        match success {
-            Success::One(result) => {
-                out.write_field_begin(&TFieldIdentifier::new("success", TType::Struct, 0)).unwrap();
-                result.write_to_out_protocol(out.as_mut()).unwrap();
-            }
-            Success::Many(results) => {
-                out.write_field_begin(&TFieldIdentifier::new("success", TType::List, 0)).unwrap();
-                out.write_list_begin(&TListIdentifier::new(TType::Struct, results.len() as i32)).unwrap();
-                for r in results {
-                    r.write_to_out_protocol(out.as_mut()).unwrap();
-                }
-                out.write_list_end().unwrap();
-            }
-        }
-        out.write_field_end().unwrap();
-        out.write_field_stop().unwrap();
-        out.write_struct_end().unwrap();
-        out.write_message_end().unwrap();
-        out.flush().unwrap();
-    }
-    buf
-}
-
-/// A reply whose result struct holds a declared exception in field `id` (1: TIOError,
-/// 2: TIllegalArgument) written by `write`.
-pub fn exception_reply(protocol: Protocol, method: &str, seq: i32, id: i16, exception: &impl TSerializable) -> Vec<u8> {
-    let mut buf = Vec::new();
-    {
-        let mut out = output(protocol, &mut buf);
-        out.write_message_begin(&TMessageIdentifier::new(method, TMessageType::Reply, seq)).unwrap();
-        out.write_struct_begin(&TStructIdentifier::new("result")).unwrap();
-        out.write_field_begin(&TFieldIdentifier::new("e", TType::Struct, id)).unwrap();
-        exception.write_to_out_protocol(out.as_mut()).unwrap();
-        out.write_field_end().unwrap();
-        out.write_field_stop().unwrap();
-        out.write_struct_end().unwrap();
-        out.write_message_end().unwrap();
-        out.flush().unwrap();
-    }
-    buf
-}
-
-/// A `TApplicationException` message.
-pub fn application_exception(protocol: Protocol, method: &str, seq: i32, message: &str) -> Vec<u8> {
-    let mut buf = Vec::new();
-    {
-        let mut out = output(protocol, &mut buf);
-        out.write_message_begin(&TMessageIdentifier::new(method, TMessageType::Exception, seq)).unwrap();
-        let error = thrift::ApplicationError::new(thrift::ApplicationErrorKind::InternalError, message.to_owned());
-        thrift::Error::write_application_error_to_out_protocol(&error, out.as_mut()).unwrap();
-        out.write_message_end().unwrap();
-        out.flush().unwrap();
-    }
-    buf
-}
-
-/// The results in a reply, read by the generated code (`Success::Many` shape).
-pub fn generated_rows(protocol: Protocol, bytes: &[u8]) -> Vec<TResult> {
-    let mut input = input(protocol, bytes);
-    input.read_message_begin().unwrap();
-    input.read_struct_begin().unwrap();
-    input.read_field_begin().unwrap();
-    let list = input.read_list_begin().unwrap();
-    (0..list.size).map(|_| TResult::read_from_in_protocol(input.as_mut()).unwrap()).collect()
-}
+pub use replies::*;
 
 /// The owned rows the zero-copy decoder must give for `results`.
 pub fn expected(results: &[TResult]) -> Vec<RowData> {
