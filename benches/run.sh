@@ -76,7 +76,13 @@ if wants java; then
 fi
 
 hbase_dir=$work/hbase-$$
-stop_hbase() { "$launcher" stop --dir "$hbase_dir" >/dev/null 2>&1 || true; }
+# Stops HBase by pid, keeps its logs beside the workers' and deletes its data (a
+# default run leaves ~4 GB otherwise; BENCH_KEEP_HBASE=1 keeps it).
+stop_hbase() {
+  "$launcher" stop --dir "$hbase_dir" >/dev/null 2>&1 || { log "could not stop HBase; $hbase_dir kept"; return 0; }
+  if [ -d "$hbase_dir/logs" ]; then mkdir -p "$work/logs-$$" && mv "$hbase_dir/logs" "$work/logs-$$/hbase" || true; fi
+  [ "${BENCH_KEEP_HBASE:-0}" = 1 ] || rm -rf "$hbase_dir"
+}
 trap stop_hbase EXIT
 trap 'exit 130' INT TERM
 log "starting HBase in $hbase_dir"
