@@ -29,7 +29,8 @@
 # HBase with a Thrift2 and a Thrift1 gateway (docker/hbase-local.sh), runs
 # benches/peers/driver.py, and stops every JVM by pid on exit. Figures go to
 # benches/results/latest.md and latest.json (another place: BENCH_OUT=DIR); the
-# workers' logs to $CARGO_TARGET_DIR/peer-bench/.
+# workers' and HBase's logs to $CARGO_TARGET_DIR/peer-bench/; HBase's data is deleted
+# after the run (BENCH_KEEP_HBASE=1 keeps it).
 #
 # Needs: a JDK 17, Maven, python3 with venv (Debian: apt-get install
 # openjdk-17-jdk-headless maven python3-venv), cargo.
@@ -47,7 +48,7 @@ peers=all
 previous=
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --peers=*) peers=${arg#--peers=} ;;
   esac
   [ "$previous" = --peers ] && peers=$arg
