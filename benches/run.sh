@@ -29,7 +29,8 @@
 # HBase with a Thrift2 and a Thrift1 gateway (docker/hbase-local.sh), runs
 # benches/peers/driver.py, and stops every JVM by pid on exit. Figures go to
 # benches/results/latest.md and latest.json (another place: BENCH_OUT=DIR); the
-# workers' logs to $CARGO_TARGET_DIR/peer-bench/.
+# workers' and HBase's logs to $CARGO_TARGET_DIR/peer-bench/; HBase's data is deleted
+# after the run (BENCH_KEEP_HBASE=1 keeps it).
 #
 # Needs: a JDK 17, Maven, python3 with venv (Debian: apt-get install
 # openjdk-17-jdk-headless maven python3-venv), cargo.
@@ -47,7 +48,7 @@ peers=all
 previous=
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,35p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --peers=*) peers=${arg#--peers=} ;;
   esac
   [ "$previous" = --peers ] && peers=$arg
@@ -76,7 +77,13 @@ if wants java; then
 fi
 
 hbase_dir=$work/hbase-$$
-stop_hbase() { "$launcher" stop --dir "$hbase_dir" >/dev/null 2>&1 || true; }
+# Stops HBase by pid, keeps its logs beside the workers' and deletes its data (a
+# default run leaves ~4 GB otherwise; BENCH_KEEP_HBASE=1 keeps it).
+stop_hbase() {
+  "$launcher" stop --dir "$hbase_dir" >/dev/null 2>&1 || { log "could not stop HBase; $hbase_dir kept"; return 0; }
+  if [ -d "$hbase_dir/logs" ]; then mkdir -p "$work/logs-$$" && mv "$hbase_dir/logs" "$work/logs-$$/hbase" || true; fi
+  [ "${BENCH_KEEP_HBASE:-0}" = 1 ] || rm -rf "$hbase_dir"
+}
 trap stop_hbase EXIT
 trap 'exit 130' INT TERM
 log "starting HBase in $hbase_dir"
