@@ -52,8 +52,10 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
     let (first, second) = (first?, second?);
     let proxy = Proxy::start(vec![first.addr().to_owned()], Faults::none(), 62).await?;
 
-    // Default settings: the 45 s retry budget, the default retry policy.
+    // Default settings: the 45 s retry budget, the default retry policy. The writes
+    // have a client (and pool) of their own, as in the other restart test.
     let client = Client::builder().address(proxy.addr()).build()?;
+    let writer_client = Client::builder().address(proxy.addr()).build()?;
     let salted = client.table(&name)?.salted(user_schema());
     let mut scans = Vec::new();
     for reverse in [false, true] {
@@ -65,7 +67,7 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
     }
     let stop = Arc::new(AtomicBool::new(false));
     let writer = {
-        let table = client.table(writes.name())?;
+        let table = writer_client.table(writes.name())?;
         let stop = stop.clone();
         tokio::spawn(async move {
             let (mut acked, mut failures, mut written) = (Vec::new(), Vec::new(), 0u64);
@@ -82,7 +84,7 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
         })
     };
     let counter = {
-        let table = client.table(writes.name())?;
+        let table = writer_client.table(writes.name())?;
         let stop = stop.clone();
         tokio::spawn(async move {
             let mut seen = Increments::default();
@@ -124,13 +126,15 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
     let increments = tokio::time::timeout(Duration::from_secs(120), counter).await.map_err(|_| "increments hung")??;
     let missing = unreadable(&writes, &acked).await?;
     let total = env.client().table(writes.name())?.increment_counter("counter", "d", "n", 0).await?;
-    let pool = client.pool_stats();
+    let (pool, writer_pool) = (client.pool_stats(), writer_client.pool_stats());
     eprintln!(
         "chaos figures: load balancer outage of {:.1} s: {dropped} connections accepted and dropped by the balancer; \
-         client pool: {} opened, {} discarded after failures",
+         connections opened by the scans' client {} (discarded after failures {}), by the writers' {} ({})",
         outage.as_secs_f64(),
         pool.opened,
-        pool.discarded_poisoned
+        pool.discarded_poisoned,
+        writer_pool.opened,
+        writer_pool.discarded_poisoned
     );
     let scan_line = tally.report("merged salted scans (forward, reversed) through the load balancer outage");
     eprintln!("chaos figures: {scan_line}");
