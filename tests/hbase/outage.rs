@@ -11,7 +11,7 @@
 //! HBase: its upstream is stopped (connections to it refused), then the proxy points
 //! at a second gateway process, as a restarted gateway at the same address.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -52,8 +52,10 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
     let (first, second) = (first?, second?);
     let proxy = Proxy::start(vec![first.addr().to_owned()], Faults::none(), 62).await?;
 
-    // Default settings: the 45 s retry budget, the default retry policy.
+    // Default settings: the 45 s retry budget, the default retry policy. The writes
+    // have a client (and pool) of their own, as in the other restart test.
     let client = Client::builder().address(proxy.addr()).build()?;
+    let writer_client = Client::builder().address(proxy.addr()).build()?;
     let salted = client.table(&name)?.salted(user_schema());
     let mut scans = Vec::new();
     for reverse in [false, true] {
@@ -64,9 +66,12 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
         ));
     }
     let stop = Arc::new(AtomicBool::new(false));
+    // Writes and increments answered so far: the outage starts once both have had an
+    // answer (a client that never got one cannot tell an outage from a mismatch).
+    let answered = Arc::new(AtomicU64::new(0));
     let writer = {
-        let table = client.table(writes.name())?;
-        let stop = stop.clone();
+        let table = writer_client.table(writes.name())?;
+        let (stop, answered) = (stop.clone(), answered.clone());
         tokio::spawn(async move {
             let (mut acked, mut failures, mut written) = (Vec::new(), Vec::new(), 0u64);
             let mut batch_no = 0u32;
@@ -74,6 +79,9 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
                 let batch: Vec<Bytes> = (0..200).map(|i| Bytes::from(format!("w{batch_no:04}_{i:03}"))).collect();
                 written += batch.len() as u64;
                 let result = table.put_many(batch.iter().map(|k| Put::new(k.clone()).cell("d", "v", k.clone()))).await;
+                if result.is_ok() && batch_no == 0 {
+                    answered.fetch_add(1, Ordering::Relaxed);
+                }
                 acked.extend(acknowledged(&batch, &result, &mut failures));
                 batch_no += 1;
                 tokio::time::sleep(Duration::from_millis(50)).await;
@@ -82,13 +90,18 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
         })
     };
     let counter = {
-        let table = client.table(writes.name())?;
-        let stop = stop.clone();
+        let table = writer_client.table(writes.name())?;
+        let (stop, answered) = (stop.clone(), answered.clone());
         tokio::spawn(async move {
             let mut seen = Increments::default();
             while !stop.load(Ordering::Relaxed) {
                 match table.increment_counter("counter", "d", "n", 1).await {
-                    Ok(_) => seen.applied += 1,
+                    Ok(_) => {
+                        if seen.applied == 0 {
+                            answered.fetch_add(1, Ordering::Relaxed);
+                        }
+                        seen.applied += 1;
+                    }
                     Err(Error::WriteOutcomeUnknown { .. }) => seen.unknown += 1,
                     Err(e) => seen.failed.push(e.to_string()),
                 }
@@ -100,7 +113,15 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
 
     // The gateway goes down behind the balancer, which keeps accepting: resets for the
     // first half of the restart, closes for the second.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    let waiting = Instant::now();
+    while answered.load(Ordering::Relaxed) < 2 {
+        if waiting.elapsed() > Duration::from_secs(120) {
+            stop.store(true, Ordering::Relaxed);
+            return Err("no write was answered in 120 s before the outage".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
     let before = proxy.stats();
     let outage = Instant::now();
     proxy.reset_when_upstream_down(true);
@@ -124,13 +145,15 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
     let increments = tokio::time::timeout(Duration::from_secs(120), counter).await.map_err(|_| "increments hung")??;
     let missing = unreadable(&writes, &acked).await?;
     let total = env.client().table(writes.name())?.increment_counter("counter", "d", "n", 0).await?;
-    let pool = client.pool_stats();
+    let (pool, writer_pool) = (client.pool_stats(), writer_client.pool_stats());
     eprintln!(
         "chaos figures: load balancer outage of {:.1} s: {dropped} connections accepted and dropped by the balancer; \
-         client pool: {} opened, {} discarded after failures",
+         connections opened by the scans' client {} (discarded after failures {}), by the writers' {} ({})",
         outage.as_secs_f64(),
         pool.opened,
-        pool.discarded_poisoned
+        pool.discarded_poisoned,
+        writer_pool.opened,
+        writer_pool.discarded_poisoned
     );
     let scan_line = tally.report("merged salted scans (forward, reversed) through the load balancer outage");
     eprintln!("chaos figures: {scan_line}");
