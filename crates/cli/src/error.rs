@@ -65,7 +65,8 @@ pub fn is_unreachable(e: &basalt::Error) -> bool {
 /// The gateway could not be connected to.
 fn is_not_connected(e: &basalt::Error) -> bool {
     match e {
-        basalt::Error::NoGateway { .. } => true,
+        // A load balancer that accepts and drops every connection: its gateway is down.
+        basalt::Error::NoGateway { .. } | basalt::Error::GatewayDropped { .. } => true,
         basalt::Error::Timeout { operation, .. } => *operation == "connect",
         basalt::Error::Transport { source, .. } => {
             matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
