@@ -300,7 +300,7 @@ async fn run_child_case(case: &str) -> Result<basalt::Error, String> {
     let table = client.table("hostile").map_err(|e| e.to_string())?;
     let result = match case {
         "framed_get" | "compact_get" | "application_exception" | "silent" => {
-            table.get(Get::new("k")).await.map(|r| r.cells.len())
+            table.get(Get::new("k")).await.map(|r| r.len())
         }
         _ => table.scan_all(Scan::new()).await.map(|rows| rows.len()),
     };

@@ -21,7 +21,7 @@
 //! let calls = client.table("calls")?;
 //! calls.put(Put::new("1|13800000000").cell("d", "dur", "61")).await?;
 //! let row = calls.get(Get::new("1|13800000000").family("d")).await?;
-//! assert_eq!(row.value(b"d", b"dur").map(|v| &v[..]), Some(&b"61"[..]));
+//! assert_eq!(row.value(b"d", b"dur"), Some(&b"61"[..]));
 //! calls.delete(Delete::row("1|13800000000").latest_version("d", "dur")).await?;
 //!
 //! // Scans are Streams; dropping one closes the server-side scanner.
@@ -82,7 +82,7 @@ pub use options::ReadOptions;
 pub use pool::PoolStats;
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
-pub use row::{Cell, Row};
+pub use row::{Cell, CellRef, Cells, Row};
 pub use salted::{
     merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
 };

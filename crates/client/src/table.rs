@@ -71,15 +71,11 @@ impl Table {
             .client
             .run("get", Some(&self.name), Idempotence::Idempotent, |conn| {
                 let (table, tget) = (self.table(), tget.clone());
-                Box::pin(conn.get_row(table, tget))
+                Box::pin(conn.get_row_batch(table, tget))
             })
             .await
             .map_err(|e| e.with_filter_hint(get.options().has_filter()))?;
-        let mut row = Row::from_data(result);
-        if row.key.is_empty() {
-            row.key = get.row().clone();
-        }
-        Ok(row)
+        Ok(Row::from_batch(result).next().unwrap_or_default().or_key(get.row()))
     }
 
     /// Reads many rows, `batch_rows` per call; answers are in the order of `gets`
@@ -111,13 +107,7 @@ impl Table {
                     )),
                 });
             }
-            for (result, get) in results.iter().zip(asked) {
-                let mut row = Row::from_ref(&result);
-                if row.key.is_empty() {
-                    row.key = get.row().clone();
-                }
-                rows.push(row);
-            }
+            rows.extend(Row::from_batch(results).zip(asked).map(|(row, get)| row.or_key(get.row())));
         }
         Ok(rows)
     }
