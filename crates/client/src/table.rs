@@ -416,8 +416,19 @@ impl Table {
 
     /// Runs a scan and collects every row (for small results; prefer [`Table::scan`]).
     pub async fn scan_all(&self, scan: Scan) -> Result<Vec<Row>> {
-        use futures::TryStreamExt;
-        self.scan(scan)?.try_collect().await
+        // Page by page: the first page's rows are kept as they came (no copy), later
+        // pages are appended whole.
+        let mut stream = self.scan(scan)?;
+        let mut rows: Vec<Row> = Vec::new();
+        while let Some(page) = stream.next_page().await {
+            let page = page?;
+            if rows.is_empty() {
+                rows = page;
+            } else {
+                rows.extend(page);
+            }
+        }
+        Ok(rows)
     }
 
     /// Every region of the table, in key order.
