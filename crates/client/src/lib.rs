@@ -45,6 +45,10 @@
 //!   connection that opened it, every page is checked against the scan's range and
 //!   direction, and the scan reopens after the last returned row when the scanner
 //!   expires, the connection breaks or a page is refused.
+//! - **Rows**: a [`Row`] of a get or a scan is a view of the reply page it came in (no
+//!   copy, no allocation per cell); its cells are read through [`Row::cells`] as
+//!   [`CellRef`]s. Holding a row keeps its page in memory: [`Row::detach`] copies one
+//!   out for keeping long-term.
 //! - **Salted scans**: [`Table::salted`] binds a table to a `basalt_rowkey::Schema`;
 //!   [`SaltedTable::scan`] plans the buckets a query touches, scans them concurrently
 //!   and heap-merges them into one ordered stream, with limits and resumable cursors.

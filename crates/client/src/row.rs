@@ -93,7 +93,8 @@ impl Row {
         Row::owned(OwnedRow { key: key.into(), cells: cells.into_iter().collect(), partial: false })
     }
 
-    /// This row, marked as partial or not (see [`Row::is_partial`]).
+    /// This row, marked as partial or not (see [`Row::is_partial`]); a row of a page
+    /// whose flag changes becomes an owned row (its fields still share the page).
     pub fn with_partial(self, partial: bool) -> Row {
         if self.is_partial() == partial {
             return self;
