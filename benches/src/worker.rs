@@ -128,7 +128,7 @@ impl Worker {
                         let mut stream = table.scan(Scan::new().caching(PAGE))?;
                         let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
-                            keys.push(row.key);
+                            keys.push(row.key_bytes());
                         }
                         Ok((keys, Vec::new()))
                     })
@@ -146,7 +146,7 @@ impl Worker {
                         let mut stream = salted.scan(query).template(Scan::new().caching(PAGE)).stream().await?;
                         let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
-                            keys.push(row.row.key);
+                            keys.push(row.row.key_bytes());
                         }
                         Ok((keys, Vec::new()))
                     })
@@ -183,7 +183,7 @@ impl Worker {
                 for key in wanted.iter().skip(k).step_by(tasks) {
                     let started = Instant::now();
                     let row = table.get(Get::new(key.clone())).await?;
-                    got.push((row.key, started.elapsed()));
+                    got.push((row.key_bytes(), started.elapsed()));
                 }
                 Ok::<_, BoxError>(got)
             }));

@@ -30,23 +30,23 @@ async fn put_get_versions_and_time_ranges(env: Env) -> TestResult {
     }
     table.put(Put::new("r1").cell("m", "x", "other")).await?;
     let newest = table.get(Get::new("r1")).await?;
-    assert_eq!(newest.value(b"d", b"q").map(|v| &v[..]), Some(&b"v3"[..]));
-    assert_eq!(newest.cells.len(), 2, "newest version of each column only");
+    assert_eq!(newest.value(b"d", b"q"), Some(&b"v3"[..]));
+    assert_eq!(newest.len(), 2, "newest version of each column only");
 
     let all = table.get(Get::new("r1").column("d", "q").max_versions(10)).await?;
-    let values: Vec<&[u8]> = all.versions(b"d", b"q").iter().map(|c| &c.value[..]).collect();
+    let values: Vec<&[u8]> = all.versions(b"d", b"q").iter().map(|c| c.value()).collect();
     assert_eq!(values, vec![&b"v3"[..], b"v2", b"v1"]);
 
     let at = table.get(Get::new("r1").column("d", "q").timestamp(200)).await?;
-    assert_eq!(at.value(b"d", b"q").map(|v| &v[..]), Some(&b"v2"[..]));
+    assert_eq!(at.value(b"d", b"q"), Some(&b"v2"[..]));
     let range = table.get(Get::new("r1").family("d").time_range(100, 300).max_versions(10)).await?;
     assert_eq!(range.versions(b"d", b"q").len(), 2, "[100, 300) holds v1 and v2");
 
     let family_only = table.get(Get::new("r1").family("m")).await?;
-    assert_eq!(family_only.cells.len(), 1);
+    assert_eq!(family_only.len(), 1);
     let missing = table.get(Get::new("nope")).await?;
     assert!(missing.is_empty());
-    assert_eq!(&missing.key[..], b"nope");
+    assert_eq!(missing.key(), b"nope");
     env.client().admin().delete_table(table.name()).await?;
     Ok(())
 }
@@ -60,7 +60,7 @@ async fn get_many_and_exists(env: Env) -> TestResult {
     let rows = table.get_many(gets).await?;
     assert_eq!(rows.len(), 60);
     for (row, i) in rows.iter().zip((0..60).rev()) {
-        assert_eq!(&row.key[..], format!("k{i:03}").as_bytes());
+        assert_eq!(row.key(), format!("k{i:03}").as_bytes());
         assert_eq!(row.is_empty(), i >= 50, "row {i}");
     }
     assert!(table.exists(Get::new("k001")).await?);
@@ -189,7 +189,7 @@ async fn deletes_say_which_versions(env: Env) -> TestResult {
         let table = table.clone();
         async move {
             let r = table.get(Get::new(row).column("d", "q").max_versions(10)).await?;
-            Ok::<Vec<i64>, Error>(r.versions(b"d", b"q").iter().map(|c| c.timestamp).collect())
+            Ok::<Vec<i64>, Error>(r.versions(b"d", b"q").iter().map(|c| c.timestamp()).collect())
         }
     };
     for row in ["a", "b", "c", "d", "e"] {
@@ -231,7 +231,7 @@ async fn check_and_mutate_family(env: Env) -> TestResult {
     assert!(!table.check_and_mutate("d", "state", CompareOp::Equal, Some(Bytes::from("new")), mutation.clone()).await?);
     assert!(table.check_and_mutate("d", "state", CompareOp::Equal, Some(Bytes::from("paid")), mutation).await?);
     let row = table.get(Get::new("r")).await?;
-    assert_eq!(row.value(b"d", b"state").map(|v| &v[..]), Some(&b"shipped"[..]));
+    assert_eq!(row.value(b"d", b"state"), Some(&b"shipped"[..]));
 
     assert!(!table.check_and_delete("d", "state", Some(Bytes::from("paid")), Delete::row("r")).await?);
     assert!(table.check_and_delete("d", "state", Some(Bytes::from("shipped")), Delete::row("r")).await?);
@@ -253,9 +253,9 @@ async fn increments_and_appends(env: Env) -> TestResult {
     assert_eq!(row.counter(b"c", b"views"), Some(13));
     assert_eq!(row.counter(b"c", b"likes"), Some(1));
     let appended = table.append(Append::new("log").add("c", "trail", "a")).await?;
-    assert_eq!(appended.value(b"c", b"trail").map(|v| &v[..]), Some(&b"a"[..]));
+    assert_eq!(appended.value(b"c", b"trail"), Some(&b"a"[..]));
     let appended = table.append(Append::new("log").add("c", "trail", "bc")).await?;
-    assert_eq!(appended.value(b"c", b"trail").map(|v| &v[..]), Some(&b"abc"[..]));
+    assert_eq!(appended.value(b"c", b"trail"), Some(&b"abc"[..]));
     env.client().admin().delete_table(table.name()).await?;
     Ok(())
 }
@@ -269,10 +269,10 @@ async fn binary_keys_empty_qualifier_large_value(env: Env) -> TestResult {
     let rows = table.scan_all(basalt::Scan::new()).await?;
     let mut expected = keys.clone();
     expected.sort();
-    let got: Vec<Vec<u8>> = rows.iter().map(|r| r.key.to_vec()).collect();
+    let got: Vec<Vec<u8>> = rows.iter().map(|r| r.key().to_vec()).collect();
     assert_eq!(got, expected, "every byte value round-trips, in unsigned byte order");
     for row in &rows {
-        assert_eq!(row.value(b"d", b"").map(|v| v.to_vec()), Some(row.key.to_vec()), "empty qualifier");
+        assert_eq!(row.value(b"d", b"").map(|v| v.to_vec()), Some(row.key().to_vec()), "empty qualifier");
     }
     // A 1 MB value.
     let big: Vec<u8> = (0..1 << 20).map(|i| (i % 251) as u8).collect();

@@ -23,7 +23,7 @@ pub fn trials() -> Vec<Test> {
 }
 
 fn keys(rows: &[Row]) -> Vec<String> {
-    rows.iter().map(|r| String::from_utf8_lossy(&r.key).into_owned()).collect()
+    rows.iter().map(|r| String::from_utf8_lossy(r.key()).into_owned()).collect()
 }
 
 async fn numbered(env: &Env, n: usize, splits: &[&[u8]]) -> Result<Table, basalt::Error> {
@@ -116,10 +116,10 @@ async fn batched_wide_rows(env: Env) -> TestResult {
     let parts = table.scan_all(Scan::new().batch(10)).await?;
     // 25 cells in parts of 10: 10, 10, 5 per row.
     assert_eq!(parts.len(), 9);
-    assert_eq!(parts.iter().map(|r| r.cells.len()).collect::<Vec<_>>(), [10, 10, 5, 10, 10, 5, 10, 10, 5]);
-    assert_eq!(parts.iter().filter(|r| r.partial).count(), 6, "all parts but each row's last are partial");
+    assert_eq!(parts.iter().map(|r| r.len()).collect::<Vec<_>>(), [10, 10, 5, 10, 10, 5, 10, 10, 5]);
+    assert_eq!(parts.iter().filter(|r| r.is_partial()).count(), 6, "all parts but each row's last are partial");
     let limited = table.scan_all(Scan::new().batch(10).limit(2)).await?;
-    assert_eq!(limited.iter().map(|r| r.cells.len()).sum::<usize>(), 50, "the limit counts whole rows");
+    assert_eq!(limited.iter().map(|r| r.len()).sum::<usize>(), 50, "the limit counts whole rows");
     table.client().admin().delete_table(table.name()).await?;
     Ok(())
 }
@@ -138,10 +138,10 @@ async fn sixteen_regions(env: Env) -> TestResult {
     table.put_many((0..16u8).flat_map(|b| (0..10u8).map(move |i| Put::new(vec![b, i]).cell("d", "v", "x")))).await?;
     let rows = table.scan_all(Scan::new().caching(7)).await?;
     assert_eq!(rows.len(), 160);
-    assert!(rows.windows(2).all(|w| w[0].key < w[1].key));
+    assert!(rows.windows(2).all(|w| w[0].key() < w[1].key()));
     let rev = table.scan_all(Scan::new().reversed(true).caching(7)).await?;
     assert_eq!(rev.len(), 160);
-    assert!(rev.windows(2).all(|w| w[0].key > w[1].key));
+    assert!(rev.windows(2).all(|w| w[0].key() > w[1].key()));
     table.client().admin().delete_table(table.name()).await?;
     Ok(())
 }
@@ -171,7 +171,7 @@ async fn each_filter_kind(env: Env) -> TestResult {
     assert_eq!(count(Filter::page(3)).await?, 3);
     let cols = table.scan_all(Scan::new().filter(Filter::column_prefix("ex"))).await?;
     assert_eq!(cols.len(), 5);
-    assert!(cols.iter().all(|r| r.cells.len() == 1));
+    assert!(cols.iter().all(|r| r.len() == 1));
     assert_eq!(count(Filter::row(CompareOp::Less, Comparator::Binary(Bytes::from("u03")))).await?, 3);
     assert_eq!(count(Filter::row(CompareOp::Equal, Comparator::RegexString("u0[135]".into()))).await?, 3);
     assert_eq!(count(Filter::value(CompareOp::Equal, Comparator::Substring("photo".into()))).await?, 5);
@@ -182,15 +182,15 @@ async fn each_filter_kind(env: Env) -> TestResult {
     let quals = table
         .scan_all(Scan::new().filter(Filter::qualifier(CompareOp::Equal, Comparator::Binary(Bytes::from("size")))))
         .await?;
-    assert!(quals.iter().all(|r| r.cells.len() == 1 && &r.cells[0].qualifier[..] == b"size"));
+    assert!(quals.iter().all(|r| r.len() == 1 && r.cells().all(|c| c.qualifier() == b"size")));
     let fam = table
         .scan_all(Scan::new().filter(Filter::family(CompareOp::Equal, Comparator::Binary(Bytes::from("m")))))
         .await?;
-    assert!(fam.iter().all(|r| r.cells.iter().all(|c| &c.family[..] == b"m")));
+    assert!(fam.iter().all(|r| r.cells().all(|c| c.family() == b"m")));
     let key_only = table.scan_all(Scan::new().filter(Filter::key_only())).await?;
-    assert!(key_only.iter().all(|r| r.cells.iter().all(|c| c.value.is_empty())));
+    assert!(key_only.iter().all(|r| r.cells().all(|c| c.value().is_empty())));
     let first = table.scan_all(Scan::new().filter(Filter::first_key_only())).await?;
-    assert!(first.iter().all(|r| r.cells.len() == 1));
+    assert!(first.iter().all(|r| r.len() == 1));
     assert_eq!(count(Filter::timestamps([1003, 1004])).await?, 2);
     let range = table
         .scan_all(
@@ -198,7 +198,7 @@ async fn each_filter_kind(env: Env) -> TestResult {
                 .filter(Filter::column_range(Some((Bytes::from("n"), true)), Some((Bytes::from("size"), false)))),
         )
         .await?;
-    assert!(range.iter().all(|r| r.cells.iter().all(|c| &c.qualifier[..] == b"name")));
+    assert!(range.iter().all(|r| r.cells().all(|c| c.qualifier() == b"name")));
     // Nesting: (name = report AND size >= 040) OR row = u01.
     let report =
         Filter::single_column_value("d", "name", CompareOp::Equal, Comparator::Binary(Bytes::from("report.pdf")));
@@ -253,7 +253,7 @@ async fn dropping_a_scan_closes_it(env: Env) -> TestResult {
     for _ in 0..20 {
         let mut stream = table.scan(Scan::new().caching(2))?;
         let first = stream.next().await.ok_or("no row")??;
-        assert_eq!(&first.key[..], b"k0000");
+        assert_eq!(first.key(), b"k0000");
         drop(stream);
     }
     // Every abandoned scan's worker closed its scanner and gave its connection back:

@@ -174,6 +174,6 @@ pub(crate) async fn read_plain(table: &Table, scan: Scan, pace: Pace) -> ScanRun
         Err(e) => return ScanRun { error: Some(e.to_string()), ..ScanRun::default() },
     };
     let stats = stream.stats();
-    let (keys, error) = drain(&mut stream, pace, |row: &basalt::Row| row.key.clone()).await;
+    let (keys, error) = drain(&mut stream, pace, |row: &basalt::Row| row.key_bytes()).await;
     ScanRun { keys, reopens: stats.reopens(), error }
 }

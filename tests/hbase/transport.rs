@@ -253,7 +253,7 @@ async fn exercise_client(env: &Env, addr: &str, options: &ConnectionOptions) -> 
     let stats = stream.stats();
     let mut keys = Vec::new();
     while let Some(row) = stream.try_next().await? {
-        keys.push(row.key.to_vec());
+        keys.push(row.key().to_vec());
     }
     assert_eq!(keys, (0..MATRIX_ROWS).map(matrix_row).collect::<Vec<_>>());
     assert!(stats.pages() >= 5, "{} pages", stats.pages());

@@ -1,14 +1,15 @@
 //! `basalt get | put | delete | scan`, and row output as an aligned table, JSON lines or CSV.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 
-use basalt::{Client, Delete, Filter, Get, Put, Row, Scan};
+use basalt::{CellRef, Client, Delete, Filter, Get, Put, Row, Scan};
 use clap::{Args, ValueEnum};
 use futures::StreamExt;
 
 use crate::error::{CliError, CliResult};
-use crate::keyfmt::{parse_bytes, parse_column, show};
+use crate::keyfmt::{parse_bytes, parse_column, push_shown, show};
 use crate::keys::{build_query, load_schema, QueryArgs};
 use crate::merge::MergedScan;
 
@@ -128,60 +129,91 @@ pub struct ScanArgs {
     opts: RowOpts,
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+/// Appends `field` to a CSV line, quoted when it holds a separator, a quote or a line break.
+fn push_csv_field(line: &mut String, field: &str) {
+    if field.contains([',', '"', '\n', '\r']) {
+        line.push('"');
+        line.push_str(&field.replace('"', "\"\""));
+        line.push('"');
     } else {
-        s.to_owned()
+        line.push_str(field);
     }
 }
 
-/// Writes rows in one of the formats; table output is aligned when finished.
+/// Writes rows in one of the formats; table output is aligned when finished. Rows are
+/// written as they come (table output excepted), through text buffers reused from row
+/// to row.
 pub struct RowWriter {
     opts: RowOpts,
     table: Vec<[String; 4]>,
     out: std::io::StdoutLock<'static>,
     header: bool,
+    /// The current row's key, shown.
+    key: String,
+    /// A column or value being shown.
+    field: String,
+    /// The output line being built.
+    line: String,
 }
 
 impl RowWriter {
     /// A writer to stdout.
     pub fn new(opts: RowOpts) -> RowWriter {
-        RowWriter { opts, table: Vec::new(), out: std::io::stdout().lock(), header: false }
+        RowWriter {
+            opts,
+            table: Vec::new(),
+            out: std::io::stdout().lock(),
+            header: false,
+            key: String::new(),
+            field: String::new(),
+            line: String::new(),
+        }
     }
 
     /// Writes one row.
     pub fn row(&mut self, row: &Row) -> std::io::Result<()> {
         let h = self.opts.hex;
-        let key = show(&row.key, h);
-        let column = |c: &basalt::Cell| format!("{}:{}", show(&c.family, h), show(&c.qualifier, h));
+        self.key.clear();
+        push_shown(&mut self.key, row.key(), h);
+        let column = |c: &CellRef<'_>| format!("{}:{}", show(c.family(), h), show(c.qualifier(), h));
         match self.opts.output {
             Format::Table => {
-                for c in &row.cells {
-                    self.table.push([key.clone(), column(c), c.timestamp.to_string(), show(&c.value, h)]);
+                for c in row.cells() {
+                    self.table.push([self.key.clone(), column(&c), c.timestamp().to_string(), show(c.value(), h)]);
                 }
             }
             Format::Json => {
                 let columns: serde_json::Map<String, serde_json::Value> = row
-                    .cells
-                    .iter()
-                    .map(|c| (column(c), serde_json::json!({ "value": show(&c.value, h), "timestamp": c.timestamp })))
+                    .cells()
+                    .map(|c| {
+                        (column(&c), serde_json::json!({ "value": show(c.value(), h), "timestamp": c.timestamp() }))
+                    })
                     .collect();
-                writeln!(self.out, "{}", serde_json::json!({ "key": key, "columns": columns }))?;
+                writeln!(self.out, "{}", serde_json::json!({ "key": self.key, "columns": columns }))?;
             }
             Format::Csv => {
                 if !self.header {
                     self.header = true;
                     writeln!(self.out, "key,column,timestamp,value")?;
                 }
-                for c in &row.cells {
-                    let line = [
-                        csv_field(&key),
-                        csv_field(&column(c)),
-                        c.timestamp.to_string(),
-                        csv_field(&show(&c.value, h)),
-                    ];
-                    writeln!(self.out, "{}", line.join(","))?;
+                let (line, field) = (&mut self.line, &mut self.field);
+                for c in row.cells() {
+                    line.clear();
+                    push_csv_field(line, &self.key);
+                    line.push(',');
+                    field.clear();
+                    push_shown(field, c.family(), h);
+                    field.push(':');
+                    push_shown(field, c.qualifier(), h);
+                    push_csv_field(line, field);
+                    line.push(',');
+                    let _ = write!(line, "{}", c.timestamp()); // writing to a String cannot fail
+                    line.push(',');
+                    field.clear();
+                    push_shown(field, c.value(), h);
+                    push_csv_field(line, field);
+                    line.push('\n');
+                    self.out.write_all(line.as_bytes())?;
                 }
             }
         }

@@ -270,7 +270,7 @@ async fn count_regions(table: &Table) -> CliResult<(Vec<Bytes>, Vec<u64>)> {
 }
 
 fn logical_keys(schema: &Schema, rows: &[Row]) -> CliResult<Vec<Bytes>> {
-    rows.iter().map(|r| schema.logical_key(&r.key).map(Bytes::copy_from_slice).map_err(CliError::from)).collect()
+    rows.iter().map(|r| schema.logical_key(r.key()).map(Bytes::copy_from_slice).map_err(CliError::from)).collect()
 }
 
 fn strictly_sorted(keys: &[Bytes], descending: bool) -> bool {
@@ -459,7 +459,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let mut expected = data::expected_calls(&calls_schema, &calls, |c| c.phone == args.phone)?;
     expected.reverse();
     expected.truncate(10);
-    let times: Vec<String> = rows.iter().take(3).map(|r| calltime_of(&calls_schema, &r.key)).collect();
+    let times: Vec<String> = rows.iter().take(3).map(|r| calltime_of(&calls_schema, r.key())).collect();
     println!("  {} ranges (one per month), newest: {} ...", plan.ranges.len(), times.join(", "));
     checks.check(plan.ranges.len() == 6, "July-December = six scans", format!("{} ranges", plan.ranges.len()));
     checks.check(keys == expected, "the 10 newest calls, newest first", format!("{} rows, {}", rows.len(), ms(t)));
@@ -482,7 +482,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
             break;
         }
         pages += 1;
-        let ok_type = rows.iter().all(|r| r.value(b"d", b"type").map(|v| &v[..]) == Some(b"out"));
+        let ok_type = rows.iter().all(|r| r.value(b"d", b"type") == Some(b"out"));
         if !ok_type || pages > 10_000 {
             checks.check(false, "every row on a page passes the filter", "a row without d:type = out");
             break;

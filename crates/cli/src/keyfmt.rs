@@ -13,24 +13,39 @@ fn is_plain(b: u8) -> bool {
 /// The escaped form: printable ASCII as is, every other byte (and `\`) as `\xNN`.
 pub fn escape(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len());
+    push_escaped(&mut out, bytes);
+    out
+}
+
+/// Appends [`escape`]`(bytes)` to `out` (no allocation of its own).
+pub fn push_escaped(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789ABCDEF";
     for &b in bytes {
         if is_plain(b) {
             out.push(char::from(b));
         } else {
-            out.push_str(&format!("\\x{b:02X}"));
+            out.push_str("\\x");
+            out.push(char::from(DIGITS[usize::from(b >> 4)]));
+            out.push(char::from(DIGITS[usize::from(b & 15)]));
         }
     }
-    out
 }
 
 /// The hex form with its `0x` prefix (lower case).
 pub fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(2 + 2 * bytes.len());
-    out.push_str("0x");
-    for b in bytes {
-        out.push_str(&format!("{b:02x}"));
-    }
+    push_hex(&mut out, bytes);
     out
+}
+
+/// Appends [`hex`]`(bytes)` to `out` (no allocation of its own).
+pub fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("0x");
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
 }
 
 /// Parses hex digits (no prefix, even length).
@@ -94,10 +109,17 @@ pub fn parse_bytes(text: &str, force_hex: bool) -> Result<Vec<u8>, CliError> {
 
 /// Renders bytes for output: hex when asked, else the escaped form.
 pub fn show(bytes: &[u8], as_hex: bool) -> String {
+    let mut out = String::new();
+    push_shown(&mut out, bytes, as_hex);
+    out
+}
+
+/// Appends [`show`]`(bytes, as_hex)` to `out` (no allocation of its own).
+pub fn push_shown(out: &mut String, bytes: &[u8], as_hex: bool) {
     if as_hex {
-        hex(bytes)
+        push_hex(out, bytes)
     } else {
-        escape(bytes)
+        push_escaped(out, bytes)
     }
 }
 

@@ -87,11 +87,10 @@ fn all_cells(env: &Env, table: &str) -> Result<Cells, String> {
             .into_iter()
             .map(|r| {
                 let cells = r
-                    .cells
-                    .iter()
-                    .map(|c| (c.family.to_vec(), c.qualifier.to_vec(), c.timestamp, c.value.to_vec()))
+                    .cells()
+                    .map(|c| (c.family().to_vec(), c.qualifier().to_vec(), c.timestamp(), c.value().to_vec()))
                     .collect();
-                (r.key.to_vec(), cells)
+                (r.key().to_vec(), cells)
             })
             .collect())
     })

@@ -22,10 +22,10 @@ fn buckets() -> Vec<Vec<Row>> {
         state ^= state << 17;
         let bucket = (state % BUCKETS as u64) as usize;
         let key = format!("{}{:012}", bucket as u8 as char, state % 1_000_000_000_000);
-        out[bucket].push(Row { key: Bytes::from(key), cells: Vec::new(), partial: false });
+        out[bucket].push(Row::new(Bytes::from(key), []));
     }
     for rows in &mut out {
-        rows.sort_by(|a, b| a.key.cmp(&b.key));
+        rows.sort_by(|a, b| a.key().cmp(b.key()));
     }
     out
 }
@@ -51,7 +51,7 @@ fn bench(c: &mut Criterion) {
         b.iter_batched(
             || sources(&data),
             |s| {
-                let merged = merge_ordered(s, false, |_: &Bytes| Ok(1));
+                let merged = merge_ordered(s, false, |_: &[u8]| Ok(1));
                 block_on(merged.fold(0usize, |n, r| async move { n + r.map(|_| 1).unwrap_or(0) }))
             },
             BatchSize::LargeInput,
@@ -61,7 +61,7 @@ fn bench(c: &mut Criterion) {
         b.iter_batched(
             || sources(&descending),
             |s| {
-                let merged = merge_ordered(s, true, |_: &Bytes| Ok(1));
+                let merged = merge_ordered(s, true, |_: &[u8]| Ok(1));
                 block_on(merged.fold(0usize, |n, r| async move { n + r.map(|_| 1).unwrap_or(0) }))
             },
             BatchSize::LargeInput,

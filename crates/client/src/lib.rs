@@ -21,7 +21,7 @@
 //! let calls = client.table("calls")?;
 //! calls.put(Put::new("1|13800000000").cell("d", "dur", "61")).await?;
 //! let row = calls.get(Get::new("1|13800000000").family("d")).await?;
-//! assert_eq!(row.value(b"d", b"dur").map(|v| &v[..]), Some(&b"61"[..]));
+//! assert_eq!(row.value(b"d", b"dur"), Some(&b"61"[..]));
 //! calls.delete(Delete::row("1|13800000000").latest_version("d", "dur")).await?;
 //!
 //! // Scans are Streams; dropping one closes the server-side scanner.
@@ -45,6 +45,10 @@
 //!   connection that opened it, every page is checked against the scan's range and
 //!   direction, and the scan reopens after the last returned row when the scanner
 //!   expires, the connection breaks or a page is refused.
+//! - **Rows**: a [`Row`] of a get or a scan is a view of the reply page it came in (no
+//!   copy, no allocation per cell); its cells are read through [`Row::cells`] as
+//!   [`CellRef`]s. Holding a row keeps its page in memory: [`Row::detach`] copies one
+//!   out for keeping long-term.
 //! - **Salted scans**: [`Table::salted`] binds a table to a `basalt_rowkey::Schema`;
 //!   [`SaltedTable::scan`] plans the buckets a query touches, scans them concurrently
 //!   and heap-merges them into one ordered stream, with limits and resumable cursors.
@@ -83,7 +87,7 @@ pub use options::ReadOptions;
 pub use pool::PoolStats;
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
-pub use row::{Cell, Row};
+pub use row::{Cell, CellRef, Cells, Row};
 pub use salted::{
     merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
 };

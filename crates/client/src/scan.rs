@@ -157,7 +157,7 @@ impl Scan {
     }
 
     /// At most `cells` cells per returned item: wide rows come back in parts, each
-    /// a [`Row`] with `partial = true` except the last.
+    /// a [`Row`] whose [`Row::is_partial`] is true, except the last.
     pub fn batch(mut self, cells: u32) -> Scan {
         self.read = self.read.batch(cells);
         self

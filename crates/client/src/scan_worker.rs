@@ -24,7 +24,6 @@ use std::time::Instant;
 
 use basalt_rowkey::ScanRange;
 use basalt_thrift::hbase::TScan;
-use basalt_thrift::RowBatch;
 use bytes::Bytes;
 use tokio::sync::{mpsc, Semaphore};
 use tracing::Instrument;
@@ -54,16 +53,17 @@ pub(crate) struct Position {
 }
 
 impl Position {
-    fn advance(&mut self, row: &Row) {
-        if row.partial {
+    /// Notes a delivered row; true when it is complete (not a part of a batched row).
+    fn advance(&mut self, row: &Row) -> bool {
+        if row.is_partial() {
             match &mut self.partial {
-                Some((key, n)) if *key == row.key => *n += 1,
-                _ => self.partial = Some((row.key.clone(), 1)),
+                Some((key, n)) if key[..] == *row.key() => *n += 1,
+                _ => self.partial = Some((row.key_bytes(), 1)),
             }
-            return;
+            return false;
         }
         self.partial = None;
-        self.last = Some(row.key.clone());
+        true
     }
 
     /// Moves `lower`/`upper` past the last complete row returned.
@@ -107,21 +107,27 @@ impl Tracker {
     /// if the whole page is sound.
     pub(crate) fn accept(&mut self, results: impl ExactSizeIterator<Item = Row>) -> Result<Vec<Row>, Rejected> {
         let mut next = self.clone();
-        let mut rows = Vec::with_capacity(results.len());
+        let mut rows: Vec<Row> = Vec::with_capacity(results.len());
+        // The page's last complete row (its key is compared, not copied, per row).
+        let mut last_complete: Option<usize> = None;
         for row in results {
             if next.remaining == Some(0) {
                 break;
             }
-            if !next.keep(&row)? {
+            let page_last = last_complete.and_then(|i| rows.get(i)).map(Row::key);
+            if !next.keep(&row, page_last)? {
                 continue;
             }
-            next.position.advance(&row);
-            if !row.partial {
+            if next.position.advance(&row) {
+                last_complete = Some(rows.len());
                 if let Some(n) = &mut next.remaining {
                     *n -= 1;
                 }
             }
             rows.push(row);
+        }
+        if let Some(row) = last_complete.and_then(|i| rows.get(i)) {
+            next.position.last = Some(row.key_bytes());
         }
         next.position.settle(next.reversed);
         *self = next;
@@ -131,18 +137,21 @@ impl Tracker {
     /// Whether `row` is delivered: `Ok(false)` for what a reopened scanner legitimately
     /// repeats (a reversed scan's inclusive start, parts of a batched row already
     /// returned), an error for a row outside the remaining range or out of order.
-    fn keep(&mut self, row: &Row) -> Result<bool, Rejected> {
+    fn keep(&mut self, row: &Row, page_last: Option<&[u8]>) -> Result<bool, Rejected> {
         if let Some((key, n)) = &mut self.skip {
-            if *key == row.key && *n > 0 {
+            if key[..] == *row.key() && *n > 0 {
                 *n -= 1;
                 return Ok(false);
             }
             self.skip = None;
         }
         let Position { lower, upper, partial, last } = &self.position;
-        let key = &row.key;
-        let show = |k: &Bytes| format!("{:?}", String::from_utf8_lossy(&k[..k.len().min(64)]));
+        let (lower, upper, key): (&[u8], &[u8], &[u8]) = (lower, upper, row.key());
+        // The last complete row returned: in this page, or before it (when not settled).
+        let last: Option<&[u8]> = page_last.or(last.as_deref());
+        let show = |k: &[u8]| format!("{:?}", String::from_utf8_lossy(&k[..k.len().min(64)]));
         if let Some((pk, _)) = partial {
+            let pk: &[u8] = pk;
             let backwards = if self.reversed { key > pk } else { key < pk };
             if backwards {
                 return Err(Rejected(format!("row {} out of order after {}", show(key), show(pk))));
@@ -150,7 +159,7 @@ impl Tracker {
         }
         if self.reversed {
             // After a returned row, the range ends (exclusively) at that row.
-            let upper = last.as_ref().unwrap_or(upper);
+            let upper = last.unwrap_or(upper);
             if !upper.is_empty() && key == upper {
                 return Ok(false); // HBase's reversed start is inclusive
             }
@@ -167,7 +176,7 @@ impl Tracker {
                 None => !lower.is_empty() && key < lower,
             };
             if before {
-                let at = last.as_ref().unwrap_or(lower);
+                let at = last.unwrap_or(lower);
                 return Err(Rejected(format!("row {} before the scan's position {}", show(key), show(at))));
             }
             if !upper.is_empty() && key >= upper {
@@ -507,7 +516,7 @@ impl Worker {
         if results.is_empty() {
             return Ok(Page::Last(Vec::new()));
         }
-        let rows = self.tracker.accept(rows_of(&results)).map_err(|why| Interrupt::Rejected { addr, why })?;
+        let rows = self.tracker.accept(Row::from_batch(results)).map_err(|why| Interrupt::Rejected { addr, why })?;
         Ok(Page::Rows(rows))
     }
 
@@ -529,15 +538,10 @@ impl Worker {
         // `getScannerResults` reads until it has `want` rows or the scan ends.
         let last = results.len() < usize::try_from(want).unwrap_or(usize::MAX);
         self.tracker.reopened();
-        let rows = self.tracker.accept(rows_of(&results)).map_err(|why| Interrupt::Rejected { addr, why })?;
+        let rows = self.tracker.accept(Row::from_batch(results)).map_err(|why| Interrupt::Rejected { addr, why })?;
         self.stateless_boost = if rows.is_empty() && !last { self.stateless_boost.saturating_mul(2) } else { 1 };
         Ok(if last { Page::Last(rows) } else { Page::Rows(rows) })
     }
-}
-
-/// The rows of a zero-copy reply; keys and values share its buffer.
-fn rows_of(batch: &RowBatch) -> impl ExactSizeIterator<Item = Row> + '_ {
-    batch.iter().map(|r| Row::from_ref(&r))
 }
 
 #[cfg(test)]
@@ -546,12 +550,12 @@ mod tests {
     use crate::row::Cell;
 
     fn result(key: &str, partial: bool) -> Row {
-        let cell = Cell { family: "d".into(), qualifier: "q".into(), value: "v".into(), timestamp: 1 };
-        Row { key: Bytes::copy_from_slice(key.as_bytes()), cells: vec![cell], partial }
+        let cell = Cell::new("d", "q", "v", 1);
+        Row::new(Bytes::copy_from_slice(key.as_bytes()), [cell]).with_partial(partial)
     }
 
     fn keys(rows: &[Row]) -> Vec<String> {
-        rows.iter().map(|r| String::from_utf8_lossy(&r.key).into_owned()).collect()
+        rows.iter().map(|r| String::from_utf8_lossy(r.key()).into_owned()).collect()
     }
 
     #[test]

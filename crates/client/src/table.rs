@@ -87,15 +87,11 @@ impl Table {
             .client
             .run("get", Some(&self.name), Idempotence::Idempotent, |conn| {
                 let (table, tget) = (self.table(), tget.clone());
-                Box::pin(conn.get_row(table, tget))
+                Box::pin(conn.get_row_batch(table, tget))
             })
             .await
             .map_err(|e| e.with_filter_hint(get.options().has_filter()))?;
-        let mut row = Row::from_data(result);
-        if row.key.is_empty() {
-            row.key = get.row().clone();
-        }
-        Ok(row)
+        Ok(Row::from_batch(result).next().unwrap_or_default().or_key(get.row()))
     }
 
     /// Reads many rows, `batch_rows` per call; answers are in the order of `gets`
@@ -127,13 +123,7 @@ impl Table {
                     )),
                 });
             }
-            for (result, get) in results.iter().zip(asked) {
-                let mut row = Row::from_ref(&result);
-                if row.key.is_empty() {
-                    row.key = get.row().clone();
-                }
-                rows.push(row);
-            }
+            rows.extend(Row::from_batch(results).zip(asked).map(|(row, get)| row.or_key(get.row())));
         }
         Ok(rows)
     }
@@ -437,8 +427,19 @@ impl Table {
 
     /// Runs a scan and collects every row (for small results; prefer [`Table::scan`]).
     pub async fn scan_all(&self, scan: Scan) -> Result<Vec<Row>> {
-        use futures::TryStreamExt;
-        self.scan(scan)?.try_collect().await
+        // Page by page: the first page's rows are kept as they came (no copy), later
+        // pages are appended whole.
+        let mut stream = self.scan(scan)?;
+        let mut rows: Vec<Row> = Vec::new();
+        while let Some(page) = stream.next_page().await {
+            let page = page?;
+            if rows.is_empty() {
+                rows = page;
+            } else {
+                rows.extend(page);
+            }
+        }
+        Ok(rows)
     }
 
     /// Every region of the table, in key order.

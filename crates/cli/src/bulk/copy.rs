@@ -62,19 +62,20 @@ impl CopyArgs {
 /// The put that copies `row` (every cell at its timestamp), re-keyed when asked.
 fn copy_put(row: &Row, rekey: Option<(&Schema, &Schema)>) -> CliResult<Put> {
     let key = match rekey {
-        None => row.key.clone(),
+        None => row.key_bytes(),
         Some((from, to)) => {
             let values = from
-                .decode(&row.key)
-                .map_err(|e| CliError::failed(format!("row {} does not fit --schema: {e}", escape(&row.key))))?
+                .decode(row.key())
+                .map_err(|e| CliError::failed(format!("row {} does not fit --schema: {e}", escape(row.key()))))?
                 .values;
             to.encode(&values)
-                .map_err(|e| CliError::failed(format!("row {} does not fit --to-schema: {e}", escape(&row.key))))?
+                .map_err(|e| CliError::failed(format!("row {} does not fit --to-schema: {e}", escape(row.key()))))?
         }
     };
     let mut put = Put::new(key);
-    for c in &row.cells {
-        put = put.cell_at(c.family.clone(), c.qualifier.clone(), c.value.clone(), c.timestamp);
+    for c in row.cells() {
+        // Slices of the scanned page: no copy.
+        put = put.cell_at(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp());
     }
     Ok(put)
 }

@@ -166,7 +166,7 @@ impl Source {
             Source::Plain(s, last) => {
                 let row = s.next().await.transpose()?;
                 if let Some(r) = &row {
-                    *last = Some(r.key.clone());
+                    *last = Some(r.key_bytes());
                 }
                 Ok(row)
             }
@@ -280,11 +280,11 @@ fn key_fields(schema: Option<&Schema>, row: &Row) -> CliResult<Vec<String>> {
     match schema {
         Some(s) => {
             let d = s
-                .decode(&row.key)
-                .map_err(|e| CliError::failed(format!("row {} does not fit the schema: {e}", escape(&row.key))))?;
+                .decode(row.key())
+                .map_err(|e| CliError::failed(format!("row {} does not fit the schema: {e}", escape(row.key()))))?;
             Ok(d.values.iter().map(value_text).collect())
         }
-        None => Ok(vec![escape(&row.key)]),
+        None => Ok(vec![escape(row.key())]),
     }
 }
 
@@ -303,12 +303,12 @@ fn write_row(
             for (name, v) in layout.key_names.iter().zip(keys) {
                 obj.insert(name.clone(), json!(v));
             }
-            for c in &row.cells {
-                let name = column_name(&c.family, &c.qualifier);
+            for c in row.cells() {
+                let name = column_name(c.family(), c.qualifier());
                 if layout.timestamps {
-                    obj.insert(format!("{name}@ts"), json!(c.timestamp));
+                    obj.insert(format!("{name}@ts"), json!(c.timestamp()));
                 }
-                obj.insert(name, json!(cell_text(&c.value)));
+                obj.insert(name, json!(cell_text(c.value())));
             }
             serde_json::to_writer(&mut *out, &obj).map_err(|e| CliError::failed(format!("writing output: {e}")))?;
             out.write_all(b"\n")?;
@@ -317,21 +317,21 @@ fn write_row(
             if tsv && keys.iter().any(|k| k.contains(['\t', '\n', '\r'])) {
                 return Err(CliError::failed(format!(
                     "row {}: a key field holds a tab or a line break; export it as csv or json",
-                    escape(&row.key)
+                    escape(row.key())
                 )));
             }
             let mut fields: Vec<String> = keys;
             let mut values: Vec<Option<(String, i64)>> = vec![None; layout.cells.len()];
-            for c in &row.cells {
-                let name = column_name(&c.family, &c.qualifier);
+            for c in row.cells() {
+                let name = column_name(c.family(), c.qualifier());
                 let Some(i) = layout.cells.iter().position(|x| *x == name) else {
                     return Err(CliError::failed(format!(
                         "row {} has column {name} that is not in the header (made from the first rows): \
                          name every column with --columns, or use --format json",
-                        escape(&row.key)
+                        escape(row.key())
                     )));
                 };
-                values[i] = Some((cell_text(&c.value), c.timestamp));
+                values[i] = Some((cell_text(c.value()), c.timestamp()));
             }
             for v in values {
                 match v {
@@ -456,7 +456,7 @@ pub async fn run(args: ExportArgs, client: &Client) -> CliResult {
         while buffered.len() < args.sample.max(1) {
             match source.next().await? {
                 Some(row) => {
-                    seen.extend(row.cells.iter().map(|c| column_name(&c.family, &c.qualifier)));
+                    seen.extend(row.cells().map(|c| column_name(c.family(), c.qualifier())));
                     buffered.push(row);
                 }
                 None => break,

@@ -16,13 +16,12 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use bytes::Bytes;
 use futures::Stream;
 
 use crate::error::Result;
 use crate::row::Row;
 
-/// A row leaving the merge: where its logical key starts in `row.key` (after the
+/// A row leaving the merge: where its logical key starts in `row.key()` (after the
 /// salt), the index of the stream it came from, and the row.
 pub(crate) struct Head {
     pub(crate) offset: usize,
@@ -38,7 +37,7 @@ struct Slot {
 
 impl Slot {
     fn logical(&self) -> &[u8] {
-        self.row.key.get(self.offset..).unwrap_or_default()
+        self.row.key().get(self.offset..).unwrap_or_default()
     }
 }
 
@@ -70,7 +69,7 @@ pub(crate) struct Merge<S, F> {
 impl<S, F> Merge<S, F>
 where
     S: Stream<Item = Result<Row>> + Unpin,
-    F: Fn(&Bytes) -> Result<usize> + Unpin,
+    F: Fn(&[u8]) -> Result<usize> + Unpin,
 {
     pub(crate) fn new(sources: Vec<S>, descending: bool, logical: F) -> Self {
         let k = sources.len();
@@ -168,7 +167,7 @@ where
         };
         match Pin::new(source).poll_next(cx) {
             Poll::Ready(Some(Ok(row))) => {
-                let offset = (self.logical)(&row.key)?;
+                let offset = (self.logical)(row.key())?;
                 let slot = Slot { offset, row };
                 self.prefixes[s] = order_prefix(slot.logical(), self.descending);
                 self.slots[s] = Some(slot);
@@ -205,7 +204,7 @@ fn order_prefix(key: &[u8], descending: bool) -> u64 {
 impl<S, F> Stream for Merge<S, F>
 where
     S: Stream<Item = Result<Row>> + Unpin,
-    F: Fn(&Bytes) -> Result<usize> + Unpin,
+    F: Fn(&[u8]) -> Result<usize> + Unpin,
 {
     type Item = Result<Head>;
 
@@ -263,23 +262,21 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bytes::Bytes;
     use futures::{stream, StreamExt};
 
     fn source(keys: &[&str]) -> stream::Iter<std::vec::IntoIter<Result<Row>>> {
-        let rows: Vec<Result<Row>> = keys
-            .iter()
-            .map(|k| Ok(Row { key: Bytes::from(k.to_string()), cells: Vec::new(), partial: false }))
-            .collect();
+        let rows: Vec<Result<Row>> = keys.iter().map(|k| Ok(Row::new(Bytes::from(k.to_string()), []))).collect();
         stream::iter(rows)
     }
 
-    fn strip(_key: &Bytes) -> Result<usize> {
+    fn strip(_key: &[u8]) -> Result<usize> {
         Ok(2)
     }
 
     async fn merged(sources: Vec<stream::Iter<std::vec::IntoIter<Result<Row>>>>, descending: bool) -> Vec<String> {
         Merge::new(sources, descending, strip)
-            .map(|h| String::from_utf8_lossy(&h.unwrap().row.key).into_owned())
+            .map(|h| String::from_utf8_lossy(h.unwrap().row.key()).into_owned())
             .collect()
             .await
     }
@@ -369,15 +366,14 @@ mod tests {
             let sources: Vec<stream::Iter<std::vec::IntoIter<Result<Row>>>> = per_source
                 .into_iter()
                 .map(|keys| {
-                    let rows: Vec<Result<Row>> = keys
-                        .into_iter()
-                        .map(|k| Ok(Row { key: Bytes::from(k), cells: Vec::new(), partial: false }))
-                        .collect();
+                    let rows: Vec<Result<Row>> = keys.into_iter().map(|k| Ok(Row::new(Bytes::from(k), []))).collect();
                     stream::iter(rows)
                 })
                 .collect();
-            let got: Vec<Vec<u8>> =
-                Merge::new(sources, descending, |_: &Bytes| Ok(1)).map(|h| h.unwrap().row.key.to_vec()).collect().await;
+            let got: Vec<Vec<u8>> = Merge::new(sources, descending, |_: &[u8]| Ok(1))
+                .map(|h| h.unwrap().row.key().to_vec())
+                .collect()
+                .await;
             assert_eq!(got, expected, "descending={descending}");
         }
     }
@@ -388,7 +384,7 @@ mod tests {
     async fn pending_sources_are_waited_for() {
         let (tx_a, rx_a) = futures::channel::mpsc::unbounded::<Result<Row>>();
         let (tx_b, rx_b) = futures::channel::mpsc::unbounded::<Result<Row>>();
-        let row = |k: &'static str| Ok(Row { key: Bytes::from(k), cells: Vec::new(), partial: false });
+        let row = |k: &'static str| Ok(Row::new(Bytes::from(k), []));
         let mut merge = Merge::new(vec![rx_a, rx_b], false, strip);
         let waker = futures::task::noop_waker();
         let mut cx = Context::from_waker(&waker);
@@ -396,25 +392,25 @@ mod tests {
         tx_b.unbounded_send(row("1_b")).unwrap();
         assert!(Pin::new(&mut merge).poll_next(&mut cx).is_pending(), "source 0 has not spoken");
         tx_a.unbounded_send(row("0_c")).unwrap();
-        assert_eq!(&merge.next().await.unwrap().unwrap().row.key[..], b"1_b");
+        assert_eq!(merge.next().await.unwrap().unwrap().row.key(), b"1_b");
         assert!(Pin::new(&mut merge).poll_next(&mut cx).is_pending(), "source 1 must refill first");
         tx_b.unbounded_send(row("1_d")).unwrap();
         drop(tx_b);
-        assert_eq!(&merge.next().await.unwrap().unwrap().row.key[..], b"0_c");
+        assert_eq!(merge.next().await.unwrap().unwrap().row.key(), b"0_c");
         drop(tx_a);
-        assert_eq!(&merge.next().await.unwrap().unwrap().row.key[..], b"1_d");
+        assert_eq!(merge.next().await.unwrap().unwrap().row.key(), b"1_d");
         assert!(merge.next().await.is_none());
     }
 
     #[tokio::test]
     async fn an_error_ends_the_merge() {
         let failing: stream::Iter<std::vec::IntoIter<Result<Row>>> = stream::iter(vec![
-            Ok(Row { key: Bytes::from("1_b"), cells: Vec::new(), partial: false }),
+            Ok(Row::new(Bytes::from("1_b"), [])),
             Err(crate::error::InvalidInput::Option("boom".into()).into()),
         ]);
         let mut merge = Merge::new(vec![source(&["0_a", "0_c"]), failing], false, strip);
-        assert_eq!(&merge.next().await.unwrap().unwrap().row.key[..], b"0_a");
-        assert_eq!(&merge.next().await.unwrap().unwrap().row.key[..], b"1_b");
+        assert_eq!(merge.next().await.unwrap().unwrap().row.key(), b"0_a");
+        assert_eq!(merge.next().await.unwrap().unwrap().row.key(), b"1_b");
         assert!(merge.next().await.unwrap().is_err());
         assert!(merge.next().await.is_none());
     }

@@ -64,23 +64,24 @@ impl Table {
 /// A row of a salted table, with the range it came from and its logical key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SaltedRow {
-    /// The row as stored (its `key` includes the salt).
+    /// The row as stored (its key includes the salt).
     pub row: Row,
     /// Index of the planned range the row came from.
     pub range: usize,
-    /// Where the logical key starts in `row.key`.
+    /// Where the logical key starts in `row.key()`.
     logical_offset: usize,
 }
 
 impl SaltedRow {
     /// The key without its salt: what the merge orders by.
     pub fn logical_key(&self) -> &[u8] {
-        self.row.key.get(self.logical_offset..).unwrap_or_default()
+        self.row.key().get(self.logical_offset..).unwrap_or_default()
     }
 
     /// The logical key as `Bytes` (shares the row key's memory).
     pub fn logical_key_bytes(&self) -> Bytes {
-        self.row.key.slice(self.logical_offset.min(self.row.key.len())..)
+        let key = self.row.key_bytes();
+        key.slice(self.logical_offset.min(key.len())..)
     }
 
     /// Decodes the logical key's field values.
@@ -297,7 +298,7 @@ impl SaltedScan {
             sources.push(chained);
         }
         let schema = Arc::clone(&self.salted.schema);
-        let logical: LogicalFn = Box::new(move |key: &Bytes| Ok(key.len() - schema.logical_key(key)?.len()));
+        let logical: LogicalFn = Box::new(move |key: &[u8]| Ok(key.len() - schema.logical_key(key)?.len()));
         let inner = if self.ordered {
             Inner::Ordered(Merge::new(sources, reversed, logical))
         } else {
@@ -327,7 +328,7 @@ fn check_template(template: &Scan) -> Result<()> {
 
 type BucketStream = Pin<Box<dyn Stream<Item = Result<Row>> + Send>>;
 type TaggedStream = Pin<Box<dyn Stream<Item = Result<(usize, Row)>> + Send>>;
-type LogicalFn = Box<dyn Fn(&Bytes) -> Result<usize> + Send + Sync>;
+type LogicalFn = Box<dyn Fn(&[u8]) -> Result<usize> + Send + Sync>;
 
 enum Inner {
     Ordered(Merge<BucketStream, LogicalFn>),
@@ -413,7 +414,7 @@ impl SaltedStream {
     fn finish(&mut self) {
         self.done = true;
         // Dropping the sources stops their workers, which close their scanners.
-        self.inner = Inner::Unordered(SelectAll::new(), Box::new(|_: &Bytes| Ok(0)));
+        self.inner = Inner::Unordered(SelectAll::new(), Box::new(|_: &[u8]| Ok(0)));
     }
 }
 
@@ -436,7 +437,7 @@ impl Stream for SaltedStream {
                 Poll::Pending => return Poll::Pending,
             },
             Inner::Unordered(select, logical) => match Pin::new(select).poll_next(cx) {
-                Poll::Ready(Some(Ok((source, row)))) => Some(logical(&row.key).map(|l| (l, source, row))),
+                Poll::Ready(Some(Ok((source, row)))) => Some(logical(row.key()).map(|l| (l, source, row))),
                 Poll::Ready(Some(Err(e))) => Some(Err(e)),
                 Poll::Ready(None) => None,
                 Poll::Pending => return Poll::Pending,
@@ -452,8 +453,8 @@ impl Stream for SaltedStream {
                 Poll::Ready(Some(Err(e)))
             }
             Some(Ok((logical_offset, range, row))) => {
-                if !row.partial {
-                    this.last[range] = Some(row.key.clone());
+                if !row.is_partial() {
+                    this.last[range] = Some(row.key_bytes());
                     this.stats[range].emitted += 1;
                     if let Some(n) = &mut this.remaining {
                         *n -= 1;
@@ -477,7 +478,7 @@ pub fn merge_ordered<S, F>(
 ) -> impl Stream<Item = Result<(usize, Row)>> + Unpin
 where
     S: Stream<Item = Result<Row>> + Unpin,
-    F: Fn(&Bytes) -> Result<usize> + Unpin,
+    F: Fn(&[u8]) -> Result<usize> + Unpin,
 {
     Merge::new(sources, descending, logical).map(|head| head.map(|h| (h.source, h.row)))
 }
