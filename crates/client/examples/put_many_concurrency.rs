@@ -37,9 +37,10 @@ fn put(i: u64) -> Put {
 fn cpu_seconds() -> f64 {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let rest = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
-    let fields: Vec<u64> = rest.split_whitespace().filter_map(|f| f.parse().ok()).collect();
-    // utime and stime: the 12th and 13th fields after the command, the first (state) not numeric.
-    fields.get(10..12).map_or(0.0, |t| (t[0] + t[1]) as f64 / 100.0)
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    // utime and stime: the 12th and 13th fields after the command.
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    (ticks(11) + ticks(12)) as f64 / 100.0
 }
 
 fn main() -> Result<(), BoxError> {

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
+use std::hash::{BuildHasher, RandomState};
 use std::ops::Range;
 
 use bytes::Bytes;
@@ -26,20 +27,23 @@ pub(crate) struct Chunk {
     pub(crate) after: Vec<usize>,
 }
 
-/// Splits `keys.len()` items into chunks of at most `size` (at least 1), in order, and
-/// records for each chunk the earlier chunks it shares a row with. Per row only the
-/// latest earlier chunk is recorded: that one itself waited for the ones before it.
-pub(crate) fn plan(keys: &[&[u8]], size: usize) -> Vec<Chunk> {
+/// Splits `len` items into chunks of at most `size` (at least 1), in order, and
+/// records for each chunk the earlier chunks it shares a row with (`row(i)` is item
+/// `i`'s row key). Per row only the latest earlier chunk is recorded: that one itself
+/// waited for the ones before it. Rows are told apart by a 64-bit hash: a collision
+/// only adds a needless wait, never a race.
+pub(crate) fn plan<'a>(len: usize, size: usize, row: impl Fn(usize) -> &'a [u8]) -> Vec<Chunk> {
     let size = size.max(1);
-    let mut chunks: Vec<Chunk> = Vec::with_capacity(keys.len().div_ceil(size));
-    let several = keys.len() > size;
-    let mut last_chunk: HashMap<&[u8], usize> = HashMap::with_capacity(if several { keys.len() } else { 0 });
-    for (index, start) in (0..keys.len()).step_by(size).enumerate() {
-        let items = start..(start + size).min(keys.len());
+    let mut chunks: Vec<Chunk> = Vec::with_capacity(len.div_ceil(size));
+    let several = len > size;
+    let hasher = RandomState::new();
+    let mut last_chunk: HashMap<u64, usize> = HashMap::with_capacity(if several { len } else { 0 });
+    for (index, start) in (0..len).step_by(size).enumerate() {
+        let items = start..(start + size).min(len);
         let mut after = Vec::new();
         if several {
-            for key in &keys[items.clone()] {
-                if let Some(earlier) = last_chunk.insert(key, index) {
+            for i in items.clone() {
+                if let Some(earlier) = last_chunk.insert(hasher.hash_one(row(i)), index) {
                     if earlier != index {
                         after.push(earlier);
                     }
@@ -162,8 +166,8 @@ mod tests {
 
     use super::*;
 
-    fn keys(rows: &[&'static str]) -> Vec<&'static [u8]> {
-        rows.iter().map(|r| r.as_bytes()).collect()
+    fn plan_rows(rows: &[&'static str], size: usize) -> Vec<Chunk> {
+        plan(rows.len(), size, |i| rows[i].as_bytes())
     }
 
     fn row_of<'a>(rows: &'a [&'static str]) -> impl Fn(usize) -> Bytes + 'a {
@@ -177,20 +181,20 @@ mod tests {
     #[test]
     fn chunks_wait_only_for_the_earlier_chunks_sharing_a_row() {
         let rows = ["a", "b", "c", "d", "a", "e", "f", "b", "c", "g"];
-        let chunks = plan(&keys(&rows), 2);
+        let chunks = plan_rows(&rows, 2);
         let items: Vec<_> = chunks.iter().map(|c| c.items.clone()).collect();
         assert_eq!(items, vec![0..2, 2..4, 4..6, 6..8, 8..10]);
         let after: Vec<_> = chunks.iter().map(|c| c.after.clone()).collect();
         // "a" again in chunk 2 (after 0); "b" in chunk 3 (after 0); "c" in 4 (after 1).
         assert_eq!(after, vec![vec![], vec![], vec![0], vec![0], vec![1]]);
         // A row thrice: each chunk waits for the previous writer only.
-        let chunks = plan(&keys(&["x", "y", "x", "z", "x"]), 1);
+        let chunks = plan_rows(&["x", "y", "x", "z", "x"], 1);
         let after: Vec<_> = chunks.iter().map(|c| c.after.clone()).collect();
         assert_eq!(after, vec![vec![], vec![], vec![0], vec![], vec![2]]);
         // One chunk, a row twice inside it: nothing to wait for; size 0 acts as 1.
-        assert_eq!(plan(&keys(&["x", "x"]), 5), vec![Chunk { items: 0..2, after: vec![] }]);
-        assert_eq!(plan(&keys(&["x", "y"]), 0).len(), 2);
-        assert!(plan(&[], 3).is_empty());
+        assert_eq!(plan_rows(&["x", "x"], 5), vec![Chunk { items: 0..2, after: vec![] }]);
+        assert_eq!(plan_rows(&["x", "y"], 0).len(), 2);
+        assert!(plan_rows(&[], 3).is_empty());
     }
 
     /// Chunks whose calls end when the test says: `finish(i, ok)` ends call `i`.
@@ -252,7 +256,7 @@ mod tests {
 
     #[tokio::test]
     async fn chunks_run_side_by_side_up_to_the_bound() {
-        let chunks = plan(&keys(&["a", "b", "c", "d", "e"]), 1);
+        let chunks = plan_rows(&["a", "b", "c", "d", "e"], 1);
         let mut s = Scripted::start(chunks.clone(), 3).await;
         assert_eq!(s.started(), [0, 1, 2]);
         // The fourth is sent as soon as any of the three ends, not the first.
@@ -276,7 +280,7 @@ mod tests {
     #[tokio::test]
     async fn a_chunk_sharing_a_row_waits_for_the_earlier_one() {
         // Chunk 2 rewrites row "a" of chunk 0; chunk 3 has a row of its own.
-        let chunks = plan(&keys(&["a", "b", "a", "c"]), 1);
+        let chunks = plan_rows(&["a", "b", "a", "c"], 1);
         let mut s = Scripted::start(chunks, 4).await;
         assert_eq!(s.started(), [0, 1]);
         s.finish(1, true).await;
@@ -292,7 +296,7 @@ mod tests {
     #[tokio::test]
     async fn after_a_failure_nothing_is_sent_and_the_calls_in_flight_finish() {
         let rows = ["a", "b", "c", "d", "e", "f", "g", "h"];
-        let chunks = plan(&keys(&rows), 2);
+        let chunks = plan_rows(&rows, 2);
         let mut s = Scripted::start(chunks.clone(), 3).await;
         assert_eq!(s.started(), [0, 1, 2]);
         s.finish(1, false).await;
@@ -320,7 +324,7 @@ mod tests {
     #[test]
     fn settle_counts_every_kind_of_outcome() {
         let rows = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
-        let chunks = plan(&keys(&rows), 2);
+        let chunks = plan_rows(&rows, 2);
         let missing = Error::TableNotFound { table: "t".into() };
         let outcomes = vec![
             Some(Ok(Vec::new())),                     // a b: written

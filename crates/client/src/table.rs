@@ -191,8 +191,7 @@ impl Table {
             self.check_key(put.row())?;
             put.validate(max)?;
         }
-        let keys: Vec<&[u8]> = puts.iter().map(|p| &p.row()[..]).collect();
-        let chunks = batch::plan(&keys, self.batch_rows);
+        let chunks = batch::plan(puts.len(), self.batch_rows, |i| puts[i].row());
         let puts = Arc::new(puts);
         let outcomes = batch::send_chunks(&chunks, self.write_concurrency(), |i| {
             let items = chunks[i].items.clone();
@@ -239,8 +238,7 @@ impl Table {
             self.check_key(d.row_key())?;
             tdeletes.extend(d.to_thrift()?);
         }
-        let keys: Vec<&[u8]> = tdeletes.iter().map(|d| &d.row[..]).collect();
-        let chunks = batch::plan(&keys, self.batch_rows);
+        let chunks = batch::plan(tdeletes.len(), self.batch_rows, |i| &tdeletes[i].row);
         let tdeletes = Arc::new(tdeletes);
         let outcomes = batch::send_chunks(&chunks, self.write_concurrency(), |i| {
             let items = chunks[i].items.clone();
