@@ -7,7 +7,11 @@ use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
-    tests![client_gets_coalesced_each_get_its_own_row, client_gets_coalesced_errors_stay_per_get]
+    tests![
+        client_gets_coalesced_each_get_its_own_row,
+        client_gets_coalesced_errors_stay_per_get,
+        client_gets_cancelled_while_coalesced_leave_the_gate_working,
+    ]
 }
 
 /// A client whose gate lets one get out at a time, so concurrent gets wait and are
@@ -110,6 +114,70 @@ async fn client_gets_coalesced_errors_stay_per_get(env: Env) -> TestResult {
     }
     let stats = client.pool_stats();
     assert!(stats.coalesced_calls > 0, "good gets were coalesced: {stats:?}");
+    client.admin().delete_table(table.name()).await?;
+    Ok(())
+}
+
+async fn client_gets_cancelled_while_coalesced_leave_the_gate_working(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[]).await?;
+    table.put_many((0..100).map(|i| Put::new(format!("r{i:02}")).cell("d", "v", format!("v{i}")))).await?;
+    let client = basalt::Client::builder()
+        .address(env.addr())
+        .framing(env.options().framing)
+        .protocol(env.options().protocol)
+        .pool_size(2)
+        .gets_in_flight(1)
+        // A gate slot lost by a cancelled get would make every later get wait this long.
+        .request_timeout(std::time::Duration::from_secs(5))
+        .build()?;
+    let gated = client.table(table.name())?;
+    let burst = |seed: usize, cancel: bool| {
+        let gated = gated.clone();
+        async move {
+            let mut tasks = Vec::new();
+            for t in 0..32usize {
+                let gated = gated.clone();
+                tasks.push(tokio::spawn(async move {
+                    let (mut answered, mut cancelled) = (0, 0);
+                    for round in 0..10usize {
+                        let i = (seed + t * 13 + round * 7) % 100;
+                        let get = gated.get(Get::new(format!("r{i:02}")));
+                        // Some gets are dropped while waiting, leading or in flight.
+                        let limit = std::time::Duration::from_micros(((t * 31 + round * 17) % 7 * 500) as u64);
+                        let row = if cancel && (t + round) % 2 == 0 {
+                            match tokio::time::timeout(limit, get).await {
+                                Ok(row) => row?,
+                                Err(_) => {
+                                    cancelled += 1;
+                                    continue;
+                                }
+                            }
+                        } else {
+                            get.await?
+                        };
+                        assert_eq!(row.value(b"d", b"v").map(|v| v.to_vec()), Some(format!("v{i}").into_bytes()));
+                        answered += 1;
+                    }
+                    Ok::<(usize, usize), Error>((answered, cancelled))
+                }));
+            }
+            let (mut answered, mut cancelled) = (0, 0);
+            for task in tasks {
+                let (a, c) = task.await.expect("task")?;
+                answered += a;
+                cancelled += c;
+            }
+            Ok::<(usize, usize), Error>((answered, cancelled))
+        }
+    };
+    let (answered, cancelled) = burst(0, true).await?;
+    eprintln!("cancelled gets: {cancelled} cancelled, {answered} answered");
+    let before = client.pool_stats();
+    // Every slot came back: a second burst is coalesced again, every get answered.
+    let (answered, _) = burst(3, false).await?;
+    assert_eq!(answered, 320);
+    let after = client.pool_stats();
+    assert!(after.coalesced_calls > before.coalesced_calls, "{before:?} -> {after:?}");
     client.admin().delete_table(table.name()).await?;
     Ok(())
 }

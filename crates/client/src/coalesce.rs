@@ -265,3 +265,72 @@ async fn get_alone(client: &Client, table: &str, table_bytes: &Bytes, tget: TGet
         })
         .await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tget(row: &str) -> TGet {
+        Get::new(row.to_owned()).to_thrift().expect("a valid get")
+    }
+
+    /// A gate whose one slot is taken, with waiters queued for `tables` (in order).
+    fn full_gate(tables: &[&str]) -> (Arc<GetCoalescer>, Vec<oneshot::Receiver<Turn>>) {
+        let gate = Arc::new(GetCoalescer::new(1, Duration::from_secs(60)));
+        let mut receivers = Vec::new();
+        let mut state = gate.state.lock().unwrap();
+        state.in_flight = 1;
+        for (i, table) in tables.iter().enumerate() {
+            let (turn, receiver) = oneshot::channel();
+            state.waiting.push_back(Waiter { table: Arc::from(*table), tget: tget(&format!("r{i}")), turn });
+            receivers.push(receiver);
+        }
+        drop(state);
+        (gate, receivers)
+    }
+
+    fn in_flight(gate: &GetCoalescer) -> usize {
+        gate.state.lock().unwrap().in_flight
+    }
+
+    #[test]
+    fn a_freed_slot_goes_to_the_oldest_live_waiter_with_its_tables_company() {
+        let (gate, mut receivers) = full_gate(&["gone", "a", "b", "a", "a"]);
+        drop(receivers.remove(0)); // the first waiter went away
+        gate.release();
+        let Ok(Turn::Lead { own, others, slot }) = receivers[0].try_recv() else { panic!("waiter 1 should lead") };
+        assert_eq!(own.row, b"r1");
+        let rows: Vec<Vec<u8>> = others.iter().map(|w| w.tget.row.clone()).collect();
+        assert_eq!(rows, [b"r3".to_vec(), b"r4".to_vec()]);
+        assert_eq!(in_flight(&gate), 1, "the slot was handed over, not freed");
+        // Table b's waiter leads next, alone.
+        drop(slot);
+        let Ok(Turn::Lead { others, slot, .. }) = receivers[1].try_recv() else { panic!("waiter 2 should lead") };
+        assert!(others.is_empty());
+        drop(others);
+        drop(slot);
+        assert_eq!(in_flight(&gate), 0, "nobody waits: the slot is free");
+    }
+
+    #[test]
+    fn a_turn_to_lead_dropped_unread_frees_its_slot() {
+        let (gate, receivers) = full_gate(&["a", "b"]);
+        gate.release();
+        let mut receivers = receivers.into_iter();
+        // The leader's task is cancelled with its turn unread: the slot moves on.
+        drop(receivers.next());
+        let Ok(Turn::Lead { slot, .. }) = receivers.next().unwrap().try_recv() else { panic!("b should lead") };
+        drop(slot);
+        assert_eq!(in_flight(&gate), 0);
+    }
+
+    #[test]
+    fn a_coalesced_call_stops_at_its_maximum() {
+        let tables = vec!["a"; MAX_COALESCED + 5];
+        let (gate, mut receivers) = full_gate(&tables);
+        gate.release();
+        let Ok(Turn::Lead { others, slot: _slot, .. }) = receivers[0].try_recv() else { panic!("first should lead") };
+        assert_eq!(others.len() + 1, MAX_COALESCED);
+        assert_eq!(gate.state.lock().unwrap().waiting.len(), 5);
+    }
+}
