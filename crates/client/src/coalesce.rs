@@ -120,20 +120,24 @@ impl GetCoalescer {
             return get_alone(client, table, table_bytes, get.to_thrift()?).await;
         }
         let tget = get.to_thrift()?;
-        let receiver = {
+        let queued = {
             let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             if state.in_flight < self.limit {
                 state.in_flight += 1;
-                None
+                Err(tget)
             } else {
                 let (turn, receiver) = oneshot::channel();
                 state.waiting.push_back(Waiter { table: Arc::clone(table), tget, turn });
-                Some(receiver)
+                Ok(receiver)
             }
         };
-        let Some(receiver) = receiver else {
-            let _slot = Slot { gate: Some(Arc::clone(self)) };
-            return get_alone(client, table, table_bytes, get.to_thrift()?).await;
+        let receiver = match queued {
+            Ok(receiver) => receiver,
+            // A free slot: go now.
+            Err(tget) => {
+                let _slot = Slot { gate: Some(Arc::clone(self)) };
+                return get_alone(client, table, table_bytes, tget).await;
+            }
         };
         let turn = match tokio::time::timeout(self.max_wait, receiver).await {
             Ok(turn) => turn,
