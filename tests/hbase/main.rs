@@ -10,6 +10,7 @@ mod basics;
 mod chaos;
 mod client_admin;
 mod client_data;
+mod client_gets;
 mod client_resilience;
 mod client_scan;
 mod faults;
@@ -38,6 +39,7 @@ fn main() -> ExitCode {
         transport::trials(),
         idl::trials(),
         client_data::trials(),
+        client_gets::trials(),
         client_scan::trials(),
         client_admin::trials(),
         client_resilience::trials(),

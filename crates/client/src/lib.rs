@@ -62,6 +62,7 @@
 mod admin;
 mod batch;
 mod client;
+mod coalesce;
 mod error;
 pub mod filter;
 mod ops;
@@ -79,7 +80,7 @@ mod validate;
 pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};
 pub use basalt_thrift::{Framing, Protocol};
 pub use bytes::Bytes;
-pub use client::{Client, ClientBuilder, DEFAULT_RETRY_BUDGET};
+pub use client::{Client, ClientBuilder, DEFAULT_GETS_IN_FLIGHT, DEFAULT_RETRY_BUDGET};
 pub use error::{Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};

@@ -30,6 +30,11 @@ pub struct PoolStats {
     pub discarded_idle: u64,
     /// Failed connection attempts.
     pub connect_failures: u64,
+    /// `getMultiple` calls that answered several coalesced single-row gets (see
+    /// [`ClientBuilder::gets_in_flight`](crate::ClientBuilder::gets_in_flight)).
+    pub coalesced_calls: u64,
+    /// Single-row gets answered by those calls.
+    pub coalesced_gets: u64,
 }
 
 #[derive(Debug, Default)]
@@ -155,6 +160,8 @@ impl Pool {
             discarded_poisoned: c.discarded_poisoned.load(Ordering::Relaxed),
             discarded_idle: c.discarded_idle.load(Ordering::Relaxed),
             connect_failures: c.connect_failures.load(Ordering::Relaxed),
+            coalesced_calls: 0,
+            coalesced_gets: 0,
         }
     }
 

@@ -23,6 +23,8 @@ pub const DEFAULT_BATCH_ROWS: usize = 1000;
 pub struct Table {
     client: Client,
     name: String,
+    /// The name again, shared with the gets it has waiting to be coalesced.
+    shared_name: Arc<str>,
     name_bytes: Bytes,
     batch_rows: usize,
     write_concurrency: Option<usize>,
@@ -33,6 +35,7 @@ impl Table {
         Table {
             client,
             name: name.to_owned(),
+            shared_name: Arc::from(name),
             name_bytes: Bytes::from(name.as_bytes().to_vec()),
             batch_rows: DEFAULT_BATCH_ROWS,
             write_concurrency: None,
@@ -82,16 +85,14 @@ impl Table {
     /// Reads one row; a missing row gives an empty [`Row`] (see [`Row::is_empty`]).
     pub async fn get(&self, get: Get) -> Result<Row> {
         self.check_key(get.row())?;
-        let tget = get.to_thrift()?;
-        let result = self
-            .client
-            .run("get", Some(&self.name), Idempotence::Idempotent, |conn| {
-                let (table, tget) = (self.table(), tget.clone());
-                Box::pin(conn.get_row_batch(table, tget))
-            })
+        // Through the client's gate: coalesced with the table's other waiting gets into one
+        // `getMultiple` when the gate is full (see `crate::coalesce`).
+        let gate = &self.client.inner.gets;
+        let result = gate
+            .get(&self.client, &self.shared_name, &self.name_bytes, &get)
             .await
             .map_err(|e| e.with_filter_hint(get.options().has_filter()))?;
-        Ok(Row::from_batch(result).next().unwrap_or_default().or_key(get.row()))
+        Ok(result.or_key(get.row()))
     }
 
     /// Reads many rows, `batch_rows` per call; answers are in the order of `gets`

@@ -1,0 +1,343 @@
+//! Coalescing of concurrent single-row gets.
+//!
+//! Each call to the gateway costs far more than the row it carries: two system calls
+//! and a task wake-up on each side, a gateway thread, a region server RPC. On a busy
+//! client most of a get's CPU is that per-call cost. So at most `limit` single-row
+//! gets are sent at once; a get that arrives while that many are in flight waits, and
+//! when one finishes, the oldest waiting get leads: it sends itself and every get
+//! waiting for the same table (up to [`MAX_COALESCED`]) as one `getMultiple` and hands
+//! each waiter its row. Nothing waits that would not have waited anyway: a get is
+//! only queued when `limit` calls are already out.
+//!
+//! Errors stay per get: a shared `getMultiple` is tried once, and if it fails in any
+//! way (a bad family in one get fails the whole call on the server; a transport error
+//! is retried by each get as usual), every get in it runs alone through the ordinary
+//! call path, with its own retries and its own error. A waiter whose future is dropped
+//! is skipped; a leader dropped mid-call leaves its waiters to run alone.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use basalt_thrift::hbase::TGet;
+use bytes::Bytes;
+use tokio::sync::oneshot;
+
+use crate::client::{Client, Idempotence};
+use crate::error::Result;
+use crate::ops::Get;
+use crate::row::Row;
+
+/// Most gets sent in one coalesced `getMultiple`.
+pub(crate) const MAX_COALESCED: usize = 128;
+
+/// The gate all single-row gets of one client pass (see the module documentation).
+pub(crate) struct GetCoalescer {
+    /// Most single-row get calls in flight at once; 0 turns coalescing off.
+    limit: usize,
+    /// Longest wait for a turn; a get that waited this long runs alone (so a gate
+    /// held by calls stuck in an outage delays a get no more than a pool checkout).
+    max_wait: Duration,
+    state: Mutex<State>,
+    /// `getMultiple` calls that carried coalesced gets, and the gets they answered.
+    coalesced_calls: AtomicU64,
+    coalesced_gets: AtomicU64,
+}
+
+#[derive(Default)]
+struct State {
+    in_flight: usize,
+    waiting: VecDeque<Waiter>,
+}
+
+/// A get waiting for its turn.
+struct Waiter {
+    table: Arc<str>,
+    tget: TGet,
+    turn: oneshot::Sender<Turn>,
+}
+
+/// What a waiting get is told when its turn comes.
+enum Turn {
+    /// Lead: send your get followed by these (same table) as one call, in `slot`.
+    Lead { own: Box<TGet>, others: Vec<Waiter>, slot: Slot },
+    /// Your row, from another get's call.
+    Row(Row),
+    /// The shared call failed: run alone.
+    Alone,
+}
+
+/// A slot of the gate; handed to the next waiter (or freed) on drop, wherever it is
+/// dropped (a leader's turn dropped unread frees it too).
+struct Slot {
+    gate: Option<Arc<GetCoalescer>>,
+}
+
+impl Slot {
+    /// Forgets the slot without releasing it (its holder keeps counting it).
+    fn disarm(mut self) {
+        self.gate = None;
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Some(gate) = self.gate.take() {
+            gate.release();
+        }
+    }
+}
+
+impl GetCoalescer {
+    /// A gate letting `limit` get calls out at once (0: no gate, no coalescing).
+    pub(crate) fn new(limit: usize, max_wait: Duration) -> GetCoalescer {
+        GetCoalescer {
+            limit,
+            max_wait,
+            state: Mutex::new(State::default()),
+            coalesced_calls: AtomicU64::new(0),
+            coalesced_gets: AtomicU64::new(0),
+        }
+    }
+
+    /// `(calls, gets)`: coalesced `getMultiple` calls that succeeded, and the gets
+    /// they answered.
+    pub(crate) fn counts(&self) -> (u64, u64) {
+        (self.coalesced_calls.load(Ordering::Relaxed), self.coalesced_gets.load(Ordering::Relaxed))
+    }
+
+    /// Reads one row through the gate. `table` is the table's name, `table_bytes` the
+    /// same as bytes.
+    pub(crate) async fn get(
+        self: &Arc<Self>,
+        client: &Client,
+        table: &Arc<str>,
+        table_bytes: &Bytes,
+        get: &Get,
+    ) -> Result<Row> {
+        if self.limit == 0 {
+            return get_alone(client, table, table_bytes, get.to_thrift()?).await;
+        }
+        let tget = get.to_thrift()?;
+        let queued = {
+            let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            if state.in_flight < self.limit {
+                state.in_flight += 1;
+                Err(tget)
+            } else {
+                let (turn, receiver) = oneshot::channel();
+                state.waiting.push_back(Waiter { table: Arc::clone(table), tget, turn });
+                Ok(receiver)
+            }
+        };
+        let receiver = match queued {
+            Ok(receiver) => receiver,
+            // A free slot: go now.
+            Err(tget) => {
+                let _slot = Slot { gate: Some(Arc::clone(self)) };
+                return get_alone(client, table, table_bytes, tget).await;
+            }
+        };
+        let turn = match tokio::time::timeout(self.max_wait, receiver).await {
+            Ok(turn) => turn,
+            // Waited too long: run alone (the abandoned entry is skipped later).
+            Err(_) => return get_alone(client, table, table_bytes, get.to_thrift()?).await,
+        };
+        match turn {
+            Ok(Turn::Row(row)) => Ok(row),
+            Ok(Turn::Lead { own, others, slot }) => {
+                if others.is_empty() {
+                    return get_alone(client, table, table_bytes, *own).await;
+                }
+                match self.lead(client, table, table_bytes, *own, others).await {
+                    Some(row) => Ok(row),
+                    None => {
+                        drop(slot);
+                        get_alone(client, table, table_bytes, get.to_thrift()?).await
+                    }
+                }
+            }
+            // The shared call failed, or its leader was dropped mid-call.
+            Ok(Turn::Alone) | Err(_) => get_alone(client, table, table_bytes, get.to_thrift()?).await,
+        }
+    }
+
+    /// Sends `own` and `others` as one `getMultiple`, once. On success hands each
+    /// waiter its row and returns the leader's; on any failure tells every waiter to
+    /// run alone and returns `None`.
+    async fn lead(
+        &self,
+        client: &Client,
+        table: &Arc<str>,
+        table_bytes: &Bytes,
+        own: TGet,
+        others: Vec<Waiter>,
+    ) -> Option<Row> {
+        let mut tgets = Vec::with_capacity(others.len() + 1);
+        tgets.push(own);
+        let mut turns = Vec::with_capacity(others.len());
+        for waiter in others {
+            tgets.push(waiter.tget);
+            turns.push(waiter.turn);
+        }
+        let wanted = tgets.len();
+        let batch = match client.checkout().await {
+            Ok(mut pooled) => {
+                let addr = pooled.addr().to_owned();
+                let mut tgets = Some(tgets);
+                // Tried once: on failure each get runs alone with its own retries.
+                client
+                    .call_on("get", Some(&**table), &addr, pooled.conn(), &mut |conn| {
+                        let tgets = tgets.take().unwrap_or_default();
+                        Box::pin(conn.get_rows(table_bytes.to_vec(), tgets))
+                    })
+                    .await
+                    .ok()
+            }
+            Err(_) => None,
+        };
+        match batch.filter(|batch| batch.len() == wanted) {
+            Some(batch) => {
+                self.coalesced_calls.fetch_add(1, Ordering::Relaxed);
+                self.coalesced_gets.fetch_add(wanted as u64, Ordering::Relaxed);
+                // Every row a view of the one reply (no copy per waiter).
+                let mut rows = Row::from_batch(batch);
+                let own = rows.next().unwrap_or_default();
+                for (turn, row) in turns.into_iter().zip(rows) {
+                    // A waiter that went away no longer wants its row.
+                    let _ = turn.send(Turn::Row(row));
+                }
+                Some(own)
+            }
+            None => {
+                for turn in turns {
+                    let _ = turn.send(Turn::Alone);
+                }
+                None
+            }
+        }
+    }
+
+    /// A slot was freed: hand it to the oldest live waiter, with every other waiter
+    /// for the same table, or free it.
+    fn release(self: &Arc<Self>) {
+        let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        loop {
+            let Some(leader) = state.waiting.pop_front() else {
+                state.in_flight = state.in_flight.saturating_sub(1);
+                return;
+            };
+            if leader.turn.is_closed() {
+                continue;
+            }
+            let mut others = Vec::new();
+            let mut kept = VecDeque::with_capacity(state.waiting.len());
+            for waiter in state.waiting.drain(..) {
+                if waiter.turn.is_closed() {
+                    continue;
+                }
+                if others.len() + 1 < MAX_COALESCED && waiter.table == leader.table {
+                    others.push(waiter);
+                } else {
+                    kept.push_back(waiter);
+                }
+            }
+            state.waiting = kept;
+            let Waiter { tget, turn, .. } = leader;
+            let slot = Slot { gate: Some(Arc::clone(self)) };
+            match turn.send(Turn::Lead { own: Box::new(tget), others, slot }) {
+                Ok(()) => return,
+                // The leader went away just now: give its company back and try the next
+                // (the slot stays counted and goes to the next leader).
+                Err(Turn::Lead { others, slot, .. }) => {
+                    slot.disarm();
+                    for waiter in others.into_iter().rev() {
+                        state.waiting.push_front(waiter);
+                    }
+                }
+                Err(_) => {}
+            }
+        }
+    }
+}
+
+/// One get on its own: the ordinary call path (pool, timeout, retries).
+async fn get_alone(client: &Client, table: &str, table_bytes: &Bytes, tget: TGet) -> Result<Row> {
+    let batch = client
+        .run("get", Some(table), Idempotence::Idempotent, |conn| {
+            let (table, tget) = (table_bytes.to_vec(), tget.clone());
+            Box::pin(conn.get_row_batch(table, tget))
+        })
+        .await?;
+    Ok(Row::from_batch(batch).next().unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tget(row: &str) -> TGet {
+        Get::new(row.to_owned()).to_thrift().expect("a valid get")
+    }
+
+    /// A gate whose one slot is taken, with waiters queued for `tables` (in order).
+    fn full_gate(tables: &[&str]) -> (Arc<GetCoalescer>, Vec<oneshot::Receiver<Turn>>) {
+        let gate = Arc::new(GetCoalescer::new(1, Duration::from_secs(60)));
+        let mut receivers = Vec::new();
+        let mut state = gate.state.lock().unwrap();
+        state.in_flight = 1;
+        for (i, table) in tables.iter().enumerate() {
+            let (turn, receiver) = oneshot::channel();
+            state.waiting.push_back(Waiter { table: Arc::from(*table), tget: tget(&format!("r{i}")), turn });
+            receivers.push(receiver);
+        }
+        drop(state);
+        (gate, receivers)
+    }
+
+    fn in_flight(gate: &GetCoalescer) -> usize {
+        gate.state.lock().unwrap().in_flight
+    }
+
+    #[test]
+    fn a_freed_slot_goes_to_the_oldest_live_waiter_with_its_tables_company() {
+        let (gate, mut receivers) = full_gate(&["gone", "a", "b", "a", "a"]);
+        drop(receivers.remove(0)); // the first waiter went away
+        gate.release();
+        let Ok(Turn::Lead { own, others, slot }) = receivers[0].try_recv() else { panic!("waiter 1 should lead") };
+        assert_eq!(own.row, b"r1");
+        let rows: Vec<Vec<u8>> = others.iter().map(|w| w.tget.row.clone()).collect();
+        assert_eq!(rows, [b"r3".to_vec(), b"r4".to_vec()]);
+        assert_eq!(in_flight(&gate), 1, "the slot was handed over, not freed");
+        // Table b's waiter leads next, alone.
+        drop(slot);
+        let Ok(Turn::Lead { others, slot, .. }) = receivers[1].try_recv() else { panic!("waiter 2 should lead") };
+        assert!(others.is_empty());
+        drop(others);
+        drop(slot);
+        assert_eq!(in_flight(&gate), 0, "nobody waits: the slot is free");
+    }
+
+    #[test]
+    fn a_turn_to_lead_dropped_unread_frees_its_slot() {
+        let (gate, receivers) = full_gate(&["a", "b"]);
+        gate.release();
+        let mut receivers = receivers.into_iter();
+        // The leader's task is cancelled with its turn unread: the slot moves on.
+        drop(receivers.next());
+        let Ok(Turn::Lead { slot, .. }) = receivers.next().unwrap().try_recv() else { panic!("b should lead") };
+        drop(slot);
+        assert_eq!(in_flight(&gate), 0);
+    }
+
+    #[test]
+    fn a_coalesced_call_stops_at_its_maximum() {
+        let tables = vec!["a"; MAX_COALESCED + 5];
+        let (gate, mut receivers) = full_gate(&tables);
+        gate.release();
+        let Ok(Turn::Lead { others, slot: _slot, .. }) = receivers[0].try_recv() else { panic!("first should lead") };
+        assert_eq!(others.len() + 1, MAX_COALESCED);
+        assert_eq!(gate.state.lock().unwrap().waiting.len(), 5);
+    }
+}
