@@ -269,13 +269,16 @@ impl HBase {
         }
     }
 
-    /// The command running `docker/RegionTool.java` against this HBase (launched only):
-    /// it reads `servers`, `regions T`, `move T`, `split T KEYHEX`, `balancer on|off`
-    /// lines on stdin and answers one `ok ...` / `err ...` line each (see its header).
+    /// The command running `docker/RegionTool.java` against this HBase (launched only,
+    /// natively or in a container, where it runs through `docker exec -i`): it reads
+    /// `servers`, `regions T`, `move T`, `split T KEYHEX`, `balancer on|off` lines on
+    /// stdin and answers one `ok ...` / `err ...` line each (see its header).
     pub fn region_tool(&self) -> Result<std::process::Command, TestkitError> {
         match &self.source {
             Source::Native { dir, stopped: false, .. } => launcher::region_tool(dir),
-            _ => Err(TestkitError::Config("the region tool needs an HBase launched natively by basalt-testkit".into())),
+            #[cfg(feature = "docker")]
+            Source::Docker(container) => Ok(container.region_tool()),
+            _ => Err(TestkitError::Config("the region tool needs an HBase launched by basalt-testkit".into())),
         }
     }
 
