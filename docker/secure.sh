@@ -189,6 +189,10 @@ addprinc -randkey hbase/127.0.0.1@$sec_realm
 addprinc -randkey basalt@$sec_realm
 ktadd -k $krb/hbase.keytab hbase/$host@$sec_realm HTTP/$host@$sec_realm hbase/127.0.0.1@$sec_realm
 ktadd -k $krb/client.keytab basalt@$sec_realm"
+  # The gateway reaches the master at 127.0.0.1, whose name is localhost: when the
+  # server's host name is another (in a container), that principal is needed too.
+  [ "$host" = localhost ] || q+="
+addprinc -randkey hbase/localhost@$sec_realm"
   (
     export KRB5_CONFIG=$krb/krb5.conf KRB5_KDC_PROFILE=$krb/kdc.conf
     while IFS= read -r line; do "$(krb_tool kadmin.local)" -q "$line" || exit 1; done <<<"$q"

@@ -193,6 +193,17 @@ fn launcher_args(options: &LaunchOptions, timeout: Duration) -> Vec<String> {
     args
 }
 
+/// The launcher's last message (from its last `hbase-local: ` line to the end: a
+/// probe's error may span several lines), on one line.
+fn launcher_error(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let from = lines.iter().rposition(|l| l.starts_with("hbase-local: ")).unwrap_or(lines.len().saturating_sub(1));
+    match lines.get(from..) {
+        Some(last) if !last.is_empty() => last.join(" | "),
+        _ => "no output".to_owned(),
+    }
+}
+
 /// The first 12 characters of a container id (as `docker ps` shows it).
 fn short_id(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
@@ -437,8 +448,7 @@ impl GatewaySlots {
         cmd.args(extra);
         let out = cmd.output()?;
         if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let why = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no output").to_owned();
+            let why = launcher_error(&String::from_utf8_lossy(&out.stderr));
             // `gateway` is dropped here and frees its slot; the launcher already
             // stopped the JVM that did not answer.
             return Err(TestkitError::StartFailed(format!("gateway {name} in container {}: {why}", self.id)));
@@ -530,6 +540,19 @@ mod tests {
         let two = LaunchOptions { region_servers: 2, ..LaunchOptions::default() };
         let args = launcher_args(&two, Duration::from_secs(60)).join(" ");
         assert!(args.ends_with("--timeout 60 --regionservers 2"), "{args}");
+    }
+
+    #[test]
+    fn the_launchers_last_message_is_kept_whole() {
+        let stderr = "hbase-local: waiting\nhbase-local: gateway g did not become ready: last error\nTIOError(x,\n\n \
+                      canRetry:true)) (logs kept in /data/logs)\n";
+        assert_eq!(
+            launcher_error(stderr),
+            "hbase-local: gateway g did not become ready: last error | TIOError(x, | canRetry:true)) (logs kept in \
+             /data/logs)"
+        );
+        assert_eq!(launcher_error("boom\n"), "boom");
+        assert_eq!(launcher_error(""), "no output");
     }
 
     #[test]
