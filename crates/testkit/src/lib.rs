@@ -125,7 +125,7 @@ enum Source {
     #[cfg(feature = "docker")]
     Docker(Box<docker::DockerHBase>),
     /// Launched by us; stopped by pid on drop.
-    Native { dir: PathBuf, remove_dir: bool, stopped: bool, gateways: GatewayLauncher },
+    Native { dir: PathBuf, remove_dir: bool, stopped: bool, gateways: Box<GatewayLauncher> },
 }
 
 /// A reachable HBase Thrift2 gateway, stopped on drop if this process launched it.
@@ -192,14 +192,14 @@ impl HBase {
             None => (launcher::fresh_run_dir()?, true),
         };
         let started = launcher::start(&dir, options)?;
-        let gateways = GatewayLauncher {
+        let gateways = Box::new(GatewayLauncher {
             dir: dir.clone(),
             heap: options.heap.clone(),
             stop_with_process: options.stop_with_process,
             ready_timeout: options.ready_timeout,
             #[cfg(feature = "docker")]
             container: None,
-        };
+        });
         Ok(HBase {
             addr: started.addr,
             framed: options.framed,
@@ -249,7 +249,7 @@ impl HBase {
     /// (see [`HBase::start_gateway`]).
     pub fn gateways(&self) -> Result<GatewayLauncher, TestkitError> {
         match &self.source {
-            Source::Native { stopped: false, gateways, .. } => Ok(gateways.clone()),
+            Source::Native { stopped: false, gateways, .. } => Ok(GatewayLauncher::clone(gateways)),
             Source::Native { stopped: true, .. } => {
                 Err(TestkitError::Config("this HBase was stopped; no gateway can be started against it".into()))
             }

@@ -17,6 +17,9 @@ use std::time::Duration;
 use super::{stop_gateway, GatewaySlots, RUN_DIR};
 use crate::TestkitError;
 
+/// A started secured gateway: its host address, how long it took, and its env.
+type SecureStarted = (String, Duration, Vec<(String, String)>);
+
 /// Keys of the env file whose values are files the client reads.
 const FILE_KEYS: [&str; 3] = ["CA", "OTHER_CA", "CLIENT_KEYTAB"];
 
@@ -31,7 +34,7 @@ impl GatewaySlots {
         compact: bool,
         name: &str,
         extra: &[String],
-    ) -> Result<(String, Duration, Vec<(String, String)>), TestkitError> {
+    ) -> Result<SecureStarted, TestkitError> {
         let (addr, ready_in) = self.start_with(framed, compact, name, extra)?;
         match self.client_env(name) {
             Ok(env) => Ok((addr, ready_in, env)),
