@@ -205,7 +205,7 @@ cmd_start() {
   zk_port=$(free_port)
   while [ "$zk_port" = "$port" ]; do zk_port=$(free_port); done
 
-  rm -rf "$dir/data" "$dir/logs" "$dir/conf"
+  rm -rf "$dir/data" "$dir/logs" "$dir/conf" "$dir/server-host"
   mkdir -p "$dir/data" "$dir/logs" "$dir/conf"
   sed -e "s|@DATA_DIR@|$dir/data|g" -e "s|@ZK_PORT@|$zk_port|g" \
       -e "s|@SCANNER_TIMEOUT_MS@|$scanner_ms|g" -e "s|@IDLE_TIMEOUT_MS@|$idle_ms|g" "$here/hbase-site.xml.in" >"$dir/conf/hbase-site.xml"

@@ -26,6 +26,9 @@
 # QOP, CA, OTHER_CA, TLS_HOST, KRB5_CONFIG, KRB5CCNAME, REALM, CLIENT_PRINCIPAL,
 # CLIENT_KEYTAB, SERVICE, SERVER_HOST.
 #
+# Environment: BASALT_KDC_PORT, the KDC's port (default: a free one; the Docker route
+# sets it so that the port can be published to the client on the host).
+#
 # Debian packages: openssl, util-linux (flock), stunnel4 (--tls without --http), krb5-kdc krb5-admin-server
 # krb5-user (--kerberos); the JDK's keytool.
 
@@ -74,11 +77,15 @@ secure_check() {
 
 krb_tool() { command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"; }
 
-# A CA, a server certificate for localhost/127.0.0.1 signed by it, a PKCS12 key store
-# (Jetty) and trust store (the probe), and an unrelated CA. Made once per run directory.
+# A CA, a server certificate for localhost/127.0.0.1 (and the server's host name, when
+# that is another name: SPNEGO over HTTPS is asked of that name) signed by it, a PKCS12
+# key store (Jetty) and trust store (the probe), and an unrelated CA. Made once per run
+# directory.
 secure_pki() {
-  local pki=$1/pki
+  local pki=$1/pki host san="DNS:localhost,IP:127.0.0.1"
   [ -s "$pki/server.p12" ] && return 0
+  host=$(secure_host_name "$1" "$2") || exit 1
+  [ "$host" = localhost ] || san+=",DNS:$host"
   rm -rf "$pki"; mkdir -p "$pki"
   (
     cd "$pki"
@@ -89,7 +96,7 @@ secure_pki() {
       -subj "/CN=Basalt unrelated CA $$" -addext "basicConstraints=critical,CA:TRUE" \
       -addext "keyUsage=critical,keyCertSign,cRLSign"
     openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr -subj "/CN=localhost"
-    printf '%s\n' "subjectAltName=DNS:localhost,IP:127.0.0.1" "basicConstraints=critical,CA:FALSE" \
+    printf '%s\n' "subjectAltName=$san" "basicConstraints=critical,CA:FALSE" \
       "keyUsage=critical,digitalSignature,keyEncipherment" "extendedKeyUsage=serverAuth" >server.ext
     openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out server.crt \
       -days 7 -extfile server.ext
@@ -100,11 +107,22 @@ secure_pki() {
   ) >"$1/logs/pki.log" 2>&1 || die "making the run's certificates failed (log: $1/logs/pki.log)"
 }
 
-# The host name the Thrift server puts in its principal (_HOST), as HBase computes it.
+# The host name the Thrift server puts in its principal (_HOST), as HBase computes it
+# (learned once per run directory).
+secure_host_name() {
+  local dir=$1 cp=$2
+  if [ ! -s "$dir/server-host" ]; then
+    "$java_bin" -cp "$dir/conf:$cp" "$here/SecureProbe.java" hostname >"$dir/server-host.tmp" 2>"$dir/logs/hostname.log" \
+      || die "could not learn the server's host name (log: $dir/logs/hostname.log)"
+    grep -qE '^[A-Za-z0-9._-]+$' "$dir/server-host.tmp" || die "unexpected server host name '$(cat "$dir/server-host.tmp")'"
+    mv "$dir/server-host.tmp" "$dir/server-host"
+  fi
+  cat "$dir/server-host"
+}
+
 secure_server_host() {
   local dir=$1 cp=$2
-  [ -s "$dir/krb5/server-host" ] || "$java_bin" -cp "$dir/conf:$cp" "$here/SecureProbe.java" hostname \
-    >"$dir/krb5/server-host" 2>"$dir/logs/hostname.log" || die "could not learn the server's host name (log: $dir/logs/hostname.log)"
+  [ -s "$dir/krb5/server-host" ] || secure_host_name "$dir" "$cp" >"$dir/krb5/server-host"
   cat "$dir/krb5/server-host"
 }
 
@@ -113,7 +131,14 @@ secure_kdc() {
   local dir=$1 cp=$2 krb=$1/krb5 port host
   if alive "$(pid_of "$dir" kdc)"; then return 0; fi
   rm -rf "$krb"; mkdir -p "$krb"
-  port=$(free_port)
+  # A fixed port when asked (in a container, so that it can be published); else a free one.
+  port=${BASALT_KDC_PORT:-}
+  if [ -n "$port" ]; then
+    [[ $port =~ ^[0-9]+$ ]] || die "BASALT_KDC_PORT takes a port number, got '$port'"
+    is_listening "$port" && die "BASALT_KDC_PORT=$port is already in use"
+  else
+    port=$(free_port)
+  fi
   cat >"$krb/kdc.conf" <<EOF
 [kdcdefaults]
  kdc_ports = $port
@@ -164,6 +189,10 @@ addprinc -randkey hbase/127.0.0.1@$sec_realm
 addprinc -randkey basalt@$sec_realm
 ktadd -k $krb/hbase.keytab hbase/$host@$sec_realm HTTP/$host@$sec_realm hbase/127.0.0.1@$sec_realm
 ktadd -k $krb/client.keytab basalt@$sec_realm"
+  # The gateway reaches the master at 127.0.0.1, whose name is localhost: when the
+  # server's host name is another (in a container), that principal is needed too.
+  [ "$host" = localhost ] || q+="
+addprinc -randkey hbase/localhost@$sec_realm"
   (
     export KRB5_CONFIG=$krb/krb5.conf KRB5_KDC_PROFILE=$krb/kdc.conf
     while IFS= read -r line; do "$(krb_tool kadmin.local)" -q "$line" || exit 1; done <<<"$q"
@@ -187,7 +216,7 @@ secure_prepare() {
   # Gateways may be started in parallel: one makes the run's PKI and KDC, the others wait.
   exec 9>"$dir/secure.lock"
   flock 9
-  if $sec_tls; then secure_pki "$dir"; fi
+  if $sec_tls; then secure_pki "$dir" "$cp"; fi
   if [ -n "$sec_qop" ]; then secure_kdc "$dir" "$cp"; fi
   flock -u 9
   exec 9>&-

@@ -2,13 +2,18 @@
 //! through the `testcontainers` crate (feature `docker`).
 //!
 //! The container gets the test bed's settings (scanner and idle timeouts, framed /
-//! compact, heap) as arguments of the launcher's `start`; its Thrift2 port 9090 and
-//! four ports for extra gateways (9091-9094) are published on random host ports. Extra
-//! gateways run inside the container (`docker exec` of `hbase-local.sh gateway start`).
-//! The container is removed when its value is dropped (also when a test panicked), and
-//! a watchdog removes it if the owning process dies first.
+//! compact, heap, region servers) as arguments of the launcher's `start`; its Thrift2
+//! port 9090, twelve ports for extra gateways (9091-9102) and the port of a secured
+//! gateway's KDC (9088) are published on random host ports. Extra gateways, plain or
+//! secured, run inside the container (`docker exec` of `hbase-local.sh gateway start`),
+//! and so does the region tool (`docker exec -i` of `hbase-local.sh regions`); what a
+//! client on the host needs of a secured gateway (CA, krb5.conf, ticket cache, keytab)
+//! is copied out of the container (see [`secure`]). The container is removed when its
+//! value is dropped (also when a test panicked), with those copies, and a watchdog
+//! removes it if the owning process dies first.
 
 mod api_shim;
+mod secure;
 
 use std::io::BufRead;
 use std::process::{Child, Command, Stdio};
@@ -35,8 +40,11 @@ const DEFAULT_IMAGE: &str = "basalt-hbase:latest";
 const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(600);
 /// The main gateway's port in the container.
 const THRIFT_PORT: u16 = 9090;
-/// Ports for extra gateways in the container (the Dockerfile exposes them).
-const GATEWAY_PORTS: [u16; 4] = [9091, 9092, 9093, 9094];
+/// Ports for extra gateways in the container (the Dockerfile exposes them): enough for
+/// the six secured gateways of the secure test beside the tests' plain ones.
+const GATEWAY_PORTS: [u16; 12] = [9091, 9092, 9093, 9094, 9095, 9096, 9097, 9098, 9099, 9100, 9101, 9102];
+/// The port of the run's KDC in the container (`BASALT_KDC_PORT` of `secure.sh`).
+const KDC_PORT: u16 = 9088;
 /// The launcher and run directory in the image.
 const LAUNCHER: &str = "/opt/basalt/hbase-local.sh";
 const RUN_DIR: &str = "/data";
@@ -66,6 +74,8 @@ impl std::fmt::Debug for DockerHBase {
 impl DockerHBase {
     /// Removes the container now; later calls do nothing.
     pub(crate) fn stop(&mut self) -> Result<(), TestkitError> {
+        // Copies of the secured gateways' client files (CA, tickets, keytab).
+        let _ = std::fs::remove_dir_all(&self.gateways.files);
         let result = match self.container.take() {
             Some(container) => container
                 .rm()
@@ -77,6 +87,14 @@ impl DockerHBase {
             let _ = watchdog.wait();
         }
         result
+    }
+
+    /// `docker exec -i` of `hbase-local.sh regions`: the region tool in the container,
+    /// commands on stdin, answers on stdout.
+    pub(crate) fn region_tool(&self) -> Command {
+        let mut cmd = self.gateways.engine.cli();
+        cmd.args(["exec", "-i", &self.gateways.id, LAUNCHER, "regions", "--dir", RUN_DIR]);
+        cmd
     }
 }
 
@@ -103,7 +121,7 @@ pub(crate) fn start(options: &LaunchOptions) -> Result<DockerHBase, TestkitError
     let shim = engine.shim_for_testcontainers()?;
     let (name, tag) = split_image(&image);
     let mut request = GenericImage::new(name, tag).with_exposed_port(THRIFT_PORT.tcp());
-    for port in GATEWAY_PORTS {
+    for port in GATEWAY_PORTS.into_iter().chain([KDC_PORT]) {
         request = request.with_exposed_port(port.tcp());
     }
     let started = Instant::now();
@@ -128,6 +146,8 @@ pub(crate) fn start(options: &LaunchOptions) -> Result<DockerHBase, TestkitError
             slots: Arc::new(Mutex::new(Vec::new())),
             heap: "512m".to_owned(),
             timeout,
+            kdc_host_port: 0,
+            files: std::env::temp_dir().join(format!("basalt-docker-{}-{}", std::process::id(), short_id(&id))),
         },
     };
     let container = hbase.container.as_ref().ok_or_else(|| TestkitError::StartFailed("no container".into()))?;
@@ -144,6 +164,7 @@ pub(crate) fn start(options: &LaunchOptions) -> Result<DockerHBase, TestkitError
         slots.push(Slot { container_port: port, host_port: host_port(port)?, used: false });
     }
     hbase.gateways.slots = Arc::new(Mutex::new(slots));
+    hbase.gateways.kdc_host_port = host_port(KDC_PORT)?;
     Ok(hbase)
 }
 
@@ -165,7 +186,27 @@ fn launcher_args(options: &LaunchOptions, timeout: Duration) -> Vec<String> {
     if options.compact {
         args.push("--compact".to_owned());
     }
+    if options.region_servers != 1 {
+        args.push("--regionservers".to_owned());
+        args.push(options.region_servers.to_string());
+    }
     args
+}
+
+/// The launcher's last message (from its last `hbase-local: ` line to the end: a
+/// probe's error may span several lines), on one line.
+fn launcher_error(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let from = lines.iter().rposition(|l| l.starts_with("hbase-local: ")).unwrap_or(lines.len().saturating_sub(1));
+    match lines.get(from..) {
+        Some(last) if !last.is_empty() => last.join(" | "),
+        _ => "no output".to_owned(),
+    }
+}
+
+/// The first 12 characters of a container id (as `docker ps` shows it).
+fn short_id(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
 }
 
 /// Follows the container's stderr until the launcher logs "ready in"; fails with the
@@ -342,6 +383,10 @@ pub(crate) struct GatewaySlots {
     slots: Arc<Mutex<Vec<Slot>>>,
     heap: String,
     timeout: Duration,
+    /// The host port published for the container's KDC port.
+    kdc_host_port: u16,
+    /// Host directory for copies of the secured gateways' client files.
+    files: std::path::PathBuf,
 }
 
 #[derive(Debug)]
@@ -364,6 +409,18 @@ impl GatewaySlots {
     /// port; returns the host address and how long it took. The gateway is stopped with
     /// [`stop_gateway`] by its name (unique in this process).
     pub(crate) fn start(&self, framed: bool, compact: bool, name: &str) -> Result<(String, Duration), TestkitError> {
+        self.start_with(framed, compact, name, &[])
+    }
+
+    /// [`start`](Self::start) with more `gateway start` options (`--tls`, `--http`,
+    /// `--kerberos QOP`); a KDC, if one is needed, listens on the published [`KDC_PORT`].
+    fn start_with(
+        &self,
+        framed: bool,
+        compact: bool,
+        name: &str,
+        extra: &[String],
+    ) -> Result<(String, Duration), TestkitError> {
         let (container_port, host_port) = {
             let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
             let slot = slots.iter_mut().find(|s| !s.used).ok_or_else(|| {
@@ -378,7 +435,8 @@ impl GatewaySlots {
         let gateway = ContainerGateway { slots: self.clone(), container_port, name: name.to_owned() };
         let started = Instant::now();
         let mut cmd = self.engine.cli();
-        cmd.args(["exec", &self.id, LAUNCHER, "gateway", "start", "--dir", RUN_DIR, "--name", name])
+        let kdc_port = format!("BASALT_KDC_PORT={KDC_PORT}");
+        cmd.args(["exec", "-e", &kdc_port, &self.id, LAUNCHER, "gateway", "start", "--dir", RUN_DIR, "--name", name])
             .args(["--bind", "0.0.0.0", "--thrift-port", &container_port.to_string(), "--heap", &self.heap])
             .args(["--timeout", &self.timeout.as_secs().to_string()]);
         if framed {
@@ -387,10 +445,10 @@ impl GatewaySlots {
         if compact {
             cmd.arg("--compact");
         }
+        cmd.args(extra);
         let out = cmd.output()?;
         if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            let why = stderr.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no output").to_owned();
+            let why = launcher_error(&String::from_utf8_lossy(&out.stderr));
             // `gateway` is dropped here and frees its slot; the launcher already
             // stopped the JVM that did not answer.
             return Err(TestkitError::StartFailed(format!("gateway {name} in container {}: {why}", self.id)));
@@ -479,5 +537,27 @@ mod tests {
             args,
             "--scanner-timeout-ms 4000 --idle-timeout-ms 12000 --heap 1g --timeout 300 --framed --compact"
         );
+        let two = LaunchOptions { region_servers: 2, ..LaunchOptions::default() };
+        let args = launcher_args(&two, Duration::from_secs(60)).join(" ");
+        assert!(args.ends_with("--timeout 60 --regionservers 2"), "{args}");
+    }
+
+    #[test]
+    fn the_launchers_last_message_is_kept_whole() {
+        let stderr = "hbase-local: waiting\nhbase-local: gateway g did not become ready: last error\nTIOError(x,\n\n \
+                      canRetry:true)) (logs kept in /data/logs)\n";
+        assert_eq!(
+            launcher_error(stderr),
+            "hbase-local: gateway g did not become ready: last error | TIOError(x, | canRetry:true)) (logs kept in \
+             /data/logs)"
+        );
+        assert_eq!(launcher_error("boom\n"), "boom");
+        assert_eq!(launcher_error(""), "no output");
+    }
+
+    #[test]
+    fn short_ids_are_docker_ps_ids() {
+        assert_eq!(short_id("0123456789abcdef0123"), "0123456789ab");
+        assert_eq!(short_id("abc"), "abc");
     }
 }

@@ -125,7 +125,7 @@ enum Source {
     #[cfg(feature = "docker")]
     Docker(Box<docker::DockerHBase>),
     /// Launched by us; stopped by pid on drop.
-    Native { dir: PathBuf, remove_dir: bool, stopped: bool, gateways: GatewayLauncher },
+    Native { dir: PathBuf, remove_dir: bool, stopped: bool, gateways: Box<GatewayLauncher> },
 }
 
 /// A reachable HBase Thrift2 gateway, stopped on drop if this process launched it.
@@ -192,14 +192,14 @@ impl HBase {
             None => (launcher::fresh_run_dir()?, true),
         };
         let started = launcher::start(&dir, options)?;
-        let gateways = GatewayLauncher {
+        let gateways = Box::new(GatewayLauncher {
             dir: dir.clone(),
             heap: options.heap.clone(),
             stop_with_process: options.stop_with_process,
             ready_timeout: options.ready_timeout,
             #[cfg(feature = "docker")]
             container: None,
-        };
+        });
         Ok(HBase {
             addr: started.addr,
             framed: options.framed,
@@ -249,7 +249,7 @@ impl HBase {
     /// (see [`HBase::start_gateway`]).
     pub fn gateways(&self) -> Result<GatewayLauncher, TestkitError> {
         match &self.source {
-            Source::Native { stopped: false, gateways, .. } => Ok(gateways.clone()),
+            Source::Native { stopped: false, gateways, .. } => Ok(GatewayLauncher::clone(gateways)),
             Source::Native { stopped: true, .. } => {
                 Err(TestkitError::Config("this HBase was stopped; no gateway can be started against it".into()))
             }
@@ -269,13 +269,16 @@ impl HBase {
         }
     }
 
-    /// The command running `docker/RegionTool.java` against this HBase (launched only):
-    /// it reads `servers`, `regions T`, `move T`, `split T KEYHEX`, `balancer on|off`
-    /// lines on stdin and answers one `ok ...` / `err ...` line each (see its header).
+    /// The command running `docker/RegionTool.java` against this HBase (launched only,
+    /// natively or in a container, where it runs through `docker exec -i`): it reads
+    /// `servers`, `regions T`, `move T`, `split T KEYHEX`, `balancer on|off` lines on
+    /// stdin and answers one `ok ...` / `err ...` line each (see its header).
     pub fn region_tool(&self) -> Result<std::process::Command, TestkitError> {
         match &self.source {
             Source::Native { dir, stopped: false, .. } => launcher::region_tool(dir),
-            _ => Err(TestkitError::Config("the region tool needs an HBase launched natively by basalt-testkit".into())),
+            #[cfg(feature = "docker")]
+            Source::Docker(container) => Ok(container.region_tool()),
+            _ => Err(TestkitError::Config("the region tool needs an HBase launched by basalt-testkit".into())),
         }
     }
 

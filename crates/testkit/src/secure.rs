@@ -176,13 +176,15 @@ impl GatewayLauncher {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);
         let name = format!("{}-{}-{n}", mode.tag(), std::process::id());
-        #[cfg(feature = "docker")]
-        if self.container.is_some() {
-            return Err(TestkitError::Config(
-                "secured gateways need the native launcher (the Docker route has only the plain modes)".into(),
-            ));
-        }
         let extra = mode.launcher_args();
+        #[cfg(feature = "docker")]
+        if let Some(slots) = &self.container {
+            // In the container; its env names the host's copies of the client's files.
+            let (addr, ready_in, env) = slots.start_secure(mode.framed, mode.compact, &name, &extra)?;
+            let started = launcher::Started { addr, ready_in };
+            let gateway = Gateway::adopt(self.dir.clone(), name.clone(), started, mode.framed, mode.compact);
+            return secure_gateway(gateway, mode, &env, &format!("the env of gateway {name} in the container"));
+        }
         let started = launcher::start_gateway(&GatewaySpec {
             dir: &self.dir,
             name: &name,
@@ -197,36 +199,44 @@ impl GatewayLauncher {
         let env_file = self.dir.join(format!("gateway-{name}.env"));
         let text = std::fs::read_to_string(&env_file)
             .map_err(|e| TestkitError::StartFailed(format!("reading {}: {e}", env_file.display())))?;
-        let env = parse_env(&text);
-        let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
-        let need = |key: &str| {
-            get(key).ok_or_else(|| TestkitError::StartFailed(format!("{} has no {key}", env_file.display())))
-        };
-        let kerberos = match mode.kerberos {
-            None => None,
-            Some(_) => Some(KerberosEnv {
-                krb5_config: need("KRB5_CONFIG")?.into(),
-                ccache: need("KRB5CCNAME")?,
-                realm: need("REALM")?,
-                client_principal: need("CLIENT_PRINCIPAL")?,
-                client_keytab: need("CLIENT_KEYTAB")?.into(),
-                service: if mode.http { "HTTP".to_owned() } else { need("SERVICE")? },
-                server_host: need("SERVER_HOST")?,
-            }),
-        };
-        Ok(SecureGateway {
-            gateway,
-            mode: *mode,
-            ca: get("CA").map(PathBuf::from),
-            other_ca: get("OTHER_CA").map(PathBuf::from),
-            tls_host: get("TLS_HOST"),
-            kerberos,
-        })
+        secure_gateway(gateway, mode, &parse_env(&text), &env_file.display().to_string())
     }
 }
 
+/// A started secured gateway with what its launcher's env (`source` names it in errors)
+/// says a client needs.
+fn secure_gateway(
+    gateway: Gateway,
+    mode: &SecureMode,
+    env: &[(String, String)],
+    source: &str,
+) -> Result<SecureGateway, TestkitError> {
+    let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
+    let need = |key: &str| get(key).ok_or_else(|| TestkitError::StartFailed(format!("{source} has no {key}")));
+    let kerberos = match mode.kerberos {
+        None => None,
+        Some(_) => Some(KerberosEnv {
+            krb5_config: need("KRB5_CONFIG")?.into(),
+            ccache: need("KRB5CCNAME")?,
+            realm: need("REALM")?,
+            client_principal: need("CLIENT_PRINCIPAL")?,
+            client_keytab: need("CLIENT_KEYTAB")?.into(),
+            service: if mode.http { "HTTP".to_owned() } else { need("SERVICE")? },
+            server_host: need("SERVER_HOST")?,
+        }),
+    };
+    Ok(SecureGateway {
+        gateway,
+        mode: *mode,
+        ca: get("CA").map(PathBuf::from),
+        other_ca: get("OTHER_CA").map(PathBuf::from),
+        tls_host: get("TLS_HOST"),
+        kerberos,
+    })
+}
+
 /// `KEY=VALUE` lines; others are ignored.
-fn parse_env(text: &str) -> Vec<(String, String)> {
+pub(crate) fn parse_env(text: &str) -> Vec<(String, String)> {
     text.lines()
         .filter_map(|line| {
             let (key, value) = line.split_once('=')?;
