@@ -274,6 +274,13 @@ impl From<Error> for Interrupt {
     fn from(e: Error) -> Interrupt {
         match e {
             e @ Error::ScannerExpired { .. } => Interrupt::Reopen(e),
+            // The gateway failed a page of an open scanner with an unexpected exception
+            // (seen under load and across region moves: "Internal error processing
+            // getScannerRows"). The scanner is in an unknown state; reading is safe to
+            // repeat, so reopen after the last row returned. The same error on every
+            // reopen ends the scan with it (MAX_QUIET_REOPENS). An open_scanner failure
+            // (a malformed filter) is not reopened.
+            e @ Error::ServerInternal { operation: "get_scanner_rows", .. } => Interrupt::Reopen(e),
             e => Interrupt::Failed(e),
         }
     }
@@ -361,7 +368,7 @@ impl Worker {
                 Interrupt::Reopen(error) => {
                     quiet_reopens += 1;
                     if quiet_reopens > MAX_QUIET_REOPENS {
-                        permit.send(Err(error));
+                        permit.send(Err(error.with_filter_hint(self.has_filter)));
                         break;
                     }
                     tracing::debug!(%error, "scanner lost; reopening after the last row returned");
@@ -556,6 +563,20 @@ mod tests {
 
     fn keys(rows: &[Row]) -> Vec<String> {
         rows.iter().map(|r| String::from_utf8_lossy(r.key()).into_owned()).collect()
+    }
+
+    #[test]
+    fn a_failed_page_reopens_but_a_failed_open_does_not() {
+        let internal = |operation| Error::ServerInternal {
+            addr: "gw:9090".into(),
+            operation,
+            kind: "InternalError".into(),
+            message: "Internal error processing getScannerRows".into(),
+            hint: None,
+        };
+        assert!(matches!(Interrupt::from(internal("get_scanner_rows")), Interrupt::Reopen(_)));
+        assert!(matches!(Interrupt::from(internal("open_scanner")), Interrupt::Failed(_)));
+        assert!(matches!(Interrupt::from(internal("get_scanner_results")), Interrupt::Failed(_)));
     }
 
     #[test]
