@@ -16,6 +16,7 @@ mod faults;
 mod hostile;
 mod idl;
 mod outage;
+mod parallel_scan;
 mod regions;
 mod salted;
 mod salted_cursor;
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
         idl::trials(),
         client_data::trials(),
         client_scan::trials(),
+        parallel_scan::trials(),
         client_admin::trials(),
         client_resilience::trials(),
         salted::trials(),

@@ -526,8 +526,10 @@ impl Worker {
 
     /// A page from a stateless `getScannerResults` call at the position.
     async fn stateless_page(&mut self) -> Result<Page, Interrupt> {
-        let tscan = self.tracker.tscan(&self.scan)?;
+        let mut tscan = self.tracker.tscan(&self.scan)?;
         let want = self.want();
+        // The call reads `want` rows and closes: the region server need not send more.
+        tscan.caching = Some(tscan.caching.unwrap_or(want));
         let mut pooled = self.client.checkout().await?;
         let addr = pooled.addr().to_owned();
         let name = self.table.as_bytes().to_vec();
