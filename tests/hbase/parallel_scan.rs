@@ -118,11 +118,11 @@ async fn parallel_scans_with_limits_filters_and_options(env: Env) -> TestResult 
             same_as_plain(&table, scan.caching(50), &[3, 8], &format!("limit {limit}, caching 50, {dir}")).await?;
         }
         // A server-side filter that leaves some rows in every region, and one that
-        // leaves rows in one region only (the other pieces return empty pages).
-        let three =
-            Filter::single_column_value("m", "tag", CompareOp::Equal, Comparator::Binary(Bytes::from("three")))
-                .filter_if_missing(true);
-        let scan = Scan::new().filter(three.into()).reversed(reversed);
+        // leaves rows in one region only (the other pieces return empty pages). (A
+        // SingleColumnValueFilter cannot run reversed: HBase refuses to load column
+        // families on demand in a reverse scan, plain or parallel.)
+        let three = Filter::value(CompareOp::Equal, Comparator::Binary(Bytes::from("three")));
+        let scan = Scan::new().filter(three).reversed(reversed);
         same_as_plain(&table, scan.clone(), &[8], &format!("value filter, {dir}")).await?;
         assert_eq!(all(&table, scan.clone().parallel_regions(8)).await?.len(), 16 * 40, "{dir}");
         same_as_plain(&table, scan.limit(50), &[8], &format!("value filter and limit, {dir}")).await?;
