@@ -34,9 +34,12 @@ async fn sixteen_region_table(env: &Env, per_region: u16) -> Result<Table, basal
     let puts = (0..REGIONS).flat_map(|r| {
         (0..per_region).map(move |i| {
             let [hi, lo] = i.to_be_bytes();
-            Put::new(vec![r, hi, lo])
-                .cell_at("d", "n", format!("{r}-{i}"), 1000 + i64::from(i % 7))
-                .cell_at("m", "tag", if i % 3 == 0 { "three" } else { "other" }, 2000)
+            Put::new(vec![r, hi, lo]).cell_at("d", "n", format!("{r}-{i}"), 1000 + i64::from(i % 7)).cell_at(
+                "m",
+                "tag",
+                if i % 3 == 0 { "three" } else { "other" },
+                2000,
+            )
         })
     });
     table.put_many(puts).await?;
@@ -85,7 +88,9 @@ async fn parallel_scans_equal_the_plain_scan_forward_and_reversed(env: Env) -> T
         let full = Scan::new().reversed(reversed);
         let rows = all(&table, full.clone()).await?;
         assert_eq!(rows.len(), 16 * 300, "{dir}");
-        let ordered = rows.windows(2).all(|w| if reversed { key_of(&w[0]) > key_of(&w[1]) } else { key_of(&w[0]) < key_of(&w[1]) });
+        let ordered =
+            rows.windows(2)
+                .all(|w| if reversed { key_of(&w[0]) > key_of(&w[1]) } else { key_of(&w[0]) < key_of(&w[1]) });
         assert!(ordered, "{dir}: the plain scan is in key order");
         same_as_plain(&table, full.clone(), &[2, 4, 8, 16, 64], &format!("full scan, {dir}")).await?;
         // Small fixed pages: many pages per region.
@@ -249,6 +254,7 @@ async fn dropping_a_parallel_scan_closes_every_scanner(env: Env) -> TestResult {
     if still_open.is_empty() {
         Ok(())
     } else {
-        Err(format!("scanner ids still open on the server after the parallel scans were dropped: {still_open:?}").into())
+        Err(format!("scanner ids still open on the server after the parallel scans were dropped: {still_open:?}")
+            .into())
     }
 }

@@ -57,4 +57,3 @@ pub(crate) fn cut_at_regions<'a>(
     pieces.push((from, stop.clone()));
     pieces
 }
-

@@ -112,7 +112,13 @@ struct Coordinator {
 
 /// Starts the coordinator of a [`Scan::parallel_regions`] scan, sending its pages, in
 /// order, to `tx`.
-pub(crate) fn spawn(client: Client, table: String, scan: Scan, stats: Arc<ScanStats>, tx: mpsc::Sender<Result<Vec<Row>>>) {
+pub(crate) fn spawn(
+    client: Client,
+    table: String,
+    scan: Scan,
+    stats: Arc<ScanStats>,
+    tx: mpsc::Sender<Result<Vec<Row>>>,
+) {
     let span = tracing::debug_span!(
         "hbase.parallel_scan",
         table = %table,
