@@ -3,7 +3,8 @@
 //! A coordinator task fetches the table's region boundaries once, cuts the scan's
 //! range at them ([`cut_at_regions`]) and runs up to `parallel` pieces at a time, each a
 //! plain key-range scan by its own [`Worker`] (the plain scan's pinning, recovery and
-//! page checks). Pieces are consumed strictly in order (reversed scans: from the last
+//! page checks); the first piece runs alone until its first page arrives, for a fast
+//! first row. Pieces are consumed strictly in order (reversed scans: from the last
 //! region down), so the rows come out exactly as the plain scan's; the pieces behind
 //! the first fill their own channels, at most [`PARALLEL_PAGES_AHEAD`] pages each, and
 //! wait. A piece's bounds are keys, not region ids: a region that splits or moves
@@ -107,6 +108,9 @@ struct Coordinator {
     waiting: VecDeque<(Bytes, Bytes)>,
     running: VecDeque<Piece>,
     started_pieces: usize,
+    /// Set once the first piece has answered: until then it runs alone, so that the
+    /// first row is not slowed by the other pieces' scanners opening.
+    first_answered: bool,
     retired: Retired,
 }
 
@@ -135,6 +139,7 @@ pub(crate) fn spawn(
         waiting: VecDeque::new(),
         running: VecDeque::new(),
         started_pieces: 0,
+        first_answered: false,
         retired: Retired::default(),
     };
     tokio::spawn(coordinator.run(tx).instrument(span));
@@ -178,6 +183,7 @@ impl Coordinator {
                 () = tx.closed() => return Ok(()),
                 page = first.pages.recv() => page,
             };
+            self.first_answered = true;
             match page {
                 Some(Ok(mut rows)) => {
                     if let Some(remaining) = &mut self.remaining {
@@ -204,9 +210,10 @@ impl Coordinator {
         }
     }
 
-    /// Starts waiting pieces until `parallel` run.
+    /// Starts waiting pieces until `parallel` run (one until the first has answered).
     fn start_pieces(&mut self) {
-        while self.running.len() < self.scan.parallel {
+        let parallel = if self.first_answered { self.scan.parallel } else { 1 };
+        while self.running.len() < parallel {
             let Some((start, stop)) = self.waiting.pop_front() else { return };
             let mut scan = self.scan.clone();
             scan.start = start;
