@@ -17,6 +17,7 @@ mod faults;
 mod hostile;
 mod idl;
 mod outage;
+mod parallel_scan;
 mod regions;
 mod salted;
 mod salted_cursor;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         client_data::trials(),
         client_gets::trials(),
         client_scan::trials(),
+        parallel_scan::trials(),
         client_admin::trials(),
         client_resilience::trials(),
         salted::trials(),

@@ -44,11 +44,13 @@
 //! - **Scans**: one page ahead at most; the server-side scanner is used only on the
 //!   connection that opened it, every page is checked against the scan's range and
 //!   direction, and the scan reopens after the last returned row when the scanner
-//!   expires, the connection breaks or a page is refused.
+//!   expires, the connection breaks or a page is refused. Pages grow from
+//!   [`FIRST_PAGE_ROWS`] toward about [`PAGE_TARGET_BYTES`] unless `caching` is set;
+//!   [`Scan::parallel_regions`] reads several regions at once, rows still in order.
 //! - **Rows**: a [`Row`] of a get or a scan is a view of the reply page it came in (no
 //!   copy, no allocation per cell); its cells are read through [`Row::cells`] as
-//!   [`CellRef`]s. Holding a row keeps its page in memory: [`Row::detach`] copies one
-//!   out for keeping long-term.
+//!   [`CellRef`]s. Holding a row keeps its page in memory (up to about
+//!   [`PAGE_TARGET_BYTES`]): [`Row::detach`] copies one out for keeping long-term.
 //! - **Salted scans**: [`Table::salted`] binds a table to a `basalt_rowkey::Schema`;
 //!   [`SaltedTable::scan`] plans the buckets a query touches, scans them concurrently
 //!   and heap-merges them into one ordered stream, with limits and resumable cursors.
@@ -67,8 +69,10 @@ mod error;
 pub mod filter;
 mod ops;
 mod options;
+mod paging;
 mod pool;
 mod region;
+mod region_scan;
 mod retry;
 mod row;
 mod salted;
@@ -85,13 +89,15 @@ pub use error::{Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
 pub use options::ReadOptions;
+pub use paging::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, PAGE_GROWTH, PAGE_TARGET_BYTES};
 pub use pool::PoolStats;
 pub use region::RegionLocation;
+pub use region_scan::{PARALLEL_FIRST_PAGE_ROWS, PARALLEL_PAGES_AHEAD, PARALLEL_PAGE_TARGET_BYTES};
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
 pub use row::{Cell, CellRef, Cells, Row};
 pub use salted::{
     merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
 };
-pub use scan::{RowStream, Scan, ScanPaging, ScanStats, DEFAULT_CACHING, FIRST_PAGE_ROWS};
+pub use scan::{RowStream, Scan, ScanPaging, ScanStats};
 pub use table::{Table, DEFAULT_BATCH_ROWS};
 pub use validate::{max_row_key_len, MAX_ROW_KEY_LEN};

@@ -70,7 +70,8 @@ impl ReadOptions {
         self
     }
 
-    /// Scans: rows per round trip (default [`DEFAULT_CACHING`](crate::DEFAULT_CACHING)).
+    /// Scans: rows per round trip, every page exactly (default: pages grow from
+    /// [`FIRST_PAGE_ROWS`](crate::FIRST_PAGE_ROWS), see [`Scan::caching`](crate::Scan::caching)).
     pub fn caching(mut self, rows: u32) -> ReadOptions {
         self.caching = Some(rows);
         self

@@ -170,6 +170,11 @@ impl Pool {
         self.size
     }
 
+    /// The largest reply a connection accepts (scans size their pages under it).
+    pub(crate) fn max_response_bytes(&self) -> usize {
+        self.options.max_response_bytes
+    }
+
     /// A slot of the pool, without a connection (a pinned scan calls on its own).
     pub(crate) async fn permit(&self) -> Result<OwnedSemaphorePermit> {
         Arc::clone(&self.permits).acquire_owned().await.map_err(|_| Error::ClientClosed)

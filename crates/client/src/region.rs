@@ -35,3 +35,25 @@ impl RegionLocation {
         key >= &self.start_key[..] && (self.end_key.is_empty() || key < &self.end_key[..])
     }
 }
+
+/// Cuts `[start, stop)` at every region start key strictly inside it.
+pub(crate) fn cut_at_regions<'a>(
+    start: &Bytes,
+    stop: &Bytes,
+    region_starts: impl Iterator<Item = &'a Bytes>,
+) -> Vec<(Bytes, Bytes)> {
+    let mut cuts: Vec<Bytes> = region_starts
+        .filter(|k| !k.is_empty() && k[..] > start[..] && (stop.is_empty() || k[..] < stop[..]))
+        .cloned()
+        .collect();
+    cuts.sort();
+    cuts.dedup();
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let mut from = start.clone();
+    for cut in cuts {
+        pieces.push((from, cut.clone()));
+        from = cut;
+    }
+    pieces.push((from, stop.clone()));
+    pieces
+}

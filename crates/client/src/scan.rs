@@ -2,7 +2,10 @@
 //!
 //! A scan runs in a background task ([`crate::scan_worker`]) that pages through
 //! `openScanner` / `getScannerRows`, one page ahead of the consumer (memory is bounded by
-//! two pages). Its server-side scanner is pinned to the connection that opened it: the
+//! two pages; pages grow from small to about 2 MiB unless `caching` is set, see
+//! [`crate::paging`]). A scan with [`Scan::parallel_regions`] runs one such task per
+//! region range, several at once, and yields their rows in order
+//! ([`crate::region_scan`]). Its server-side scanner is pinned to the connection that opened it: the
 //! id is only ever used on that connection, so a restarted gateway or a load balancer
 //! can never hand the scan another scanner's rows. Every page is checked against the
 //! scan's range and direction before a row is delivered. When the scanner expires, the
@@ -25,11 +28,9 @@ use crate::client::Client;
 use crate::error::{InvalidInput, Result};
 use crate::filter::Filter;
 use crate::options::ReadOptions;
+use crate::paging::PagePlan;
 use crate::row::Row;
 use crate::scan_worker::Worker;
-
-/// Rows per page when none is set.
-pub const DEFAULT_CACHING: u32 = 500;
 
 /// How a scan fetches its pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -65,6 +66,8 @@ pub struct Scan {
     pub(crate) limit: Option<u64>,
     pub(crate) reversed: bool,
     pub(crate) paging: ScanPaging,
+    /// Regions read at once ([`Scan::parallel_regions`]); 1: one scanner.
+    pub(crate) parallel: usize,
 }
 
 impl Default for Scan {
@@ -83,6 +86,7 @@ impl Scan {
             limit: None,
             reversed: false,
             paging: ScanPaging::Scanner,
+            parallel: 1,
         }
     }
 
@@ -149,8 +153,10 @@ impl Scan {
         self
     }
 
-    /// Rows per round trip (default [`DEFAULT_CACHING`]); also the page size. The
-    /// first page is smaller (at most [`FIRST_PAGE_ROWS`]) for a fast first row.
+    /// Rows per round trip, every page exactly (also the gateway's caching toward the
+    /// region server). When not set, pages start at
+    /// [`FIRST_PAGE_ROWS`](crate::FIRST_PAGE_ROWS) for a fast first row and grow
+    /// toward about [`PAGE_TARGET_BYTES`](crate::PAGE_TARGET_BYTES) per reply.
     pub fn caching(mut self, rows: u32) -> Scan {
         self.read = self.read.caching(rows);
         self
@@ -187,6 +193,40 @@ impl Scan {
         self
     }
 
+    /// Reads up to `regions` of the table's regions at once, still yielding exactly the
+    /// rows of the plain scan, in the same order (default 1: one scanner).
+    ///
+    /// When the scan starts, its range is cut at the table's region boundaries
+    /// (fetched once); up to `regions` pieces are scanned concurrently, each by its own
+    /// scanner with the plain scan's recovery and checks, and their rows are yielded
+    /// piece after piece in key order (reversed scans: from the last region down). The
+    /// pieces are key ranges, not region ids: a region that splits or moves during the
+    /// scan changes nothing about the rows returned. The limit counts over all pieces;
+    /// when it is reached, or on the first error (returned once), or when the stream
+    /// is dropped, every piece's scanner is closed.
+    ///
+    /// Memory: each running piece holds at most
+    /// [`PARALLEL_PAGES_AHEAD`](crate::PARALLEL_PAGES_AHEAD) pages (fetched or being
+    /// fetched) ahead of the consumer; with `caching` unset a piece's pages grow to
+    /// about [`PARALLEL_PAGE_TARGET_BYTES`](crate::PARALLEL_PAGE_TARGET_BYTES) (the
+    /// first piece starts small for a fast first row, the others at
+    /// [`PARALLEL_FIRST_PAGE_ROWS`](crate::PARALLEL_FIRST_PAGE_ROWS)), so the rows held
+    /// are at most about `regions x PARALLEL_PAGES_AHEAD` such pages (32 MiB for 8
+    /// regions), plus three pages on their way to the consumer. With `caching(n)`, read
+    /// `n` rows for a page. Each running piece also holds one connection (out of the
+    /// pool's idle list, like any open scanner).
+    ///
+    /// The gain: while the consumer reads one region, the next `regions - 1` are read
+    /// ahead by other gateway threads and region server handlers, instead of one page at
+    /// a time. It is bounded by the read-ahead: a piece that becomes the first has its
+    /// first `PARALLEL_PAGES_AHEAD` pages ready and reads the rest of its region alone,
+    /// so regions much larger than the read-ahead gain less. For a short range inside
+    /// one region it costs one extra call (the region boundaries).
+    pub fn parallel_regions(mut self, regions: usize) -> Scan {
+        self.parallel = regions.max(1);
+        self
+    }
+
     /// The inclusive lower bound (empty: unbounded).
     pub fn start_key(&self) -> &Bytes {
         &self.start
@@ -207,9 +247,9 @@ impl Scan {
         self.limit
     }
 
-    /// Rows per page.
-    pub(crate) fn page_rows(&self) -> u32 {
-        self.read.caching.unwrap_or(DEFAULT_CACHING)
+    /// How many regions are read at once (1: one scanner).
+    pub fn regions_in_parallel(&self) -> usize {
+        self.parallel
     }
 
     pub(crate) fn validate(&self) -> Result<()> {
@@ -221,9 +261,9 @@ impl Scan {
     }
 }
 
-/// Rows asked for in a scan's first page (when its caching is larger): the first row
-/// arrives sooner, later pages are full size.
-pub const FIRST_PAGE_ROWS: u32 = 100;
+/// A salted bucket's pages when caching is not set: a merged scan holds two pages per
+/// bucket, so they grow to 256 KiB only.
+const SALTED_PAGES: PagePlan = PagePlan { first_rows: crate::paging::FIRST_PAGE_ROWS, target_bytes: 256 << 10 };
 
 /// The not-yet-returned part of `[start, stop)` once the row `last` has been returned:
 /// forward, everything after `last` (`[last 00, stop)`); reversed, everything before it
@@ -316,7 +356,13 @@ impl RowStream {
         scan.validate()?;
         let (tx, rx) = mpsc::channel(1);
         let stats = Arc::new(ScanStats::default());
-        Worker::spawn(client, table, scan, gate, Arc::clone(&stats), tx);
+        if scan.parallel > 1 && gate.is_none() {
+            crate::region_scan::spawn(client, table, scan, Arc::clone(&stats), tx);
+        } else {
+            // Salted buckets run many scans at once: smaller pages bound their memory.
+            let plan = if gate.is_some() { SALTED_PAGES } else { PagePlan::PLAIN };
+            Worker::spawn(client, table, scan, gate, Arc::clone(&stats), tx, plan);
+        }
         Ok(RowStream { pages: rx, current: VecDeque::new(), stats, done: false })
     }
 

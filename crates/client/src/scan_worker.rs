@@ -32,9 +32,10 @@ use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
 use crate::options::render_filter;
+use crate::paging::{PagePlan, PageSizer};
 use crate::pool::Detached;
 use crate::row::Row;
-use crate::scan::{after_row, Scan, ScanPaging, ScanStats, FIRST_PAGE_ROWS};
+use crate::scan::{after_row, Scan, ScanPaging, ScanStats};
 
 /// Reopens after expiry or a lost connection allowed without a page in between.
 const MAX_QUIET_REOPENS: u32 = 3;
@@ -223,11 +224,15 @@ impl Tracker {
         };
         // One spare row covers the reversed scan's inclusive start, which may be dropped.
         let server_limit = self.remaining.map(|n| i32::try_from(n.saturating_add(1)).unwrap_or(i32::MAX));
+        // The gateway's caching toward the region server: the caller's page size, else
+        // unset, so that the region server answers by size (2 MB per call by default)
+        // and the growing pages are served from the gateway's cache.
+        let caching = read.caching.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
         Ok(TScan::new(
             non_empty(start),
             non_empty(stop),
             read.thrift_columns()?,
-            i32::try_from(scan.page_rows()).unwrap_or(i32::MAX),
+            caching,
             read.max_versions,
             read.thrift_time_range()?,
             render_filter(filter.as_ref())?,
@@ -303,9 +308,14 @@ pub(crate) struct Worker {
     has_filter: bool,
     /// Multiplies a stateless page's size after pages that delivered nothing.
     stateless_boost: u64,
+    /// Rows per page: the caller's caching, or growing toward a byte target.
+    sizer: PageSizer,
 }
 
 impl Worker {
+    /// Starts the task scanning `scan` (its bounds, limit and direction; `parallel` is
+    /// not looked at) and sending its pages to `tx`; with `caching` unset, pages follow
+    /// `plan`.
     pub(crate) fn spawn(
         client: Client,
         table: String,
@@ -313,9 +323,11 @@ impl Worker {
         gate: Option<Arc<Semaphore>>,
         stats: Arc<ScanStats>,
         tx: mpsc::Sender<Result<Vec<Row>>>,
+        plan: PagePlan,
     ) {
         let tracker = Tracker::new(scan.start.clone(), scan.stop.clone(), scan.reversed, scan.limit);
         let has_filter = scan.read.has_filter();
+        let sizer = PageSizer::new(scan.read.caching, plan, client.inner.pool.max_response_bytes());
         let span = tracing::debug_span!("hbase.scan", table = %table, reversed = scan.reversed);
         let worker = Worker {
             client,
@@ -327,6 +339,7 @@ impl Worker {
             started: Instant::now(),
             has_filter,
             stateless_boost: 1,
+            sizer,
         };
         tokio::spawn(worker.run(tx).instrument(span));
     }
@@ -437,8 +450,7 @@ impl Worker {
 
     /// Rows asked for in the next page.
     fn want(&self) -> i32 {
-        let page = self.scan.page_rows();
-        let page = if self.stats.pages.load(Ordering::Relaxed) == 0 { page.min(FIRST_PAGE_ROWS) } else { page };
+        let page = self.sizer.rows();
         let mut want = match self.tracker.remaining {
             // One spare row covers the reversed scan's inclusive start, which may be dropped.
             Some(n) => n.saturating_add(1).min(u64::from(page)),
@@ -520,6 +532,7 @@ impl Worker {
             }
         };
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
+        self.sizer.record(results.len(), results.reply_bytes().len());
         if results.is_empty() {
             return Ok(Page::Last(Vec::new()));
         }
@@ -529,8 +542,10 @@ impl Worker {
 
     /// A page from a stateless `getScannerResults` call at the position.
     async fn stateless_page(&mut self) -> Result<Page, Interrupt> {
-        let tscan = self.tracker.tscan(&self.scan)?;
+        let mut tscan = self.tracker.tscan(&self.scan)?;
         let want = self.want();
+        // The call reads `want` rows and closes: the region server need not send more.
+        tscan.caching = Some(tscan.caching.unwrap_or(want));
         let mut pooled = self.client.checkout().await?;
         let addr = pooled.addr().to_owned();
         let name = self.table.as_bytes().to_vec();
@@ -542,6 +557,7 @@ impl Worker {
             .await?;
         drop(pooled);
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
+        self.sizer.record(results.len(), results.reply_bytes().len());
         // `getScannerResults` reads until it has `want` rows or the scan ends.
         let last = results.len() < usize::try_from(want).unwrap_or(usize::MAX);
         self.tracker.reopened();

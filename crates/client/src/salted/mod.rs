@@ -39,6 +39,7 @@ use futures::{Stream, StreamExt};
 use crate::error::{Error, InvalidInput, Result};
 use crate::ops::{Delete, Get, Put};
 use crate::options::ReadOptions;
+use crate::region::cut_at_regions;
 use crate::row::Row;
 use crate::scan::{after_row, Scan, ScanStats};
 use crate::table::Table;
@@ -320,6 +321,8 @@ fn check_template(template: &Scan) -> Result<()> {
         "a limit (use SaltedScan::limit)"
     } else if template.is_reversed() {
         "reversed (use Query::reverse)"
+    } else if template.regions_in_parallel() > 1 {
+        "parallel_regions (use SaltedScan::split_by_regions and SaltedScan::concurrency)"
     } else {
         return Ok(());
     };
@@ -483,28 +486,6 @@ where
     Merge::new(sources, descending, logical).map(|head| head.map(|h| (h.source, h.row)))
 }
 
-/// Cuts `[start, stop)` at every region start key strictly inside it.
-fn cut_at_regions<'a>(
-    start: &Bytes,
-    stop: &Bytes,
-    region_starts: impl Iterator<Item = &'a Bytes>,
-) -> Vec<(Bytes, Bytes)> {
-    let mut cuts: Vec<Bytes> = region_starts
-        .filter(|k| !k.is_empty() && k[..] > start[..] && (stop.is_empty() || k[..] < stop[..]))
-        .cloned()
-        .collect();
-    cuts.sort();
-    cuts.dedup();
-    let mut pieces = Vec::with_capacity(cuts.len() + 1);
-    let mut from = start.clone();
-    for cut in cuts {
-        pieces.push((from, cut.clone()));
-        from = cut;
-    }
-    pieces.push((from, stop.clone()));
-    pieces
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,6 +515,7 @@ mod tests {
             Scan::new().prefix("p"),
             Scan::new().limit(5),
             Scan::new().reversed(true),
+            Scan::new().parallel_regions(4),
         ] {
             let e = refusal(offline().scan(Query::new()).template(template.clone()).stream().await);
             assert!(matches!(e, InvalidInput::Option(_)), "{template:?}: {e}");

@@ -1,0 +1,341 @@
+//! Region-parallel ordered scans ([`Scan::parallel_regions`]).
+//!
+//! A coordinator task fetches the table's region boundaries once, cuts the scan's
+//! range at them ([`cut_at_regions`]) and runs up to `parallel` pieces at a time, each a
+//! plain key-range scan by its own [`Worker`] (the plain scan's pinning, recovery and
+//! page checks); the first piece runs alone until its first page arrives, for a fast
+//! first row. Pieces are consumed strictly in order (reversed scans: from the last
+//! region down), so the rows come out exactly as the plain scan's; the pieces behind
+//! the first fill their own channels, at most [`PARALLEL_PAGES_AHEAD`] pages each, and
+//! wait. A piece's bounds are keys, not region ids: a region that splits or moves
+//! mid-scan changes nothing but which server answers.
+//!
+//! The coordinator counts the limit over all pieces (each piece is also started with
+//! the rows still wanted as its own limit, so none reads far past it), forwards the
+//! first error once, and ends every piece when it is done, when it fails, or when the
+//! stream is dropped: dropping a piece's channel stops its worker, which closes its
+//! scanner.
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::Bytes;
+use tokio::sync::mpsc;
+use tracing::Instrument;
+
+use crate::client::Client;
+use crate::error::Result;
+use crate::paging::{PagePlan, FIRST_PAGE_ROWS};
+use crate::region::cut_at_regions;
+use crate::row::Row;
+use crate::scan::{Scan, ScanStats};
+use crate::scan_worker::Worker;
+use crate::table::Table;
+
+/// Pages each running piece of a [`Scan::parallel_regions`] scan may hold ahead of the
+/// consumer, counting the one it is fetching.
+pub const PARALLEL_PAGES_AHEAD: usize = 4;
+
+/// Bytes a piece's page grows to when `caching` is not set (smaller than a plain
+/// scan's pages: several pieces read ahead at once).
+pub const PARALLEL_PAGE_TARGET_BYTES: usize = 1 << 20;
+
+/// Rows of the first page of every piece but the first, when `caching` is not set: it
+/// is read ahead, so it need not be small.
+pub const PARALLEL_FIRST_PAGE_ROWS: u32 = 1600;
+
+/// The ranges a scan of `[start, stop)` reads, one per region it touches, in the order
+/// the scan yields them (reversed: from the largest keys down). `region_starts`: the
+/// table's region start keys, in any order.
+pub(crate) fn pieces<'a>(
+    start: &Bytes,
+    stop: &Bytes,
+    region_starts: impl Iterator<Item = &'a Bytes>,
+    reversed: bool,
+) -> VecDeque<(Bytes, Bytes)> {
+    let mut pieces = cut_at_regions(start, stop, region_starts);
+    if reversed {
+        pieces.reverse();
+    }
+    pieces.into()
+}
+
+/// How many of a page's items fit in the `remaining` rows of a limit, counting whole
+/// rows only (the parts of a batched wide row count once, at its last part); moves
+/// `remaining` down.
+fn within_limit(last_parts: impl Iterator<Item = bool>, remaining: &mut u64) -> usize {
+    let mut keep = 0;
+    for last_part in last_parts {
+        if *remaining == 0 {
+            break;
+        }
+        keep += 1;
+        if last_part {
+            *remaining -= 1;
+        }
+    }
+    keep
+}
+
+/// Whether an item ends its row (the last part of a batched wide row, or a whole row).
+fn ends_row(row: &Row) -> bool {
+    !row.is_partial()
+}
+
+/// One running piece: its pages, and its own counters.
+struct Piece {
+    pages: mpsc::Receiver<Result<Vec<Row>>>,
+    stats: Arc<ScanStats>,
+}
+
+/// Counters of the pieces already finished.
+#[derive(Default)]
+struct Retired {
+    pages: u64,
+    reopens: u64,
+    rejected: u64,
+}
+
+struct Coordinator {
+    client: Client,
+    table: String,
+    scan: Scan,
+    stats: Arc<ScanStats>,
+    started: Instant,
+    remaining: Option<u64>,
+    waiting: VecDeque<(Bytes, Bytes)>,
+    running: VecDeque<Piece>,
+    started_pieces: usize,
+    /// Set once the first piece has answered: until then it runs alone, so that the
+    /// first row is not slowed by the other pieces' scanners opening.
+    first_answered: bool,
+    retired: Retired,
+}
+
+/// Starts the coordinator of a [`Scan::parallel_regions`] scan, sending its pages, in
+/// order, to `tx`.
+pub(crate) fn spawn(
+    client: Client,
+    table: String,
+    scan: Scan,
+    stats: Arc<ScanStats>,
+    tx: mpsc::Sender<Result<Vec<Row>>>,
+) {
+    let span = tracing::debug_span!(
+        "hbase.parallel_scan",
+        table = %table,
+        reversed = scan.reversed,
+        parallel = scan.parallel
+    );
+    let coordinator = Coordinator {
+        client,
+        table,
+        remaining: scan.limit,
+        scan,
+        stats,
+        started: Instant::now(),
+        waiting: VecDeque::new(),
+        running: VecDeque::new(),
+        started_pieces: 0,
+        first_answered: false,
+        retired: Retired::default(),
+    };
+    tokio::spawn(coordinator.run(tx).instrument(span));
+}
+
+impl Coordinator {
+    async fn run(mut self, tx: mpsc::Sender<Result<Vec<Row>>>) {
+        if let Err(error) = self.forward(&tx).await {
+            if let Ok(permit) = tx.reserve().await {
+                permit.send(Err(error));
+            }
+        }
+        // Dropping the pieces' channels stops their workers, which close their scanners.
+        self.stop_pieces();
+        self.publish();
+        let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX).max(1);
+        self.stats.finished_micros.store(micros, Ordering::Relaxed);
+    }
+
+    /// Forwards the pieces' pages in order until the scan is over, the limit is reached
+    /// or the consumer is gone; `Err` for the first error of any piece.
+    async fn forward(&mut self, tx: &mpsc::Sender<Result<Vec<Row>>>) -> Result<()> {
+        let table = Table::new(self.client.clone(), &self.table);
+        let regions = tokio::select! {
+            regions = table.region_locations() => regions?,
+            () = tx.closed() => return Ok(()),
+        };
+        let (start, stop) = (self.scan.start.clone(), self.scan.stop.clone());
+        self.waiting = pieces(&start, &stop, regions.iter().map(|r| &r.start_key), self.scan.reversed);
+        tracing::debug!(pieces = self.waiting.len(), regions = regions.len(), "parallel scan planned");
+        loop {
+            if self.remaining == Some(0) {
+                return Ok(());
+            }
+            self.start_pieces();
+            let Some(first) = self.running.front_mut() else {
+                return Ok(()); // every piece is done
+            };
+            let page = tokio::select! {
+                biased;
+                () = tx.closed() => return Ok(()),
+                page = first.pages.recv() => page,
+            };
+            self.first_answered = true;
+            match page {
+                Some(Ok(mut rows)) => {
+                    if let Some(remaining) = &mut self.remaining {
+                        let keep = within_limit(rows.iter().map(ends_row), remaining);
+                        rows.truncate(keep);
+                    }
+                    self.count(rows.len());
+                    let Ok(permit) = tx.reserve().await else {
+                        return Ok(()); // the stream was dropped
+                    };
+                    if !rows.is_empty() {
+                        permit.send(Ok(rows));
+                    }
+                }
+                Some(Err(error)) => return Err(error),
+                None => {
+                    // The first piece is over: its worker has closed its scanner.
+                    if let Some(done) = self.running.pop_front() {
+                        self.retire(&done.stats);
+                    }
+                }
+            }
+            self.publish();
+        }
+    }
+
+    /// Starts waiting pieces until `parallel` run (one until the first has answered).
+    fn start_pieces(&mut self) {
+        let parallel = if self.first_answered { self.scan.parallel } else { 1 };
+        while self.running.len() < parallel {
+            let Some((start, stop)) = self.waiting.pop_front() else { return };
+            let mut scan = self.scan.clone();
+            scan.start = start;
+            scan.stop = stop;
+            scan.limit = self.remaining;
+            scan.parallel = 1;
+            let (tx, rx) = mpsc::channel(PARALLEL_PAGES_AHEAD);
+            let stats = Arc::new(ScanStats::default());
+            let (client, table) = (self.client.clone(), self.table.clone());
+            let first_rows = if self.started_pieces == 0 { FIRST_PAGE_ROWS } else { PARALLEL_FIRST_PAGE_ROWS };
+            let plan = PagePlan { first_rows, target_bytes: PARALLEL_PAGE_TARGET_BYTES };
+            self.started_pieces += 1;
+            Worker::spawn(client, table, scan, None, Arc::clone(&stats), tx, plan);
+            self.running.push_back(Piece { pages: rx, stats });
+        }
+    }
+
+    fn stop_pieces(&mut self) {
+        while let Some(piece) = self.running.pop_front() {
+            self.retire(&piece.stats);
+        }
+    }
+
+    fn retire(&mut self, stats: &ScanStats) {
+        self.retired.pages += stats.pages();
+        self.retired.reopens += stats.reopens();
+        self.retired.rejected += stats.rejected_pages();
+    }
+
+    /// Rows handed to the consumer.
+    fn count(&self, rows: usize) {
+        if rows == 0 {
+            return;
+        }
+        if self.stats.rows.load(Ordering::Relaxed) == 0 {
+            let micros = u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX).max(1);
+            self.stats.first_row_micros.store(micros, Ordering::Relaxed);
+        }
+        self.stats.rows.fetch_add(rows as u64, Ordering::Relaxed);
+    }
+
+    /// The scan's live counters: the finished pieces' plus the running ones'.
+    fn publish(&self) {
+        let running = |f: fn(&ScanStats) -> u64| self.running.iter().map(|p| f(&p.stats)).sum::<u64>();
+        let pages = self.retired.pages + running(ScanStats::pages);
+        let reopens = self.retired.reopens + running(ScanStats::reopens);
+        let rejected = self.retired.rejected + running(ScanStats::rejected_pages);
+        self.stats.pages.store(pages, Ordering::Relaxed);
+        self.stats.reopens.store(reopens, Ordering::Relaxed);
+        self.stats.rejected_pages.store(rejected, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b(s: &str) -> Bytes {
+        Bytes::copy_from_slice(s.as_bytes())
+    }
+
+    fn show(pieces: &VecDeque<(Bytes, Bytes)>) -> Vec<(String, String)> {
+        pieces
+            .iter()
+            .map(|(a, z)| (String::from_utf8_lossy(a).into_owned(), String::from_utf8_lossy(z).into_owned()))
+            .collect()
+    }
+
+    fn pairs(p: &[(&str, &str)]) -> Vec<(String, String)> {
+        p.iter().map(|(a, z)| ((*a).to_owned(), (*z).to_owned())).collect()
+    }
+
+    /// Four regions: [,c) [c,g) [g,m) [m,); listed out of order and with a duplicate.
+    fn starts() -> Vec<Bytes> {
+        ["g", "", "m", "c", "g"].into_iter().map(b).collect()
+    }
+
+    #[test]
+    fn a_full_scan_is_cut_at_every_region_start() {
+        let got = pieces(&Bytes::new(), &Bytes::new(), starts().iter(), false);
+        assert_eq!(show(&got), pairs(&[("", "c"), ("c", "g"), ("g", "m"), ("m", "")]));
+        let got = pieces(&Bytes::new(), &Bytes::new(), starts().iter(), true);
+        assert_eq!(show(&got), pairs(&[("m", ""), ("g", "m"), ("c", "g"), ("", "c")]), "reversed: last region first");
+    }
+
+    #[test]
+    fn open_ends_and_bounds_between_region_starts() {
+        let got = pieces(&b("d"), &Bytes::new(), starts().iter(), false);
+        assert_eq!(show(&got), pairs(&[("d", "g"), ("g", "m"), ("m", "")]));
+        let got = pieces(&Bytes::new(), &b("h"), starts().iter(), false);
+        assert_eq!(show(&got), pairs(&[("", "c"), ("c", "g"), ("g", "h")]));
+        let got = pieces(&b("b"), &b("n"), starts().iter(), true);
+        assert_eq!(show(&got), pairs(&[("m", "n"), ("g", "m"), ("c", "g"), ("b", "c")]));
+    }
+
+    #[test]
+    fn bounds_on_region_starts_make_no_empty_piece() {
+        let got = pieces(&b("c"), &b("m"), starts().iter(), false);
+        assert_eq!(show(&got), pairs(&[("c", "g"), ("g", "m")]));
+    }
+
+    #[test]
+    fn a_range_inside_one_region_is_one_piece() {
+        for reversed in [false, true] {
+            let got = pieces(&b("h"), &b("k"), starts().iter(), reversed);
+            assert_eq!(show(&got), pairs(&[("h", "k")]));
+        }
+        // A table of one region (its start key is empty).
+        let one = [Bytes::new()];
+        assert_eq!(show(&pieces(&Bytes::new(), &Bytes::new(), one.iter(), false)), pairs(&[("", "")]));
+        // No region known at all: the whole range.
+        assert_eq!(show(&pieces(&b("a"), &b("z"), [].iter(), false)), pairs(&[("a", "z")]));
+    }
+
+    #[test]
+    fn the_limit_counts_whole_rows_across_pages() {
+        let mut remaining = 3;
+        assert_eq!(within_limit([true, true].into_iter(), &mut remaining), 2);
+        // A wide row in parts: the parts count once, at the row's last part; the parts
+        // of the next row after the limit are not delivered.
+        assert_eq!(within_limit([false, false, true, false, true].into_iter(), &mut remaining), 3);
+        assert_eq!(remaining, 0);
+        assert_eq!(within_limit([true].into_iter(), &mut remaining), 0);
+    }
+}
