@@ -19,6 +19,9 @@
 #                   and a flat top-symbol report WORKLOAD.perf.data.txt);
 #                   --perf-freq HZ sets the sampling rate (default 999).
 #   e.g. benches/run.sh --rows 100000 --rounds 2 --only gets --peers happybase
+# Basalt's full scan is the library's default Scan::new() (growing pages);
+# BASALT_BENCH_SCAN=fixed uses pages of 1000 rows, BASALT_BENCH_SCAN=parallel:8
+# Scan::parallel_regions(8), e.g. BASALT_BENCH_SCAN=parallel:8 benches/run.sh --only scan --peers java
 # Every result row also carries the servers' CPU seconds (HBase, each gateway; from
 # /proc, by the launcher's pid files) and the load average; the report shows them with
 # each phase's wall time.
@@ -48,7 +51,7 @@ peers=all
 previous=
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --peers=*) peers=${arg#--peers=} ;;
   esac
   [ "$previous" = --peers ] && peers=$arg

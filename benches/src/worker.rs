@@ -30,6 +30,20 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 const PAGE: u32 = 1000;
 
+/// The full scan's settings: the library's default (`Scan::new()`: pages grow from 100
+/// rows toward ~2 MiB), or as `BASALT_BENCH_SCAN` says: `fixed` (pages of [`PAGE`]
+/// rows), `parallel:N` (`parallel_regions(N)`, growing pages).
+fn full_scan() -> Scan {
+    let how = std::env::var("BASALT_BENCH_SCAN").unwrap_or_default();
+    if how == "fixed" {
+        return Scan::new().caching(PAGE);
+    }
+    match how.strip_prefix("parallel:").and_then(|n| n.parse::<usize>().ok()) {
+        Some(n) => Scan::new().parallel_regions(n),
+        None => Scan::new(),
+    }
+}
+
 /// The key design every client writes: `salt(seq % S) day(2) seq(20)`, all decimal.
 fn schema(salts: u32) -> Result<Schema, BoxError> {
     Ok(Schema::builder()
@@ -125,7 +139,7 @@ impl Worker {
                 let table = self.client.table(arg(1)?)?;
                 Ok(Some(
                     measured(async {
-                        let mut stream = table.scan(Scan::new().caching(PAGE))?;
+                        let mut stream = table.scan(full_scan())?;
                         let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
                             keys.push(row.key_bytes());
