@@ -300,6 +300,27 @@ async fn squat_scanners(
     Ok((conn, ids))
 }
 
+/// The scanner ids of `ids` that still answer on the server, probed for up to 1.6 s
+/// (closing is asynchronous: dropped scans' workers close their scanners). A probe
+/// renews a leaked scanner's lease, so a leak stays visible.
+pub(crate) async fn scanners_still_open(raw: &mut Connection, ids: std::ops::Range<i32>) -> Vec<i32> {
+    let mut still_open: Vec<i32> = ids.collect();
+    for _ in 0..8 {
+        let mut open = Vec::new();
+        for id in still_open {
+            if raw.get_scanner_rows(id, 1).await.is_ok() {
+                open.push(id);
+            }
+        }
+        still_open = open;
+        if still_open.is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    still_open
+}
+
 pub(crate) fn tscan(caching: i32) -> TScan {
     TScan::new(
         None, None, None, caching, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
@@ -491,22 +512,7 @@ async fn dropping_a_scan_closes_its_server_side_scanners(env: Env) -> TestResult
     if raw.get_scanner_rows(control, 1).await?.is_empty() {
         return Err("the open control scanner answered no row".into());
     }
-    // Closing is asynchronous (the scans' workers close their scanners): probe again for
-    // up to 1.5 s. A probe renews a leaked scanner's lease, so a leak stays visible.
-    let mut still_open: Vec<i32> = (first + 1..control).collect();
-    for _ in 0..8 {
-        let mut open = Vec::new();
-        for id in still_open {
-            if raw.get_scanner_rows(id, 1).await.is_ok() {
-                open.push(id);
-            }
-        }
-        still_open = open;
-        if still_open.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let still_open = scanners_still_open(&mut raw, first + 1..control).await;
     let last = control;
     let _ = raw.close_scanner(control).await;
     eprintln!(

@@ -9,7 +9,7 @@ use basalt::{Bytes, Comparator, CompareOp, Filter, Put, Row, Scan, Table};
 use basalt_thrift::Connection;
 use futures::StreamExt;
 
-use crate::chaos::{client_via, start_gateway, stop_gateway, tscan};
+use crate::chaos::{client_via, scanners_still_open, start_gateway, stop_gateway, tscan};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
@@ -226,20 +226,7 @@ async fn dropping_a_parallel_scan_closes_every_scanner(env: Env) -> TestResult {
     if raw.get_scanner_rows(control, 1).await?.is_empty() {
         return Err("the open control scanner answered no row".into());
     }
-    let mut still_open: Vec<i32> = (first + 1..control).collect();
-    for _ in 0..8 {
-        let mut open = Vec::new();
-        for id in still_open {
-            if raw.get_scanner_rows(id, 1).await.is_ok() {
-                open.push(id);
-            }
-        }
-        still_open = open;
-        if still_open.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    let still_open = scanners_still_open(&mut raw, first + 1..control).await;
     let _ = raw.close_scanner(control).await;
     eprintln!(
         "parallel scan figures: dropped parallel scans opened {} scanners, {} still open on the server",
