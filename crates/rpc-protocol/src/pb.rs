@@ -3,17 +3,20 @@
 //! `Client`, `Filter`, `Comparator`, `Cell`, `MapReduce`, `Registry` and `ErrorHandling`.
 //!
 //! The code is checked in (`generated/hbase.pb.rs`) and rewritten by
-//! `crates/rpc-protocol/regen.sh`; names follow prost's conventions (messages in
-//! CamelCase, fields in snake_case, nested types in snake_case modules such as
-//! [`scan_request`], enum fields stored as `i32` with typed accessors).
+//! `crates/rpc-protocol/regen.sh`; names follow prost's conventions: messages in
+//! CamelCase, fields in snake_case, nested types in snake_case modules (such as
+//! [`mutation_proto`] with `MutationType` and `ColumnValue`), enum fields stored as
+//! `i32` with typed getters and setters, a field named `type` spelled `r#type`.
 //!
 //! Every protobuf `bytes` field is a [`bytes::Bytes`], so a message decoded from a
 //! `Bytes` buffer shares it instead of copying. `optional` fields of these proto2 files
 //! are `Option`s; `required` ones are plain fields that encode even when empty.
 //!
-//! Filters travel as [`Filter`] (`name` = the Java class, `serialized_filter` = the
-//! encoded message of that filter, such as [`PrefixFilter`]); comparators likewise as
-//! [`Comparator`].
+//! Filters travel as [`Filter`]: `name` is the filter's full Java class name
+//! (`org.apache.hadoop.hbase.filter.PrefixFilter`) and `serialized_filter` the encoded
+//! message of that filter (here [`PrefixFilter`]); comparators likewise as
+//! [`Comparator`] (`org.apache.hadoop.hbase.filter.BinaryComparator` and
+//! [`BinaryComparator`]).
 #![allow(missing_docs, clippy::all, clippy::pedantic, rust_2018_idioms, rustdoc::all)]
 
 include!("generated/hbase.pb.rs");

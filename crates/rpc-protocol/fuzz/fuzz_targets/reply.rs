@@ -12,4 +12,6 @@ use libfuzzer_sys::fuzz_target;
 
 include!("../harness.rs");
 
-fuzz_target!(|input: &[u8]| run_input(input));
+fuzz_target!(|input: &[u8]| {
+    run_input(input);
+});
