@@ -13,11 +13,13 @@
 //! | `RegionTooBusy` | no | yes, after a pause |
 //! | `CallQueueTooBig`, `CallDropped` | no | yes, after a pause |
 //! | `RetryImmediately` | no | yes, at once |
+//! | `Throttled` | no | yes, after a pause (a quota said no) |
 //! | `ScannerReset` | yes | the scanner is gone: reopen it from the last row |
 //! | `UnknownScanner` | no | the scanner is gone: reopen it from the last row |
 //! | `OutOfOrderScannerNext` | no | the scanner is gone: reopen it from the last row |
 //! | `TableNotFound` | yes | no |
 //! | `NoSuchColumnFamily` | no | no |
+//! | `NamespaceNotFound`, `TableExists`, `NamespaceExists` | no | no |
 //! | `FatalConnection` | no (but the connection is closed) | no: a configuration mismatch |
 //! | `DoNotRetry` | no | no |
 //! | `Other` | yes, as HBase's client does for exceptions it does not know | unless the server said `do_not_retry` |
@@ -76,6 +78,8 @@ pub enum RemoteExceptionKind {
     CallDropped,
     /// The server asks for an immediate retry (a multi too large for one response).
     RetryImmediately,
+    /// A quota refused the call for now (`RpcThrottlingException`).
+    Throttled,
     /// The server reset the scanner (the region is closing, or the scan hit an error).
     ScannerReset,
     /// The scanner id is unknown: its lease expired or it was closed.
@@ -86,6 +90,12 @@ pub enum RemoteExceptionKind {
     TableNotFound,
     /// A column family named by the call does not exist.
     NoSuchColumnFamily,
+    /// The namespace does not exist.
+    NamespaceNotFound,
+    /// A table of that name already exists.
+    TableExists,
+    /// A namespace of that name already exists.
+    NamespaceExists,
     /// The server refused the connection itself (wrong version, bad auth, unsupported
     /// codec or compressor); every call on it fails.
     FatalConnection,
@@ -120,11 +130,15 @@ impl RemoteExceptionKind {
             "org.apache.hadoop.hbase.CallDroppedException" => Self::CallDropped,
             "org.apache.hadoop.hbase.RetryImmediatelyException"
             | "org.apache.hadoop.hbase.MultiActionResultTooLarge" => Self::RetryImmediately,
+            "org.apache.hadoop.hbase.quotas.RpcThrottlingException" => Self::Throttled,
             "org.apache.hadoop.hbase.exceptions.ScannerResetException" => Self::ScannerReset,
             "org.apache.hadoop.hbase.UnknownScannerException" => Self::UnknownScanner,
             "org.apache.hadoop.hbase.exceptions.OutOfOrderScannerNextException" => Self::OutOfOrderScannerNext,
             "org.apache.hadoop.hbase.TableNotFoundException" => Self::TableNotFound,
             "org.apache.hadoop.hbase.regionserver.NoSuchColumnFamilyException" => Self::NoSuchColumnFamily,
+            "org.apache.hadoop.hbase.NamespaceNotFoundException" => Self::NamespaceNotFound,
+            "org.apache.hadoop.hbase.TableExistsException" => Self::TableExists,
+            "org.apache.hadoop.hbase.NamespaceExistException" => Self::NamespaceExists,
             "org.apache.hadoop.hbase.ipc.FatalConnectionException"
             | "org.apache.hadoop.hbase.ipc.WrongVersionException"
             | "org.apache.hadoop.hbase.ipc.BadAuthException"
@@ -183,9 +197,13 @@ impl RemoteException {
             | RemoteExceptionKind::CallQueueTooBig
             | RemoteExceptionKind::CallDropped
             | RemoteExceptionKind::RetryImmediately
+            | RemoteExceptionKind::Throttled
             | RemoteExceptionKind::UnknownScanner
             | RemoteExceptionKind::OutOfOrderScannerNext
             | RemoteExceptionKind::NoSuchColumnFamily
+            | RemoteExceptionKind::NamespaceNotFound
+            | RemoteExceptionKind::TableExists
+            | RemoteExceptionKind::NamespaceExists
             | RemoteExceptionKind::DoNotRetry => false,
         }
     }
@@ -203,12 +221,16 @@ impl RemoteException {
             | RemoteExceptionKind::RegionTooBusy
             | RemoteExceptionKind::CallQueueTooBig
             | RemoteExceptionKind::CallDropped
-            | RemoteExceptionKind::RetryImmediately => true,
+            | RemoteExceptionKind::RetryImmediately
+            | RemoteExceptionKind::Throttled => true,
             RemoteExceptionKind::ScannerReset
             | RemoteExceptionKind::UnknownScanner
             | RemoteExceptionKind::OutOfOrderScannerNext
             | RemoteExceptionKind::TableNotFound
             | RemoteExceptionKind::NoSuchColumnFamily
+            | RemoteExceptionKind::NamespaceNotFound
+            | RemoteExceptionKind::TableExists
+            | RemoteExceptionKind::NamespaceExists
             | RemoteExceptionKind::FatalConnection
             | RemoteExceptionKind::DoNotRetry => false,
             RemoteExceptionKind::Other => !self.do_not_retry,
@@ -232,6 +254,7 @@ impl RemoteException {
                     | RemoteExceptionKind::RegionTooBusy
                     | RemoteExceptionKind::CallQueueTooBig
                     | RemoteExceptionKind::CallDropped
+                    | RemoteExceptionKind::Throttled
             )
     }
 
@@ -250,8 +273,12 @@ impl RemoteException {
             | RemoteExceptionKind::CallQueueTooBig
             | RemoteExceptionKind::CallDropped
             | RemoteExceptionKind::RetryImmediately
+            | RemoteExceptionKind::Throttled
             | RemoteExceptionKind::TableNotFound
             | RemoteExceptionKind::NoSuchColumnFamily
+            | RemoteExceptionKind::NamespaceNotFound
+            | RemoteExceptionKind::TableExists
+            | RemoteExceptionKind::NamespaceExists
             | RemoteExceptionKind::FatalConnection
             | RemoteExceptionKind::DoNotRetry
             | RemoteExceptionKind::Other => ScannerAdvice::Continue,
