@@ -19,11 +19,7 @@ fn run_input(input: &[u8]) -> usize {
     let (Some(&flags), Some(&chunk)) = (input.first(), input.get(1)) else {
         return 0;
     };
-    let codec = if flags & 1 == 0 {
-        CellCodec::KeyValue
-    } else {
-        CellCodec::KeyValueWithTags
-    };
+    let codec = if flags & 1 == 0 { CellCodec::KeyValue } else { CellCodec::KeyValueWithTags };
     let chunk = usize::from(chunk).max(1);
     let decoder = ReplyDecoder::with_max_frame_len(FUZZ_MAX_FRAME_LEN);
     let mut buf = BytesMut::new();
@@ -43,9 +39,8 @@ fn run_input(input: &[u8]) -> usize {
                         );
                         continue;
                     }
-                    let cells: Vec<_> = CellBlockReader::new(reply.cell_block.clone(), codec)
-                        .map_while(Result::ok)
-                        .collect();
+                    let cells: Vec<_> =
+                        CellBlockReader::new(reply.cell_block.clone(), codec).map_while(Result::ok).collect();
                     if let Ok(scan) = reply.decode_response::<pb::ScanResponse>() {
                         if let Ok(results) = split_results(&cells, &scan.cells_per_result) {
                             for result in results {
