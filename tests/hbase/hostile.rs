@@ -42,6 +42,7 @@ pub fn trials() -> Vec<Test> {
         cli_framed_client_on_buffered_gateway,
         cli_malformed_filter_string,
         cli_valid_reply_of_many_small_rows,
+        cli_json_of_one_row_of_millions_of_cells,
     ]
 }
 
@@ -206,6 +207,48 @@ fn big_valid_scan() -> impl Fn(&Request) -> Answer + Send + Sync + 'static {
             _ => Answer::Reply(w.stop().into_bytes()),
         }
     }
+}
+
+/// Cells of the valid wide row: 2,000,000 small cells in one row, about 86 MB on the
+/// wire in one reply.
+const WIDE_CELLS: usize = 2_000_000;
+
+/// A valid scan of one row of [`WIDE_CELLS`] cells (`d:qNNNNNNN` = `v`): `openScanner`
+/// answers id 1, the first `getScannerRows` the row, every later one an empty page.
+/// Returns the scan and the size of the row's reply.
+fn wide_row_scan() -> (impl Fn(&Request) -> Answer + Send + Sync + 'static, usize) {
+    let mut cells = BinaryWriter::new()
+        .field(TType::String, 1)
+        .string(b"wide")
+        .field(TType::List, 2)
+        .list(TType::Struct, WIDE_CELLS as i32);
+    for i in 0..WIDE_CELLS {
+        cells = cells
+            .field(TType::String, 1)
+            .string(b"d")
+            .field(TType::String, 2)
+            .string(format!("q{i:07}").as_bytes())
+            .field(TType::String, 3)
+            .string(b"v")
+            .field(TType::I64, 4)
+            .i64(1_700_000_000_000)
+            .stop();
+    }
+    let row: Arc<Vec<u8>> = Arc::new(cells.stop().into_bytes());
+    let size = row.len();
+    let sent = std::sync::atomic::AtomicBool::new(false);
+    let scan = move |req: &Request| {
+        let w = BinaryWriter::new().message(&req.name, MessageType::Reply, req.seqid);
+        match req.name.as_str() {
+            "openScanner" => Answer::Reply(w.field(TType::I32, 0).i32(1).stop().into_bytes()),
+            "getScannerRows" if !sent.swap(true, Ordering::SeqCst) => {
+                Answer::Reply(w.field(TType::List, 0).list(TType::Struct, 1).raw(&row).stop().into_bytes())
+            }
+            "getScannerRows" => Answer::Reply(w.field(TType::List, 0).list(TType::Struct, 0).stop().into_bytes()),
+            _ => Answer::Reply(w.stop().into_bytes()),
+        }
+    };
+    (scan, size)
 }
 
 /// The environment variable giving the big-page child the address of the fake server
@@ -700,5 +743,34 @@ async fn cli_valid_reply_of_many_small_rows(_env: Env) -> TestResult {
             check_big_rss("hostile CLI valid big page", out.peak_rss_kib)
         }
         _ => Err(format!("the CLI did not print the {BIG_ROWS} rows\n{}", out.describe()).into()),
+    }
+}
+
+/// `basalt scan -o json` of one row of millions of small cells writes them as it goes:
+/// its peak RSS stays under [`BIG_RSS_PER_REPLY_BYTE`] times the reply (building the
+/// row's JSON object in memory first took 7.9 GB for a 200 MiB reply).
+async fn cli_json_of_one_row_of_millions_of_cells(_env: Env) -> TestResult {
+    let (scan, reply) = wide_row_scan();
+    let server = HostileServer::start(Transport::Buffered, scan).await?;
+    let out = cli(&["--addr", server.addr(), "--request-timeout", "60s", "scan", "t", "--output", "json"]).await?;
+    let cells = out.stdout.matches(",\"timestamp\":").count();
+    eprintln!(
+        "hostile CLI JSON of a {WIDE_CELLS}-cell row: exit {:?}, {} bytes of output, {cells} cells",
+        out.code,
+        out.stdout.len()
+    );
+    let complete = out.stdout.starts_with("{\"key\":\"wide\",\"columns\":{") && out.stdout.ends_with("}}\n");
+    match out.code {
+        None => Err(format!("the CLI was killed by a signal (over the 1 GiB limit?)\n{}", out.describe()).into()),
+        Some(0) if complete && out.stdout.lines().count() == 1 && cells == WIDE_CELLS => {
+            let peak = out.peak_rss_kib.ok_or("no peak RSS measured")? as f64 * 1024.0;
+            let ratio = peak / reply as f64;
+            eprintln!("peak RSS {:.1} MiB for a {:.1} MiB reply: {ratio:.2}x", peak / 1048576.0, reply as f64 / 1048576.0);
+            if ratio > BIG_RSS_PER_REPLY_BYTE {
+                return Err(format!("peak RSS {ratio:.2}x the reply, over {BIG_RSS_PER_REPLY_BYTE}x").into());
+            }
+            Ok(())
+        }
+        _ => Err(format!("the CLI did not print the row's {WIDE_CELLS} cells as one JSON line\n{}", tail(&out.describe(), 3000)).into()),
     }
 }

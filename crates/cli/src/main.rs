@@ -18,6 +18,7 @@ mod keys;
 mod local;
 mod local_secure;
 mod merge;
+mod output;
 
 use std::process::ExitCode;
 
@@ -141,9 +142,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("bad usage").trim_start_matches("error: ");
-            eprintln!("basalt: error: {first} (see --help)");
+            eprintln!("basalt: error: {}", usage_error_line(&e.render().to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -155,6 +154,44 @@ fn main() -> ExitCode {
         return ExitCode::from(error::EXIT_FAILURE);
     }
     code
+}
+
+/// One line from clap's rendered usage error: its first paragraph (the message, and
+/// the names of missing arguments on the lines under it), then its usage line. The
+/// tips and the "For more information" line are left out: `(see --help)` says it.
+fn usage_error_line(rendered: &str) -> String {
+    let mut lines = rendered.lines();
+    let message: Vec<&str> = lines
+        .by_ref()
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.trim().trim_start_matches("error:").trim())
+        .collect();
+    let message = if message.is_empty() { "bad usage".to_owned() } else { message.join(" ") };
+    match lines.find_map(|l| l.trim().strip_prefix("Usage:")) {
+        Some(usage) => format!("{message} (usage: {}; see --help)", usage.trim()),
+        None => format!("{message} (see --help)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_argument_is_named() {
+        let e = Cli::try_parse_from(["basalt", "get", "mytable"]).expect_err("the key is missing");
+        let line = usage_error_line(&e.render().to_string());
+        assert!(line.contains("<KEY>"), "{line}");
+        assert!(line.contains("usage: basalt get"), "{line}");
+        assert!(!line.contains('\n'), "{line}");
+    }
+
+    #[test]
+    fn a_bad_value_keeps_its_reason() {
+        let e = Cli::try_parse_from(["basalt", "scan", "t", "--limit", "many"]).expect_err("not a number");
+        let line = usage_error_line(&e.render().to_string());
+        assert!(line.starts_with("invalid value 'many' for '--limit <LIMIT>'"), "{line}");
+    }
 }
 
 /// Set by the panic hook: some thread panicked (a bug), so the command fails.
