@@ -53,7 +53,7 @@ enum Cmd {
     /// Run a standalone HBase + Thrift2 in the background: start | stop | status.
     #[command(after_help = "Examples:\n  basalt local start\n  basalt local status\n  basalt local stop")]
     Local(local::LocalArgs),
-    /// The end-to-end demo: salted call records (P5) and bucketed logs (P1) on a real HBase.
+    /// The end-to-end demo: salted call records and bucketed logs on a real HBase.
     Demo(demo::DemoArgs),
     /// Row-key design with a schema file: encode | decode | plan | splits | analyze.
     #[command(after_help = "Example:\n  basalt keys plan --schema calls.toml --fixed 13812345678 \
@@ -64,7 +64,7 @@ enum Cmd {
     Ns(admin::NsArgs),
     /// Tables: create | list | describe | drop.
     #[command(
-        after_help = "Example:\n  basalt table create telecom:calls --family d:versions=1 --algo seed003 --regions 6"
+        after_help = "Example:\n  basalt table create telecom:calls --family d:versions=1 --algo numbered --regions 6"
     )]
     Table(admin::TableArgs),
     /// Read one row.

@@ -58,7 +58,13 @@ fn help_for_every_command(env: &Env) -> Result<(), String> {
 
 fn usage_errors(env: &Env) -> Result<(), String> {
     basalt(env, &["frobnicate"]).code_is(2)?.says("unrecognized subcommand")?;
-    basalt(env, &["scan"]).code_is(2)?.says("required")?;
+    basalt(env, &["scan"]).code_is(2)?.says("required")?.says("<TABLE>")?;
+    // The missing argument is named, with the command's usage.
+    basalt(env, &["get", "mytable"])
+        .code_is(2)?
+        .says("not provided: <KEY>")?
+        .says("usage: basalt get <TABLE> <KEY>")?;
+    basalt(env, &["put", "t", "k"]).code_is(2)?.says("<FAMILY:QUALIFIER=VALUE>")?;
     basalt(env, &["scan", "t", "--limit", "many"]).code_is(2)?.says("invalid value")?;
     basalt(env, &["--connect-timeout", "soon", "ns", "list"]).code_is(2)?.says("not a duration")?;
     basalt(env, &["get", "t", "bad\\q"]).code_is(2)?.says("bad escape")?;
@@ -108,9 +114,9 @@ fn keys_plan_splits_analyze(env: &Env) -> Result<(), String> {
     if splits.stdout.lines().collect::<Vec<_>>() != ["1_", "2_", "3_", "4_", "5_"] {
         return Err(format!("bucket splits: {}", splits.stdout));
     }
-    let splits = basalt(env, &["keys", "splits", "--algo", "seed003", "--regions", "6"]).ok()?;
+    let splits = basalt(env, &["keys", "splits", "--algo", "numbered", "--regions", "6"]).ok()?;
     if splits.stdout.lines().collect::<Vec<_>>() != ["0|", "1|", "2|", "3|", "4|"] {
-        return Err(format!("seed 003 splits: {}", splits.stdout));
+        return Err(format!("numbered splits: {}", splits.stdout));
     }
     basalt(env, &["keys", "splits", "--algo", "hex", "--regions", "4"]).ok()?.has("40000000\n80000000\nc0000000")?;
     basalt(env, &["keys", "splits", "--algo", "hex"]).code_is(2)?.says("--regions")?;
@@ -195,7 +201,7 @@ fn data_commands(env: &Env) -> Result<(), String> {
     basalt(env, &["get", "cli_data", "00ff01", "--hex", "--columns", "d:a"]).ok()?.has("0x00ff01")?.has("0x31")?;
     basalt(env, &["get", "cli_data", "host1", "-o", "json"]).ok()?.has(r#""key":"host1""#)?;
     basalt(env, &["get", "cli_data", "nope"]).code_is(1)?.says("not found")?;
-    // A raw byte prefix: `host1` matches `host12` too (K3: why keys need fixed widths).
+    // A raw byte prefix: `host1` matches `host12` too (why keys need fixed widths).
     let out = basalt(env, &["scan", "cli_data", "--prefix", "host1", "-o", "csv"]).ok()?;
     if out.stdout.lines().count() != 3
         || !out.stdout.contains("host1,d:v,")
@@ -257,7 +263,7 @@ fn salted_scan(env: &Env) -> Result<(), String> {
     Ok(())
 }
 
-/// The salt seed 003 gives phone 13812345678 per month (from the crate's P5 example).
+/// The salt the call-record design gives phone 13812345678 per month.
 fn salt_of(t: &str) -> &'static str {
     match &t[..6] {
         "202109" => "2",
