@@ -173,6 +173,9 @@ fn usage_error_line(rendered: &str) -> String {
     }
 }
 
+/// Set by the panic hook: some thread panicked (a bug), so the command fails.
+static PANICKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +196,3 @@ mod tests {
         assert!(line.starts_with("invalid value 'many' for '--limit <LIMIT>'"), "{line}");
     }
 }
-
-/// Set by the panic hook: some thread panicked (a bug), so the command fails.
-static PANICKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
