@@ -40,6 +40,8 @@ mod render;
 mod scan_check;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_parse;
 
 use bytes::Bytes;
 

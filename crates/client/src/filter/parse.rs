@@ -161,12 +161,13 @@ impl Parser<'_> {
         }
     }
 
-    /// Consumes `word` if it stands here as a keyword (followed by a space or `(`).
+    /// Consumes `word` if it stands here as a keyword (followed by a space, `(` or the
+    /// end, so that a dangling operator is reported as such).
     fn keyword(&mut self, word: &[u8]) -> bool {
         self.skip_ws();
         let end = self.pos + word.len();
         let here = self.s.get(self.pos..end) == Some(word);
-        if here && self.s.get(end).is_some_and(|&b| is_ws(b) || b == b'(') {
+        if here && self.s.get(end).is_none_or(|&b| is_ws(b) || b == b'(') {
             self.pos = end;
             return true;
         }
@@ -223,6 +224,13 @@ impl Parser<'_> {
             return Err(self.error(ParseErrorKind::Expected("a filter")));
         }
         let name = String::from_utf8_lossy(&self.s[start..self.pos]).into_owned();
+        if let Some(expected) = match name.as_str() {
+            "AND" => Some("a filter before AND"),
+            "OR" => Some("a filter before OR"),
+            _ => None,
+        } {
+            return Err(FilterParseError { position: start, kind: ParseErrorKind::Expected(expected) });
+        }
         let Some(kind) = LanguageFilter::from_name(&name) else {
             return Err(FilterParseError { position: start, kind: ParseErrorKind::UnknownFilter(name) });
         };
