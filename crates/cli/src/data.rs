@@ -91,7 +91,8 @@ pub struct ScanArgs {
     /// Only these columns (family or family:qualifier, comma-separated or repeated).
     #[arg(long, value_delimiter = ',')]
     columns: Vec<String>,
-    /// A server-side filter in HBase's filter language.
+    /// A server-side filter in HBase's filter language, checked here before sending
+    /// (e.g. "PrefixFilter('a') AND SingleColumnValueFilter('d','type',=,'binary:out')").
     #[arg(long)]
     filter: Option<String>,
     /// Merged salted scan: plan the ranges with this schema file (with --fixed/--from/--to).
@@ -173,6 +174,12 @@ pub async fn delete(args: DeleteArgs, client: &Client) -> CliResult {
     Ok(())
 }
 
+/// Parses a `--filter` string on the client, so that a malformed one is bad input
+/// (exit 2) named with its position, not a failure inside the gateway's handler.
+fn parse_filter(text: &str) -> CliResult<Filter> {
+    Filter::parse(text).map_err(|e| CliError::usage(format!("--filter {text:?}: {e}")))
+}
+
 /// Runs `basalt scan`.
 pub async fn scan(args: ScanArgs, client: &Client) -> CliResult {
     let table = client.table(&args.table)?;
@@ -180,7 +187,7 @@ pub async fn scan(args: ScanArgs, client: &Client) -> CliResult {
     let mut scan = columns_of(&args.columns, Scan::new(), |s, f, q| s.column(f, q), |s, f| s.family(f))?;
     scan = scan.caching(args.caching.max(1));
     if let Some(f) = &args.filter {
-        scan = scan.filter(Filter::raw(f.clone()));
+        scan = scan.filter(parse_filter(f)?);
     }
     let mut w = RowWriter::new(args.opts.clone());
     let mut n = 0u64;
