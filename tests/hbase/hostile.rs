@@ -719,9 +719,12 @@ async fn cli_malformed_filter_string(env: Env) -> TestResult {
     }
     let out = cli(&args).await?;
     table.client().admin().delete_table(table.name()).await?;
-    // The gateway fails inside its handler: exit 1 or 2, and no transport hint (the
-    // transport is right; the filter is not).
-    clean_failure("malformed filter string", &out, &[1, 2])?;
+    // The filter is parsed on the client: bad input (exit 2) with the position of the
+    // problem, and no transport hint (the transport is right; the filter is not).
+    clean_failure("malformed filter string", &out, &[2])?;
+    if !out.stderr.contains("at position 28") {
+        return Err(format!("the error does not give the position\n{}", out.describe()).into());
+    }
     if out.stderr.contains("--framed") {
         return Err(format!("a bad filter is not a transport mismatch\n{}", out.describe()).into());
     }
