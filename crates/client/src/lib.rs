@@ -109,10 +109,13 @@
 //!
 //! # 5. Filter
 //!
-//! [`Filter`] builds HBase's server-side filters with types, and combines them with
-//! [`Filter::and`] / [`Filter::or`]; [`Filter::render`] gives the filter-language string
-//! that is sent. A filter goes on a [`Scan`] or a [`Get`]; the server applies it to
-//! each row before sending it.
+//! [`Filter`] builds HBase's server-side filters with types and combines them with
+//! [`Filter::and`] / [`Filter::or`]. [`Filter::parse`] reads HBase's filter language
+//! (the strings of the HBase shell and of `basalt scan --filter`) on the client, and a
+//! malformed string is an error that says what is wrong and at which position, before
+//! anything is sent. Both ways give the same [`Filter`], and [`Filter::render`] gives
+//! the string again. A filter goes on a [`Scan`] or a [`Get`]; the server applies it
+//! to each row before sending it. The [`filter`] module lists every filter.
 //!
 //! ```
 //! use basalt::{Comparator, CompareOp, Filter, Row, Scan, Table};
@@ -122,13 +125,17 @@
 //!     .filter_if_missing(true)
 //!     .build();
 //! let filter = outgoing.and(Filter::page(20));
-//! let sent = "SingleColumnValueFilter('d', 'type', =, 'binary:out', true, true) AND PageFilter(20)";
-//! assert_eq!(filter.render()?, sent.as_bytes());
+//! let text = "SingleColumnValueFilter('d', 'type', =, 'binary:out', true, true) AND PageFilter(20)";
+//! assert_eq!(filter.render()?, text.as_bytes());
+//! assert_eq!(Filter::parse(text)?, filter);
+//!
+//! let bad = Filter::parse("PrefixFilter('a') AND").unwrap_err();
+//! assert_eq!(bad.position(), 21); // "expected a filter at position 21"
 //!
 //! async fn outgoing_calls(calls: &Table, filter: Filter) -> basalt::Result<Vec<Row>> {
 //!     calls.scan(Scan::new().prefix("13812345678").filter(filter))?.try_collect().await
 //! }
-//! # Ok::<(), basalt::filter::FilterError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # 6. Salted scan
