@@ -332,3 +332,9 @@ pub use salted::{
 pub use scan::{RowStream, Scan, ScanPaging, ScanStats};
 pub use table::{Table, DEFAULT_BATCH_ROWS};
 pub use validate::{max_row_key_len, MAX_ROW_KEY_LEN};
+
+/// The README's Rust example, compiled by `cargo test --doc -p basalt` so that it stays
+/// true (only in doctest builds: the README is outside the package).
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExample;
