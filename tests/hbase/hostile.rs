@@ -756,12 +756,17 @@ async fn cli_valid_reply_of_many_small_rows(_env: Env) -> TestResult {
 /// `basalt scan` of one row of millions of small cells writes them as it goes, in
 /// every output format: its peak RSS stays under [`BIG_RSS_PER_REPLY_BYTE`] times the
 /// reply (building the row's JSON object in memory first took 7.9 GB for a 200 MiB
-/// reply; the table format held every cell's text until the end).
+/// reply; the table format held every cell's text until the end); `export --format
+/// json` too.
 async fn cli_one_row_of_millions_of_cells_in_every_format(_env: Env) -> TestResult {
     let (scan, reply) = wide_row_scan();
     let server = HostileServer::start(Transport::Buffered, scan).await?;
-    for format in ["json", "table", "csv"] {
-        let out = cli(&["--addr", server.addr(), "--request-timeout", "60s", "scan", "t", "--output", format]).await?;
+    for format in ["json", "table", "csv", "export-json"] {
+        let args: &[&str] = match format {
+            "export-json" => &["export", "t", "--format", "json", "-q"],
+            _ => &["scan", "t", "--output", format],
+        };
+        let out = cli(&[&["--addr", server.addr(), "--request-timeout", "60s"], args].concat()).await?;
         let (cells, complete) = match format {
             "json" => (
                 out.stdout.matches(",\"timestamp\":").count(),
@@ -770,6 +775,10 @@ async fn cli_one_row_of_millions_of_cells_in_every_format(_env: Env) -> TestResu
                     && out.stdout.lines().count() == 1,
             ),
             "table" => (out.stdout.lines().filter(|l| l.starts_with("wide ")).count(), out.stdout.starts_with("KEY ")),
+            "export-json" => (
+                out.stdout.matches("\":\"v\"").count(),
+                out.stdout.starts_with("{\"key\":\"wide\",") && out.stdout.lines().count() == 1,
+            ),
             _ => (out.stdout.lines().filter(|l| l.starts_with("wide,d:q")).count(), out.stdout.starts_with("key,")),
         };
         eprintln!(

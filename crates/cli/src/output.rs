@@ -59,7 +59,7 @@ fn push_csv_field(line: &mut String, field: &str) {
 }
 
 /// Appends `text` to `out` as a JSON string, quotes included.
-fn push_json_string(out: &mut String, text: &str) {
+pub fn push_json_string(out: &mut String, text: &str) {
     out.push('"');
     for c in text.chars() {
         match c {
