@@ -1,39 +1,16 @@
-//! `basalt get | put | delete | scan`, and row output as an aligned table, JSON lines or CSV.
+//! `basalt get | put | delete | scan` (their output is in [`crate::output`]).
 
-use std::fmt::Write as _;
-use std::io::Write;
 use std::path::PathBuf;
 
-use basalt::{CellRef, Client, Delete, Filter, Get, Put, Row, Scan};
-use clap::{Args, ValueEnum};
+use basalt::{Client, Delete, Filter, Get, Put, Scan};
+use clap::Args;
 use futures::StreamExt;
 
 use crate::error::{CliError, CliResult};
-use crate::keyfmt::{parse_bytes, parse_column, push_shown, show};
+use crate::keyfmt::{parse_bytes, parse_column, show};
 use crate::keys::{build_query, load_schema, QueryArgs};
 use crate::merge::MergedScan;
-
-/// Output formats for rows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Aligned columns: key, column, timestamp, value (one line per cell).
-    Table,
-    /// One JSON object per row.
-    Json,
-    /// CSV: key,column,timestamp,value (one line per cell).
-    Csv,
-}
-
-/// Options shared by the data commands.
-#[derive(Debug, Clone, Args)]
-pub struct RowOpts {
-    /// Output format.
-    #[arg(long, short, value_enum, default_value = "table")]
-    pub output: Format,
-    /// Keys and values are hex, in and out (else `\xNN`-escaped; `0x...` input is always hex).
-    #[arg(long)]
-    pub hex: bool,
-}
+use crate::output::{RowOpts, RowWriter};
 
 /// `basalt get`.
 #[derive(Debug, Args)]
@@ -114,7 +91,8 @@ pub struct ScanArgs {
     /// Only these columns (family or family:qualifier, comma-separated or repeated).
     #[arg(long, value_delimiter = ',')]
     columns: Vec<String>,
-    /// A server-side filter in HBase's filter language.
+    /// A server-side filter in HBase's filter language, checked here before sending
+    /// (e.g. "PrefixFilter('a') AND SingleColumnValueFilter('d','type',=,'binary:out')").
     #[arg(long)]
     filter: Option<String>,
     /// Merged salted scan: plan the ranges with this schema file (with --fixed/--from/--to).
@@ -127,125 +105,6 @@ pub struct ScanArgs {
     caching: u32,
     #[command(flatten)]
     opts: RowOpts,
-}
-
-/// Appends `field` to a CSV line, quoted when it holds a separator, a quote or a line break.
-fn push_csv_field(line: &mut String, field: &str) {
-    if field.contains([',', '"', '\n', '\r']) {
-        line.push('"');
-        line.push_str(&field.replace('"', "\"\""));
-        line.push('"');
-    } else {
-        line.push_str(field);
-    }
-}
-
-/// Writes rows in one of the formats; table output is aligned when finished. Rows are
-/// written as they come (table output excepted), through text buffers reused from row
-/// to row.
-pub struct RowWriter {
-    opts: RowOpts,
-    table: Vec<[String; 4]>,
-    out: std::io::StdoutLock<'static>,
-    header: bool,
-    /// The current row's key, shown.
-    key: String,
-    /// A column or value being shown.
-    field: String,
-    /// The output line being built.
-    line: String,
-}
-
-impl RowWriter {
-    /// A writer to stdout.
-    pub fn new(opts: RowOpts) -> RowWriter {
-        RowWriter {
-            opts,
-            table: Vec::new(),
-            out: std::io::stdout().lock(),
-            header: false,
-            key: String::new(),
-            field: String::new(),
-            line: String::new(),
-        }
-    }
-
-    /// Writes one row.
-    pub fn row(&mut self, row: &Row) -> std::io::Result<()> {
-        let h = self.opts.hex;
-        self.key.clear();
-        push_shown(&mut self.key, row.key(), h);
-        let column = |c: &CellRef<'_>| format!("{}:{}", show(c.family(), h), show(c.qualifier(), h));
-        match self.opts.output {
-            Format::Table => {
-                for c in row.cells() {
-                    self.table.push([self.key.clone(), column(&c), c.timestamp().to_string(), show(c.value(), h)]);
-                }
-            }
-            Format::Json => {
-                let columns: serde_json::Map<String, serde_json::Value> = row
-                    .cells()
-                    .map(|c| {
-                        (column(&c), serde_json::json!({ "value": show(c.value(), h), "timestamp": c.timestamp() }))
-                    })
-                    .collect();
-                writeln!(self.out, "{}", serde_json::json!({ "key": self.key, "columns": columns }))?;
-            }
-            Format::Csv => {
-                if !self.header {
-                    self.header = true;
-                    writeln!(self.out, "key,column,timestamp,value")?;
-                }
-                let (line, field) = (&mut self.line, &mut self.field);
-                for c in row.cells() {
-                    line.clear();
-                    push_csv_field(line, &self.key);
-                    line.push(',');
-                    field.clear();
-                    push_shown(field, c.family(), h);
-                    field.push(':');
-                    push_shown(field, c.qualifier(), h);
-                    push_csv_field(line, field);
-                    line.push(',');
-                    let _ = write!(line, "{}", c.timestamp()); // writing to a String cannot fail
-                    line.push(',');
-                    field.clear();
-                    push_shown(field, c.value(), h);
-                    push_csv_field(line, field);
-                    line.push('\n');
-                    self.out.write_all(line.as_bytes())?;
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Flushes (and aligns) what was written.
-    pub fn finish(mut self) -> std::io::Result<()> {
-        if self.opts.output == Format::Table && !self.table.is_empty() {
-            let head = ["KEY", "COLUMN", "TIMESTAMP", "VALUE"].map(str::to_owned);
-            let mut w = [0usize; 4];
-            for r in std::iter::once(&head).chain(&self.table) {
-                for i in 0..4 {
-                    w[i] = w[i].max(r[i].chars().count());
-                }
-            }
-            for r in std::iter::once(&head).chain(&self.table) {
-                writeln!(
-                    self.out,
-                    "{:<w0$}  {:<w1$}  {:>w2$}  {}",
-                    r[0],
-                    r[1],
-                    r[2],
-                    r[3],
-                    w0 = w[0],
-                    w1 = w[1],
-                    w2 = w[2]
-                )?;
-            }
-        }
-        self.out.flush()
-    }
 }
 
 fn columns_of<T>(
@@ -315,6 +174,12 @@ pub async fn delete(args: DeleteArgs, client: &Client) -> CliResult {
     Ok(())
 }
 
+/// Parses a `--filter` string on the client, so that a malformed one is bad input
+/// (exit 2) named with its position, not a failure inside the gateway's handler.
+fn parse_filter(text: &str) -> CliResult<Filter> {
+    Filter::parse(text).map_err(|e| CliError::usage(format!("--filter {text:?}: {e}")))
+}
+
 /// Runs `basalt scan`.
 pub async fn scan(args: ScanArgs, client: &Client) -> CliResult {
     let table = client.table(&args.table)?;
@@ -322,7 +187,7 @@ pub async fn scan(args: ScanArgs, client: &Client) -> CliResult {
     let mut scan = columns_of(&args.columns, Scan::new(), |s, f, q| s.column(f, q), |s, f| s.family(f))?;
     scan = scan.caching(args.caching.max(1));
     if let Some(f) = &args.filter {
-        scan = scan.filter(Filter::raw(f.clone()));
+        scan = scan.filter(parse_filter(f)?);
     }
     let mut w = RowWriter::new(args.opts.clone());
     let mut n = 0u64;

@@ -297,12 +297,12 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let sample = data::Call { phone: args.phone.clone(), time: 20210915123045, kind: "out", dur: 61 };
     let key = calls_schema.encode(&data::call_values(&sample))?;
     println!(
-        "  P5 calls      XX_phone_yyyyMMddHHmmss, XX = seed 003 salt over {} buckets: {}",
+        "  calls         XX_phone_yyyyMMddHHmmss, XX = salt of (phone, month) over {} buckets: {}",
         args.regions,
         escape(&key)
     );
-    println!("  P5 unsalted   phone_yyyyMMddHHmmss (the same key without its salt)");
-    println!("  P1 logs       [ts % {}][ts ms][host][event] (time is the only dimension)", data::LOG_BUCKETS);
+    println!("  unsalted      phone_yyyyMMddHHmmss (the same key without its salt)");
+    println!("  logs          [ts % {}][ts ms][host][event] (time is the only dimension)", data::LOG_BUCKETS);
     let decoded = calls_schema.decode(&key)?;
     checks.check(decoded.values.get(1) == Some(&Value::UInt(20210915123045)), "encode/decode round trip", escape(&key));
 
@@ -320,7 +320,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let plain_table = recreate(client, &plain_t, &calls_splits).await?.with_batch_rows(args.batch);
     let logs_table = recreate(client, &logs_t, &log_splits).await?.with_batch_rows(args.batch);
     let shown: Vec<String> = calls_splits.iter().map(|k| escape(k)).collect();
-    println!("  split keys (seed 003 getSplitKeys): {}", shown.join(" "));
+    println!("  split keys (zero-padded bucket numbers): {}", shown.join(" "));
     let regions = calls_table.region_locations().await?.len();
     checks.check(
         regions == args.regions as usize,
@@ -396,7 +396,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     );
 
     // 4. Merged salted range scan over every bucket of the logs.
-    let t = step(4, "merged salted range scan (one scanner per bucket, heap-merged by logical key)");
+    let t = step(4, "merged salted range scan (one scanner per bucket, merged in logical-key order)");
     let span = logs.last().map(|l| l.ts).unwrap_or(data::LOGS_FROM_MS) - data::LOGS_FROM_MS;
     let (lo, hi) = (data::LOGS_FROM_MS + span / 4, data::LOGS_FROM_MS + span / 2);
     let plan = logs_schema.plan(&Query::new().between(Value::Timestamp(lo), Value::Timestamp(hi)))?;
@@ -425,7 +425,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     checks.check(strictly_sorted(&keys, false), "merged rows are in time order", "logical keys strictly ascending");
 
     // 5. Multi-month query: one salt per month.
-    let t = step(5, "calls of one phone over three months (seed 003: one salt per month)");
+    let t = step(5, "calls of one phone over three months (one salt per month)");
     let (from, to) = (20210901000000u64, 20211200000000u64);
     let q = Query::new().fixed(args.phone.as_str()).between(Value::UInt(from), Value::UInt(to));
     let plan = calls_schema.plan(&q)?;
@@ -464,7 +464,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     checks.check(plan.ranges.len() == 6, "July-December = six scans", format!("{} ranges", plan.ranges.len()));
     checks.check(keys == expected, "the 10 newest calls, newest first", format!("{} rows, {}", rows.len(), ms(t)));
 
-    // 7. Filtered, paged (P3): SingleColumnValueFilter + PageFilter, continuing after the last key.
+    // 7. Filtered, paged: SingleColumnValueFilter + PageFilter, continuing after the last key.
     let t = step(7, "filtered, paged query (SingleColumnValueFilter d:type = out, PageFilter)");
     let page = if n_calls >= 20_000 { 10 } else { 5 };
     let scv =
@@ -535,7 +535,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
         std::fs::write(
             p,
             svg(
-                "rows per region: seed 003 salt vs none",
+                "rows per region: salted vs unsalted",
                 &splits,
                 &[("salted", &predicted), ("unsalted", &predicted_plain)],
             ),

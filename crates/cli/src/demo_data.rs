@@ -1,4 +1,4 @@
-//! The demo's data: deterministic call records (P5) and log events (P1), their key
+//! The demo's data: deterministic call records and log events, their key
 //! schemas, and what each query must return (computed here, checked against HBase).
 
 use std::collections::HashSet;
@@ -47,7 +47,7 @@ pub struct Log {
     pub event: &'static str,
 }
 
-/// P5: `XX_phone_yyyyMMddHHmmss`, XX from seed 003's formula, `regions` buckets.
+/// Salted call records: `XX_phone_yyyyMMddHHmmss`, XX from the phone and the month, `regions` buckets.
 pub fn calls_schema(regions: u32) -> CliResult<Schema> {
     calls_builder().salt(Salt::seed003("phone", "calltime", regions)).build().map_err(schema_err)
 }
@@ -64,7 +64,7 @@ fn calls_builder() -> basalt_rowkey::SchemaBuilder {
         .field("calltime", FieldType::Decimal { digits: 14 })
 }
 
-/// P1 when time is the only dimension: `[ts % 8][ts][host][event]`.
+/// Bucketed logs, when time is the only dimension: `[ts % 8][ts][host][event]`.
 pub fn logs_schema() -> CliResult<Schema> {
     Schema::builder()
         .field("ts", FieldType::Timestamp { unit: TimeUnit::Millis, format: TsFormat::Binary })

@@ -77,7 +77,7 @@ enum KeysCmd {
     },
     /// Print pre-split keys: per salt bucket of a schema, or by an algorithm.
     #[command(after_help = "Examples:\n  basalt keys splits --schema calls.toml\n  \
-                            basalt keys splits --algo seed003 --regions 6\n  basalt keys splits --algo hex --regions 4")]
+                            basalt keys splits --algo numbered --regions 6\n  basalt keys splits --algo hex --regions 4")]
     Splits {
         /// Schema file (TOML): one region per salt bucket.
         #[arg(long, short)]
@@ -124,8 +124,9 @@ enum KeysCmd {
 pub enum SplitAlgo {
     /// One region per salt bucket of the schema.
     Buckets,
-    /// Seed 003's `0|, 1|, ...`.
-    Seed003,
+    /// `0|, 1|, ...`: zero-padded bucket numbers, as the salted call records split.
+    #[value(name = "numbered", alias = "seed003")]
+    Numbered,
     /// HBase HexStringSplit.
     Hex,
     /// HBase DecimalStringSplit.
@@ -143,8 +144,9 @@ pub enum SplitBy {
     Buckets,
     /// Quantiles of the first 10% of the sample (pre-split on early data).
     Sample,
-    /// Seed 003's `0|, 1|, ...`.
-    Seed003,
+    /// `0|, 1|, ...`: zero-padded bucket numbers, as the salted call records split.
+    #[value(name = "numbered", alias = "seed003")]
+    Numbered,
     /// HBase HexStringSplit.
     Hex,
     /// HBase DecimalStringSplit.
@@ -215,11 +217,11 @@ fn algo_splits(algo: SplitAlgo, schema: Option<&Schema>, regions: Option<u32>) -
         SplitAlgo::Buckets => {
             let schema = schema.ok_or_else(|| CliError::usage("--algo buckets needs --schema"))?;
             if schema.bucket_count().is_none() {
-                return Err(CliError::usage("the schema has no salt: pick --algo seed003|hex|decimal|uniform"));
+                return Err(CliError::usage("the schema has no salt: pick --algo numbered|hex|decimal|uniform"));
             }
             split::bucket_split_keys(schema)
         }
-        SplitAlgo::Seed003 => split::seed003_split_keys(n),
+        SplitAlgo::Numbered => split::seed003_split_keys(n),
         SplitAlgo::Hex => split::hex_string_split(n),
         SplitAlgo::Decimal => split::decimal_string_split(n),
         SplitAlgo::Uniform => split::uniform_split(n),
@@ -326,7 +328,7 @@ pub fn run(args: KeysArgs) -> CliResult {
                 (None, SplitBy::Auto | SplitBy::Sample) => {
                     quantile_splits(keys.get(..(keys.len() / 10).max(1)).unwrap_or(&keys), regions_n)
                 }
-                (None, SplitBy::Seed003) => algo_splits(SplitAlgo::Seed003, None, Some(regions_n))?,
+                (None, SplitBy::Numbered) => algo_splits(SplitAlgo::Numbered, None, Some(regions_n))?,
                 (None, SplitBy::Hex) => algo_splits(SplitAlgo::Hex, None, Some(regions_n))?,
                 (None, SplitBy::Decimal) => algo_splits(SplitAlgo::Decimal, None, Some(regions_n))?,
                 (None, SplitBy::Uniform) => algo_splits(SplitAlgo::Uniform, None, Some(regions_n))?,

@@ -18,6 +18,7 @@ mod keys;
 mod local;
 mod local_secure;
 mod merge;
+mod output;
 
 use std::process::ExitCode;
 
@@ -52,7 +53,7 @@ enum Cmd {
     /// Run a standalone HBase + Thrift2 in the background: start | stop | status.
     #[command(after_help = "Examples:\n  basalt local start\n  basalt local status\n  basalt local stop")]
     Local(local::LocalArgs),
-    /// The end-to-end demo: salted call records (P5) and bucketed logs (P1) on a real HBase.
+    /// The end-to-end demo: salted call records and bucketed logs on a real HBase.
     Demo(demo::DemoArgs),
     /// Row-key design with a schema file: encode | decode | plan | splits | analyze.
     #[command(after_help = "Example:\n  basalt keys plan --schema calls.toml --fixed 13812345678 \
@@ -63,7 +64,7 @@ enum Cmd {
     Ns(admin::NsArgs),
     /// Tables: create | list | describe | drop.
     #[command(
-        after_help = "Example:\n  basalt table create telecom:calls --family d:versions=1 --algo seed003 --regions 6"
+        after_help = "Example:\n  basalt table create telecom:calls --family d:versions=1 --algo numbered --regions 6"
     )]
     Table(admin::TableArgs),
     /// Read one row.
@@ -141,9 +142,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            let text = e.render().to_string();
-            let first = text.lines().next().unwrap_or("bad usage").trim_start_matches("error: ");
-            eprintln!("basalt: error: {first} (see --help)");
+            eprintln!("basalt: error: {}", usage_error_line(&e.render().to_string()));
             return ExitCode::from(EXIT_USAGE);
         }
     };
@@ -157,5 +156,40 @@ fn main() -> ExitCode {
     code
 }
 
+/// One line from clap's rendered usage error: its first paragraph, which holds the
+/// message and, on the lines under it, the names of missing arguments. The usage line
+/// is left out (it lists flags taken from the environment as if they were typed), and
+/// so are the tips: `(see --help)` says where to look.
+fn usage_error_line(rendered: &str) -> String {
+    let message: Vec<&str> = rendered
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.trim().trim_start_matches("error:").trim())
+        .collect();
+    let message = if message.is_empty() { "bad usage".to_owned() } else { message.join(" ") };
+    format!("{message} (see --help)")
+}
+
 /// Set by the panic hook: some thread panicked (a bug), so the command fails.
 static PANICKED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_argument_is_named() {
+        let e = Cli::try_parse_from(["basalt", "get", "mytable"]).expect_err("the key is missing");
+        let line = usage_error_line(&e.render().to_string());
+        assert!(line.contains("<KEY>"), "{line}");
+        assert!(line.ends_with("<KEY> (see --help)"), "{line}");
+        assert!(!line.contains('\n'), "{line}");
+    }
+
+    #[test]
+    fn a_bad_value_keeps_its_reason() {
+        let e = Cli::try_parse_from(["basalt", "scan", "t", "--limit", "many"]).expect_err("not a number");
+        let line = usage_error_line(&e.render().to_string());
+        assert!(line.starts_with("invalid value 'many' for '--limit <LIMIT>'"), "{line}");
+    }
+}

@@ -1,5 +1,5 @@
 //! Merged salted scans through the library's `Table::salted(schema).scan(query)`: one
-//! scanner per planned range (salt bucket), heap-merged on the logical key.
+//! scanner per planned range (salt bucket), merged on the logical key.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-//! A salted table end to end: write 20,000 call records under seed 003's telecom key
+//! A salted table end to end: write 20,000 call records under the salted telecom key
 //! design (`XX_phone_yyyyMMddHHmmss`, salt from the phone and the month), then read
 //! them back as one ordered stream merged from every bucket, and ask the multi-month
 //! question that needs one salt per month.
@@ -22,7 +22,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .protocol(if hbase.compact() { Protocol::Compact } else { Protocol::Binary })
         .build()?;
 
-    // The key design: 6 buckets rendered `N_`, pre-split at `1|`..`5|` (seed 003).
+    // The key design: 6 buckets rendered `N_`, pre-split at `0|`..`4|` (one region per bucket).
     let schema = Schema::builder()
         .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
         .literal("_")

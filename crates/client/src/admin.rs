@@ -13,7 +13,7 @@ use crate::client::{Client, Idempotence};
 use crate::error::{InvalidInput, Result};
 use crate::validate;
 
-/// Bloom filter kind of a column family (MISSION T2).
+/// Bloom filter kind of a column family .
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BloomFilter {
@@ -282,7 +282,7 @@ impl ColumnFamily {
     }
 }
 
-/// A table to create: name, families, and optional split keys (pre-splitting, R1).
+/// A table to create: name, families, and optional split keys (pre-splitting).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableDescriptor {
     name: String,
@@ -295,7 +295,7 @@ impl TableDescriptor {
         TableDescriptor { name: name.into(), families: Vec::new() }
     }
 
-    /// Adds a column family (keep them few: MISSION T2).
+    /// Adds a column family (keep them few).
     pub fn family(mut self, family: ColumnFamily) -> TableDescriptor {
         self.families.push(family);
         self
@@ -348,7 +348,7 @@ macro_rules! admin_call {
 }
 
 impl Admin {
-    /// Creates a namespace (T1), with optional configuration.
+    /// Creates a namespace, with optional configuration.
     pub async fn create_namespace(&self, name: &str, config: BTreeMap<String, String>) -> Result<()> {
         validate::namespace_name(name)?;
         let desc = TNamespaceDescriptor::new(name.to_owned(), if config.is_empty() { None } else { Some(config) });

@@ -106,7 +106,7 @@ impl Get {
             None,
             None,
             None,
-            None,
+            crate::filter::filter_bytes(read.filter.as_ref())?,
         ))
     }
 }
@@ -219,7 +219,7 @@ impl Put {
     }
 }
 
-/// `put_many` encodes puts straight from their `Bytes` (after [`Put::validate`]): no
+/// `put_many` encodes puts straight from their `Bytes` (after `Put::validate`): no
 /// `TPut` is built, nothing is copied but into the request.
 impl PutSource for Put {
     fn row(&self) -> &[u8] {

@@ -254,6 +254,7 @@ impl Scan {
 
     pub(crate) fn validate(&self) -> Result<()> {
         self.read.validate()?;
+        crate::filter::check_scan(&self.read, self.reversed)?;
         if !self.start.is_empty() && !self.stop.is_empty() && self.start > self.stop {
             return Err(InvalidInput::Option("scan start is after its stop".into()).into());
         }

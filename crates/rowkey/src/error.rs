@@ -122,7 +122,7 @@ pub enum SchemaError {
     Empty,
 }
 
-/// A non-fatal finding about an encoded key (K4).
+/// A non-fatal finding about an encoded key (its length).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum KeyWarning {

@@ -40,7 +40,7 @@ pub enum Width {
     /// Variable length, order-preserving and prefix-free: `0x00` is escaped as
     /// `0x00 0xFF` and the value ends with the terminator `0x00 0x01` (see KEYS.md).
     Variable,
-    /// Variable length ended by a delimiter byte the value must not contain (K3's
+    /// Variable length ended by a delimiter byte the value must not contain (the
     /// `[col1][_][col2]`). Order is preserved only if the delimiter sorts below every
     /// byte used in values (with `_`, `"a"` + `_` sorts after `"aB"`). Phoenix's
     /// VARCHAR before another key column is `Delimited(0)`.
@@ -77,12 +77,12 @@ pub enum TsFormat {
     /// 8-byte big-endian i64 with the sign bit flipped (like the signed integers).
     #[default]
     Binary,
-    /// K6: 8-byte big-endian `Long.MAX_VALUE - ts` (byte-compatible with Java's
+    /// Newest first: 8-byte big-endian `Long.MAX_VALUE - ts` (byte-compatible with Java's
     /// `Bytes.toBytes(Long.MAX_VALUE - ts)`); newest first. Requires `ts >= 0`.
     ReverseLong,
 }
 
-/// Cycle of a cyclic ("loop") time field (K8).
+/// Cycle of a cyclic ("loop") time field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cycle {
     /// `MM-DD` (5 ASCII bytes): the key repeats every year (at least 365 days).
@@ -109,7 +109,7 @@ impl Cycle {
     }
 }
 
-/// Enumerated codes (K5): each name maps to a short code; all codes have the same length.
+/// Enumerated codes: each name maps to a short code; all codes have the same length.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EnumCodes {
     by_name: BTreeMap<String, Vec<u8>>,
@@ -207,10 +207,10 @@ pub enum FieldType {
     Bytes(Width),
     /// UTF-8 string.
     Str(Width),
-    /// UTF-8 string stored with its characters reversed (S2, e.g. phone numbers).
+    /// UTF-8 string stored with its characters reversed (e.g. phone numbers).
     ReversedStr(Width),
     /// Unsigned integer as zero-padded ASCII decimal digits of a fixed count
-    /// (seed 002's `userID(6)`), value [`crate::Value::UInt`].
+    /// (e.g. a `userID(6)`), value [`crate::Value::UInt`].
     Decimal {
         /// Number of digits (1..=20).
         digits: u8,
@@ -222,11 +222,11 @@ pub enum FieldType {
         /// Byte layout.
         format: TsFormat,
     },
-    /// Enumerated codes (K5), value [`crate::Value::Str`] holding the name.
+    /// Enumerated codes, value [`crate::Value::Str`] holding the name.
     Enum(EnumCodes),
     /// A constant separator (`_`, `|`, `-`): takes no value.
     Literal(Vec<u8>),
-    /// A timestamp folded into a cycle (K8). Encodes a [`crate::Value::Timestamp`] (or a
+    /// A timestamp folded into a cycle. Encodes a [`crate::Value::Timestamp`] (or a
     /// `Str` already in cycle form); decodes to the cycle form as `Str` (lossy).
     Cyclic {
         /// Unit of timestamp values.

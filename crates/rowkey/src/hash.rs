@@ -203,14 +203,14 @@ pub enum JavaHash {
 pub enum JavaBucketForm {
     /// `Math.abs(h % n)`: Phoenix `SaltingUtil`, OpenTSDB (`modulo * -1`). Never negative.
     AbsOfRem,
-    /// `Math.abs(h) % n`: HBaseWD `OneByteSimpleHash`, seed 003. Negative, namely
+    /// `Math.abs(h) % n`: HBaseWD `OneByteSimpleHash`, the call-record salt. Negative, namely
     /// `Integer.MIN_VALUE % n`, when `h == Integer.MIN_VALUE` (and `n` is not a power of two).
     AbsThenRem,
     /// `(h & 0x7fffffff) % n`. Never negative.
     MaskThenRem,
     /// `Math.floorMod(h, n)`. Never negative.
     FloorMod,
-    /// `(byte) (h % n)` (seed 002): negative for every negative `h` whose remainder is not 0,
+    /// `(byte) (h % n)` (the HBase book's snippet): negative for every negative `h` whose remainder is not 0,
     /// and wrapped by the cast when `n > 128`.
     ByteOfRem,
 }

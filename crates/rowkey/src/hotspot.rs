@@ -1,5 +1,5 @@
 //! Hotspot analysis: count keys per region for given split keys and report skew, so two
-//! key designs can be compared before any data is written. Also the K8 cycle check.
+//! key designs can be compared before any data is written. Also the cyclic-key check.
 
 use std::fmt;
 use std::time::Duration;
@@ -132,7 +132,7 @@ impl SampleRng {
     }
 }
 
-/// Error of the K8 cycle check.
+/// Error of the cyclic-key check.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("cycle of {cycle_secs}s must exceed TTL + 2 x major compaction = {needed_secs}s")]
 pub struct CycleTooShort {
@@ -142,7 +142,7 @@ pub struct CycleTooShort {
     pub needed_secs: i64,
 }
 
-/// K8: a cyclic key is safe only if its cycle exceeds `TTL + 2 x major-compaction
+/// A cyclic key is safe only if its cycle exceeds `TTL + 2 x major-compaction
 /// interval`, so expired data is compacted away before its keys come back.
 /// (HBase's default `hbase.hregion.majorcompaction` is 7 days; the seed says 24 h.)
 pub fn check_cycle(cycle: Cycle, ttl: Duration, major_compaction: Duration) -> Result<(), CycleTooShort> {

@@ -11,7 +11,7 @@
 //! ```
 //! use basalt_rowkey::{FieldType, Query, Salt, Schema, Value, HashAlgo, Width, TimeUnit, TsFormat};
 //!
-//! // P1: [salt][hostname][event][ts newest first]
+//! // Logs: [salt][hostname][event][ts newest first]
 //! let schema = Schema::builder()
 //!     .field("host", FieldType::Str(Width::Variable))
 //!     .field("event", FieldType::U16)
@@ -32,7 +32,7 @@
 //! # Main API
 //!
 //! * [`Schema`] (built with [`Schema::builder`] or [`Schema::from_toml_str`]):
-//!   [`Schema::encode`], [`Schema::encode_report`] (bucket + K4 warnings),
+//!   [`Schema::encode`], [`Schema::encode_report`] (bucket + key-length warnings),
 //!   [`Schema::decode`] (bucket + values, salt verified), [`Schema::logical_key`] (the
 //!   stored key without its salt: what a merged salted scan sorts by),
 //!   [`Schema::bucket_count`], [`Schema::salt_prefix`], [`Schema::plan`].
@@ -41,7 +41,7 @@
 //!   for an HBase reversed scan (inclusive `startRow` = largest key, exclusive
 //!   `stopRow`) and says exactly which edge rows need care.
 //! * [`prefix_successor`] (FoundationDB's `strinc`), [`split`] (pre-split keys),
-//!   [`hotspot`] (keys per region, skew, K8 cycle check), [`hash`] (the salt hashes).
+//!   [`hotspot`] (keys per region, skew, cyclic-key check), [`hash`] (the salt hashes).
 //!
 //! # Schema text format
 //!

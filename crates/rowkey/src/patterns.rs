@@ -1,11 +1,11 @@
-//! Whole-schema patterns P1-P6 from the seeds, each a schema and a query plan (these
+//! Whole-schema patterns, each a schema and a query plan (these
 //! examples run as doctests).
 //!
-//! # P1: logs and time series
+//! # Logs and time series
 //!
 //! `[hostname][event][ts newest first]`: the latest N events of a host are the first N
 //! rows of one prefix scan. When time is the only dimension, `[bucket][ts][host][event]`
-//! with `bucket = ts % 16` (S3) spreads writes, and a time range reads all 16 buckets.
+//! with `bucket = ts % 16` spreads writes, and a time range reads all 16 buckets.
 //!
 //! ```
 //! use basalt_rowkey::*;
@@ -31,7 +31,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # P2: transactions, three access paths
+//! # Transactions, three access paths
 //!
 //! Seller view `[seller][ts][order]`, buyer view `[buyer][ts][order]` and the order index
 //! `[order]` are three tables written together; each read path is one range.
@@ -55,9 +55,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # P3: files, `userID(6) + time(8) + fileID(6)`
+//! # Files, `userID(6) + time(8) + fileID(6)`
 //!
-//! Seed 002's fixed-width decimal key: user 2's files from 2012-09-16 to 2012-09-17.
+//! A fixed-width decimal key: user 2's files from 2012-09-16 to 2012-09-17.
 //!
 //! ```
 //! use basalt_rowkey::*;
@@ -75,9 +75,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # P4: vehicle telemetry, `ENGINE_TYPE-…-ts-VIN`
+//! # Vehicle telemetry, `ENGINE_TYPE-…-ts-VIN`
 //!
-//! The enumerable, low-cardinality engine type first (K2), readable separators (K3).
+//! The enumerable, low-cardinality engine type first, readable separators.
 //!
 //! ```
 //! use basalt_rowkey::*;
@@ -100,9 +100,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # P5: telecom call records, `XX_phone_yyyyMMddHHmmss`
+//! # Telecom call records, `XX_phone_yyyyMMddHHmmss`
 //!
-//! Seed 003's salt from the phone's last four digits and the month: "calls of phone P
+//! The call-record salt, from the phone's last four digits and the month: "calls of phone P
 //! between 2021-09 and 2021-11" is three scans with three salts, each bounded by its
 //! month. (With a decimal time field the planner splits on the `yyyyMM` digit prefix, so
 //! end the range at `20211200000000`, not `20211201000000`, to avoid a fourth, empty
@@ -124,12 +124,12 @@
 //! assert_eq!(salts, vec![Some(2), Some(4), Some(5)]);
 //! assert_eq!(&plan.ranges[1].start[..], b"4_13812345678_20211000000000");
 //! assert_eq!(&plan.ranges[1].stop[..], b"4_13812345678_20211100000000");
-//! // Pre-split in the seed's own format: 0|, 1|, ... 4|
+//! // Pre-split in the design's own format: 0|, 1|, ... 4|
 //! assert_eq!(split::seed003_split_keys(6).len(), 5);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! # P6: crash reports (Socorro)
+//! # Crash reports (Socorro)
 //!
 //! The salt is the first character of the crash id as written (Socorro's
 //! `ooid[0] + ooid[-6:] + ooid`): 16 lower-case hex buckets plus `A`..`F` for ids sent in

@@ -6,7 +6,7 @@
 use crate::hash::{HashAlgo, JavaBucketForm, JavaHash};
 use crate::salt::{Part, Salt, SaltInput, SaltRendering, SaltStrategy};
 
-/// Width of `Integer.toString(n).length()` for a possibly negative `n` (seed 003's padding).
+/// Width of `Integer.toString(n).length()` for a possibly negative `n` (the call-record salt's padding).
 pub(crate) fn java_int_text_len(n: i64) -> u8 {
     n.to_string().len() as u8
 }
@@ -64,7 +64,7 @@ impl Salt {
         Salt::new(SaltStrategy::JavaHash { hash, form, inputs, buckets }, rendering)
     }
 
-    /// Seed 002 (the HBase book's salting snippet):
+    /// The HBase book's salting snippet:
     /// `byte prefix = (byte) (Long.hashCode(timestamp) % regionservers)` written with
     /// `Bytes.toBytes(prefix)`, which Java resolves to `Bytes.toBytes(short)`: two bytes,
     /// sign-extended. Negative prefixes (every negative hash) are kept as Java writes
@@ -96,7 +96,7 @@ impl Salt {
         )
     }
 
-    /// Seed 003, run as written: `Math.abs(last4(phone).hashCode() ^
+    /// The salted call records' salt, run as written: `Math.abs(last4(phone).hashCode() ^
     /// yyyyMM.hashCode()) % regions`, zero-padded by `NumberUtils.format` to
     /// `Integer.toString(regions - 2).length()` digits (2 for one region: `00_`), then
     /// `_`. `calltime` is a `yyyyMMddHHmmss` decimal or string field. Refused: a region
@@ -116,7 +116,7 @@ impl Salt {
         .with_separator("_")
     }
 
-    /// Seed 004 (stated in prose only): `(phone + year) % regions` on the numbers,
+    /// The phone-and-year salt (stated in prose only): `(phone + year) % regions` on the numbers,
     /// zero-padded to the digits of `regions - 1`, then `_`.
     pub fn seed004(phone: &str, calltime: &str, regions: u32) -> Salt {
         let w = crate::salt::decimal_digits(u64::from(regions.saturating_sub(1)));

@@ -8,7 +8,7 @@ use crate::field::{Field, FieldType, Order};
 use crate::salt::Salt;
 use crate::value::Value;
 
-/// Default soft limit on key length (K4: "recommended 10-100 bytes").
+/// Default soft limit on key length (HBase's advice: 10-100 bytes).
 pub const DEFAULT_SOFT_LIMIT: usize = 100;
 
 /// A row-key schema: an ordered list of typed fields and an optional salt prefix.
@@ -42,7 +42,7 @@ pub struct EncodedKey {
     pub key: Bytes,
     /// The bucket used, `None` for unsalted schemas.
     pub bucket: Option<u32>,
-    /// Non-fatal findings (K4 soft length limit).
+    /// Non-fatal findings (the soft length limit).
     pub warnings: Vec<KeyWarning>,
 }
 
@@ -86,7 +86,7 @@ impl SchemaBuilder {
         self
     }
 
-    /// Sets the soft length limit (K4); longer keys produce a warning, not an error.
+    /// Sets the soft length limit; longer keys produce a warning, not an error.
     pub fn soft_limit(mut self, limit: usize) -> SchemaBuilder {
         self.soft_limit = Some(limit);
         self
@@ -155,7 +155,7 @@ impl Schema {
         self.salt.as_ref()
     }
 
-    /// The soft length limit (K4).
+    /// The soft length limit.
     pub fn soft_limit(&self) -> usize {
         self.soft_limit
     }
@@ -202,7 +202,7 @@ impl Schema {
         }
     }
 
-    /// Warning if a key of `len` bytes is over the soft limit (K4).
+    /// Warning if a key of `len` bytes is over the soft limit.
     pub fn check_length(&self, len: usize) -> Option<KeyWarning> {
         (len > self.soft_limit).then_some(KeyWarning::LongerThanSoftLimit { len, limit: self.soft_limit })
     }
@@ -301,7 +301,7 @@ impl Schema {
         self.encode_inner(values, None).map(|e| e.key)
     }
 
-    /// Like [`Schema::encode`], also returning the bucket and K4 warnings.
+    /// Like [`Schema::encode`], also returning the bucket and key-length warnings.
     pub fn encode_report(&self, values: &[Value]) -> Result<EncodedKey, KeyError> {
         self.encode_inner(values, None)
     }

@@ -1,4 +1,4 @@
-//! Pre-split keys (R1, R2): per salt bucket, bucket x k, and HBase `RegionSplitter`-like
+//! Pre-split keys: per salt bucket, bucket x k, and HBase `RegionSplitter`-like
 //! algorithms (`HexStringSplit`, `DecimalStringSplit`, `UniformSplit`).
 
 use bytes::Bytes;
@@ -33,7 +33,7 @@ pub fn rendering_split_keys(rendering: SaltRendering, buckets: u32) -> Vec<Bytes
         .collect()
 }
 
-/// Seed 003's `getSplitKeys(regionCount)`: `regions - 1` keys `i` zero-padded to the
+/// The salted call records' `getSplitKeys(regionCount)`: `regions - 1` keys `i` zero-padded to the
 /// width of `regions - 2`, followed by `|` (`0|`, `1|`, ...). Because `|` sorts after
 /// `_`, region `i` holds keys with salt `i_` (bucket `regions - 1` goes to the last).
 pub fn seed003_split_keys(regions: u32) -> Vec<Bytes> {

@@ -13,12 +13,12 @@ use clap::Args;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use futures::StreamExt;
-use serde_json::json;
 
 use crate::bulk::{cell_text, progress, rate, value_text, write_atomic, TextFormat};
 use crate::error::{CliError, CliResult};
 use crate::keyfmt::{escape, hex, parse_hex_digits, thousands};
 use crate::keys::{build_query, load_schema, QueryArgs};
+use crate::output::push_json_string;
 
 /// `basalt export`.
 #[derive(Debug, Args)]
@@ -299,19 +299,43 @@ fn write_row(
     let keys = key_fields(schema, row)?;
     match csv {
         None => {
-            let mut obj = serde_json::Map::new();
+            // One object per row, written member by member (a row of millions of cells
+            // costs no more than its page): the key fields, then each column (its
+            // newest version) and, with --timestamps, its `@ts` twin.
+            let mut text = String::from("{");
+            let mut first = true;
             for (name, v) in layout.key_names.iter().zip(keys) {
-                obj.insert(name.clone(), json!(v));
-            }
-            for c in row.cells() {
-                let name = column_name(c.family(), c.qualifier());
-                if layout.timestamps {
-                    obj.insert(format!("{name}@ts"), json!(c.timestamp()));
+                if !std::mem::take(&mut first) {
+                    text.push(',');
                 }
-                obj.insert(name, json!(cell_text(c.value())));
+                push_json_string(&mut text, name);
+                text.push(':');
+                push_json_string(&mut text, &v);
             }
-            serde_json::to_writer(&mut *out, &obj).map_err(|e| CliError::failed(format!("writing output: {e}")))?;
-            out.write_all(b"\n")?;
+            out.write_all(text.as_bytes())?;
+            let mut previous: Option<basalt::CellRef<'_>> = None;
+            for c in row.cells() {
+                if previous.is_some_and(|p| p.family() == c.family() && p.qualifier() == c.qualifier()) {
+                    continue;
+                }
+                previous = Some(c);
+                let name = column_name(c.family(), c.qualifier());
+                text.clear();
+                if !std::mem::take(&mut first) {
+                    text.push(',');
+                }
+                push_json_string(&mut text, &name);
+                text.push(':');
+                push_json_string(&mut text, &cell_text(c.value()));
+                if layout.timestamps {
+                    text.push(',');
+                    push_json_string(&mut text, &format!("{name}@ts"));
+                    text.push(':');
+                    text.push_str(&c.timestamp().to_string());
+                }
+                out.write_all(text.as_bytes())?;
+            }
+            out.write_all(b"}\n")?;
         }
         Some(w) => {
             if tsv && keys.iter().any(|k| k.contains(['\t', '\n', '\r'])) {
@@ -357,7 +381,7 @@ fn write_row(
 
 /// What `--cursor-file` holds.
 fn save_cursor(path: &Path, table: &str, token: &str, header: &[String], rows: u64, len: u64, done: bool) -> CliResult {
-    let v = json!({ "table": table, "token": token, "header": header, "rows": rows, "output_len": len, "done": done });
+    let v = serde_json::json!({ "table": table, "token": token, "header": header, "rows": rows, "output_len": len, "done": done });
     write_atomic(path, &format!("{v}\n"))
 }
 

@@ -55,7 +55,7 @@ pub struct ImportArgs {
     /// Without --schema: the column holding the row key (escaped text).
     #[arg(long, default_value = "key", value_name = "COLUMN")]
     row_key: String,
-    /// A cell: FAMILY:QUALIFIER[=COLUMN[:TYPE]], TYPE one of text (default), bytes,
+    /// A cell: `FAMILY:QUALIFIER[=COLUMN[:TYPE]]`, TYPE one of text (default), bytes,
     /// escaped, hex, i16, i32, i64, f32, f64, bool (repeatable).
     #[arg(long = "cell", value_name = "FAMILY:QUALIFIER=COLUMN:TYPE")]
     cells: Vec<String>,

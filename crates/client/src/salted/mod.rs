@@ -4,13 +4,19 @@
 //! Writes and point reads take the logical key's field values and compute the salt;
 //! a [`SaltedScan`] asks the schema which buckets a query can touch (all of them when
 //! the salt depends on fields the query leaves open; exactly the needed ones
-//! otherwise, e.g. one per month for seed 003's telecom design), runs one scan per
-//! planned range at the same time, and merges them with a tree of losers on the logical
-//! key into one ordered stream, ascending or descending.
+//! otherwise, e.g. one per month for the salted call records, whose salt mixes the
+//! phone with the month), runs one scan per planned range at the same time, and merges
+//! them with a tree of losers on the logical key into one ordered stream, ascending or
+//! descending.
 //!
-//! - **Memory** stays flat: each bucket fetches at most one page ahead, and no
-//!   connection is held between pages, so hundreds of buckets share a small pool; a
-//!   shared gate bounds how many buckets fetch at once ([`SaltedScan::concurrency`]).
+//! - **Memory** stays flat: each bucket fetches at most one page ahead, and a shared
+//!   gate bounds how many buckets fetch at once ([`SaltedScan::concurrency`]).
+//! - **Connections**: with the default paging ([`ScanPaging::Scanner`](crate::ScanPaging::Scanner))
+//!   each bucket's server-side scanner keeps its connection from open to close, so an
+//!   open salted scan holds one socket per bucket that is still open (a pool slot only
+//!   during each call). With [`ScanPaging::Stateless`](crate::ScanPaging::Stateless) (set on the
+//!   [`SaltedScan::template`]) nothing is held between pages, so hundreds of buckets
+//!   share a small pool, at the cost of a region seek per page.
 //! - **Limits** stop the merge early; each bucket asks for no more rows than the limit,
 //!   and every scanner is closed as soon as it is not needed.
 //! - **Cancellation**: dropping the stream stops every bucket and closes its scanner.

@@ -1,4 +1,4 @@
-//! Salts (S1-S6): bucket strategies, renderings and byte-exact compatibility presets.
+//! Salts: bucket strategies, renderings and byte-exact compatibility presets.
 //!
 //! - this file: [`Salt`] (its constructors, its buckets and prefixes), [`SaltInput`],
 //!   [`Part`];
@@ -129,19 +129,19 @@ impl Salt {
         Salt::new(SaltStrategy::Hash { algo, inputs, buckets }, rendering)
     }
 
-    /// S1: `md5(fields).substr(0, chars)` as hex characters.
+    /// `md5(fields).substr(0, chars)` as hex characters.
     pub fn md5_hex_prefix(fields: &[&str], chars: u8) -> Salt {
         let inputs = fields.iter().map(|f| SaltInput::text(*f)).collect();
         Salt::new(SaltStrategy::Md5Hex { inputs, chars: u32::from(chars) }, SaltRendering::Hex(chars))
     }
 
-    /// S3: `field % buckets`, zero-padded decimal.
+    /// `field % buckets`, zero-padded decimal.
     pub fn modulo(field: &str, buckets: u32) -> Salt {
         let w = decimal_digits(u64::from(buckets.saturating_sub(1)));
         Salt::new(SaltStrategy::Modulo { input: SaltInput::text(field), buckets }, SaltRendering::Decimal(w))
     }
 
-    /// S4: a random bucket per write, one raw byte if `buckets <= 256`, else 4 bytes.
+    /// A random bucket per write, one raw byte if `buckets <= 256`, else 4 bytes.
     pub fn random(buckets: u32) -> Salt {
         let rendering = SaltRendering::Bytes(if buckets <= 256 { 1 } else { 4 });
         Salt::new(SaltStrategy::Random { buckets }, rendering)

@@ -7,7 +7,7 @@ use crate::hash::{HashAlgo, JavaBucketForm, JavaHash};
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SaltStrategy {
-    /// Named hash of the concatenated inputs, modulo `buckets` (S3 with a hash).
+    /// Named hash of the concatenated inputs, modulo `buckets` (a modulo bucket over a hash).
     Hash {
         /// Hash function.
         algo: HashAlgo,
@@ -24,21 +24,21 @@ pub enum SaltStrategy {
         /// Bucket count N.
         buckets: u32,
     },
-    /// S1: the first `chars` hex characters of md5(inputs); `16^chars` buckets.
+    /// The first `chars` hex characters of md5(inputs); `16^chars` buckets.
     Md5Hex {
         /// Inputs, concatenated.
         inputs: Vec<SaltInput>,
         /// Hex characters kept (1..=5, at most [`MAX_BUCKETS`](super::MAX_BUCKETS) buckets).
         chars: u32,
     },
-    /// S3: a numeric field (or part) modulo `buckets` (`timestamp % N`), Euclidean.
+    /// A numeric field (or part) modulo `buckets` (`timestamp % N`), Euclidean.
     Modulo {
         /// The numeric input.
         input: SaltInput,
         /// Bucket count N.
         buckets: u32,
     },
-    /// S4: a random bucket per write; reads fan out over every bucket.
+    /// A random bucket per write; reads fan out over every bucket.
     Random {
         /// Bucket count N.
         buckets: u32,
@@ -84,7 +84,7 @@ pub enum SaltStrategy {
         /// The `yymmdd` field checked against the id, if any.
         date: Option<SaltInput>,
     },
-    /// Seed 003: `Math.abs(hash(in1) ^ hash(in2) ^ ...) % N` with Java `String.hashCode`
+    /// The salted call records' salt: `Math.abs(hash(in1) ^ hash(in2) ^ ...) % N` with Java `String.hashCode`
     /// (negative when the XOR is `Integer.MIN_VALUE`, see [`SaltStrategy::JavaHash`]).
     XorJavaHash {
         /// Inputs, each hashed separately.
@@ -92,7 +92,7 @@ pub enum SaltStrategy {
         /// Bucket count N.
         buckets: u32,
     },
-    /// Seed 004: `(n1 + n2 + ...) % N` of numeric inputs (`(phone + year) % N`).
+    /// The phone-and-year salt: `(n1 + n2 + ...) % N` of numeric inputs (`(phone + year) % N`).
     SumMod {
         /// Numeric inputs.
         inputs: Vec<SaltInput>,
