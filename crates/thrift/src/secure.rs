@@ -18,7 +18,8 @@ use std::time::Duration;
 
 use tokio::net::TcpStream;
 
-use crate::connection::{Connection, ConnectionOptions, Framing};
+use crate::connection::{Connection, ConnectionOptions};
+use crate::Framing;
 use crate::error::CallError;
 use crate::http::{self, HttpOptions};
 use crate::kerberos::{KerberosOptions, KERBEROS_SUPPORTED};
