@@ -51,8 +51,8 @@ pub fn decode_reply<C: Call + ?Sized>(protocol: Protocol, reply: &[u8], seq: i32
             Ok(value)
         }
         TMessageType::Exception => {
-            let app = thrift::Error::read_application_error_from_in_protocol(&mut input)
-                .map_err(ReplyError::from_decode)?;
+            let app =
+                thrift::Error::read_application_error_from_in_protocol(&mut input).map_err(ReplyError::from_decode)?;
             Err(ReplyError::Application { kind: format!("{:?}", app.kind), message: app.message })
         }
         other @ (TMessageType::Call | TMessageType::OneWay) => {

@@ -46,10 +46,20 @@ pub enum ReplyError {
     },
 }
 
+/// The message of a decoding error (the `thrift` crate's `Display` of a protocol error
+/// gives only its kind, "bad data", and drops the message that says what was wrong).
+fn message_of(e: thrift::Error) -> String {
+    match e {
+        thrift::Error::Protocol(p) if !p.message.is_empty() => p.message,
+        thrift::Error::Transport(t) if !t.message.is_empty() => t.message,
+        other => other.to_string(),
+    }
+}
+
 impl ReplyError {
     /// Maps an error of the message envelope (header, exception struct).
     pub(crate) fn from_decode(e: thrift::Error) -> ReplyError {
-        ReplyError::Malformed(e.to_string())
+        ReplyError::Malformed(message_of(e))
     }
 
     /// Maps the error of a generated `read_from_in_protocol` + `ok_or`.
@@ -65,7 +75,7 @@ impl ReplyError {
             thrift::Error::Application(app) => {
                 ReplyError::Application { kind: format!("{:?}", app.kind), message: app.message }
             }
-            other => ReplyError::Malformed(other.to_string()),
+            other => ReplyError::Malformed(message_of(other)),
         }
     }
 
