@@ -163,8 +163,10 @@ impl Connection {
     /// Sends `request`, whose reply carries rows, and decodes the reply without copying
     /// (for buffered transport, in the same pass that finds its end).
     pub async fn call_rows<C: RowsCall + Sync>(&mut self, request: &C) -> Result<RowBatch, CallError> {
-        let seq = self.start(request)?;
-        let reader = RowReplyReader::for_call::<C>(self.options.protocol, seq)?;
+        // The reader is made first (for the number `start` gives the call), so that no
+        // failure can come between the call's start and its exchange.
+        let reader = RowReplyReader::for_call::<C>(self.options.protocol, self.seq.wrapping_add(1))?;
+        self.start(request)?;
         let result = self.exchange_rows(reader).await;
         if matches!(result, Err(CallError::Protocol(_))) {
             self.broken = true;
