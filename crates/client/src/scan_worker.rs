@@ -504,7 +504,7 @@ impl Worker {
                 let id = p.id;
                 let results = self
                     .client
-                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.scanner_rows(id, want)))
+                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.get_scanner_rows(id, want)))
                     .await?;
                 (results, addr)
             }
@@ -524,7 +524,7 @@ impl Worker {
                 let first = self
                     .client
                     .call_on("get_scanner_rows", table, &addr, pooled.conn(), &mut |c| {
-                        Box::pin(c.scanner_rows(id, want))
+                        Box::pin(c.get_scanner_rows(id, want))
                     })
                     .await;
                 *pinned = Some(Pinned { conn: pooled.detach(), id });
@@ -552,7 +552,7 @@ impl Worker {
         let results = self
             .client
             .call_on("get_scanner_results", Some(&self.table), &addr, pooled.conn(), &mut |c| {
-                Box::pin(c.scanner_results(name.clone(), tscan.clone(), want))
+                Box::pin(c.get_scanner_results(name.clone(), tscan.clone(), want))
             })
             .await?;
         drop(pooled);
