@@ -548,3 +548,55 @@ impl Stream for RowStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::row::Cell;
+
+    fn part(key: &str, partial: bool) -> Row {
+        Row::new(Bytes::copy_from_slice(key.as_bytes()), [Cell::new("d", "q", "v", 1)]).with_partial(partial)
+    }
+
+    #[test]
+    fn the_key_before_is_exact_for_bounded_keys() {
+        assert_eq!(key_before(b"b", 4).unwrap(), Bytes::from_static(b"a\xff\xff\xff"));
+        assert_eq!(key_before(b"b\0", 4).unwrap(), Bytes::from_static(b"b"));
+        assert_eq!(key_before(b"ab", 2).unwrap(), Bytes::from_static(b"aa"));
+        assert_eq!(key_before(b"abcd", 2).unwrap(), Bytes::from_static(b"ab"), "a longer key: its prefix");
+        assert_eq!(key_before(b"\0", 4), None);
+        assert_eq!(key_before(b"", 4), None);
+        // Every key of at most 3 bytes over {0, 1, ff} below the bound is at most the answer.
+        let alphabet = [0u8, 1, 0xff];
+        let mut keys = vec![Vec::new()];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u8>> =
+                keys.iter().flat_map(|k| alphabet.iter().map(move |b| [k.clone(), vec![*b]].concat())).collect();
+            keys.extend(longer);
+        }
+        keys.retain(|k| !k.is_empty() && k.len() <= 3);
+        keys.sort();
+        keys.dedup();
+        for bound in &keys {
+            let below: Option<&Vec<u8>> = keys.iter().filter(|k| *k < bound).max();
+            let got = key_before(bound, 3);
+            assert_eq!(got.as_deref(), below.map(|k| &k[..]), "bound {bound:02x?}");
+        }
+    }
+
+    #[test]
+    fn the_limit_counts_a_row_at_its_first_part() {
+        let mut limit = RowLimit::new(Some(1));
+        // The last part of m1 is flagged partial (hidden older versions follow it).
+        assert_eq!(limit.admit_page(&[part("m1", true), part("m1", true)]), 2);
+        assert!(!limit.finished(), "m1 may have more parts");
+        assert_eq!(limit.admit_page(&[part("m2", false)]), 0);
+        assert!(limit.finished());
+        let mut limit = RowLimit::new(Some(2));
+        assert_eq!(limit.admit_page(&[part("a", true), part("a", false), part("b", false), part("c", false)]), 3);
+        assert!(limit.finished());
+        let mut none = RowLimit::new(None);
+        assert_eq!(none.admit_page(&[part("a", false), part("b", true)]), 2);
+        assert!(!none.finished());
+    }
+}

@@ -729,6 +729,55 @@ mod tests {
     }
 
     #[test]
+    fn empty_ranges_are_never_sent() {
+        let scan = Scan::new();
+        for reversed in [false, true] {
+            let t = Tracker::new(Bytes::from("x"), Bytes::from("x"), reversed, None);
+            assert!(t.tscan(&scan).unwrap().is_none(), "[x, x), reversed {reversed}");
+        }
+        // After returning `b` from [a, b\0): nothing is left, and no `[b\0, b\0)` is sent.
+        let mut t = Tracker::new(Bytes::from("a"), Bytes::from_static(b"b\0"), false, None);
+        t.accept(vec![result("a", false), result("b", false)].into_iter()).unwrap();
+        assert!(t.tscan(&scan).unwrap().is_none());
+        // Reversed: after returning `b` from [b, c): nothing is left.
+        let mut t = Tracker::new(Bytes::from("b"), Bytes::from("c"), true, None);
+        t.accept(vec![result("b", false)].into_iter()).unwrap();
+        assert!(t.tscan(&scan).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_reversed_scan_with_a_filter_starts_below_its_bound() {
+        let scan = Scan::new().reversed(true).filter(Filter::key_only()).limit(2);
+        let t = Tracker::for_scan(&scan.clone().start("r1").stop("r5"), "t");
+        let tscan = t.tscan(&scan).unwrap().unwrap();
+        let start = tscan.start_row.unwrap();
+        assert_eq!(&start[..2], b"r4");
+        assert_eq!(start.len(), validate::max_row_key_len("t"));
+        assert!(start[2..].iter().all(|b| *b == 0xFF));
+        assert_eq!(tscan.limit, Some(2), "exact: no spare row");
+        // Without a filter: the bound itself, and one spare row for it.
+        let plain = Scan::new().reversed(true).limit(2);
+        let tscan = Tracker::for_scan(&plain.clone().start("r1").stop("r5"), "t").tscan(&plain).unwrap().unwrap();
+        assert_eq!(tscan.start_row.as_deref(), Some(&b"r5"[..]));
+        assert_eq!(tscan.limit, Some(3));
+        // Reversed and batched: the limit stays on this side.
+        let batched = plain.clone().batch(2);
+        let tscan = Tracker::for_scan(&batched, "t").tscan(&batched).unwrap().unwrap();
+        assert_eq!(tscan.limit, None);
+    }
+
+    #[test]
+    fn a_row_whose_last_part_is_flagged_partial_counts_once() {
+        let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, Some(1));
+        let rows = t.accept(vec![result("m1", true)].into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["m1"]);
+        assert!(!t.finished(), "m1 may have more parts");
+        let rows = t.accept(vec![result("m2", false), result("m3", false)].into_iter()).unwrap();
+        assert!(rows.is_empty());
+        assert!(t.finished());
+    }
+
+    #[test]
     fn reversed_tscan_bounds_use_the_row_key_crate() {
         let scan = Scan::new().reversed(true);
         let t = Tracker::new(Bytes::from_static(b"b\0"), Bytes::from("m"), true, None);
