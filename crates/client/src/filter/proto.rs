@@ -116,6 +116,7 @@ fn comparator(cmp: &Comparator) -> Msg {
             body.bytes(1, pattern.as_bytes());
             body.int(2, if matches!(cmp, Comparator::RegexStringNoCase(_)) { NO_CASE_FLAGS } else { 0 });
             body.bytes(3, b"UTF-8");
+            body.bytes(4, b"JAVA");
             "RegexStringComparator"
         }
         Comparator::Substring(needle) => {
@@ -213,9 +214,13 @@ fn message(filter: &Filter) -> Result<(&'static str, Msg), FilterError> {
         }
         Node::FirstKeyOnly => "FirstKeyOnlyFilter",
         Node::Timestamps(ts) => {
+            // Sorted and without repeats, as HBase holds them.
+            let mut ts = ts.clone();
+            ts.sort_unstable();
+            ts.dedup();
             if !ts.is_empty() {
                 let mut packed = Msg::default();
-                for t in ts {
+                for t in &ts {
                     packed.varint(*t as u64);
                 }
                 m.message(1, packed);
