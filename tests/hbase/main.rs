@@ -15,6 +15,7 @@ mod client_gets;
 mod client_resilience;
 mod client_scan;
 mod faults;
+mod filters;
 mod hostile;
 mod idl;
 mod outage;
@@ -54,6 +55,7 @@ fn main() -> ExitCode {
         answers::trials(),
         outage::trials(),
         faults::trials(),
+        filters::trials(),
         secure::trials(),
     ]
     .into_iter()
