@@ -91,7 +91,8 @@ async fn raw_scan(
     let scan = TScan::new(
         None, None, None, None, None, None, string, None, None, None, None, None, None, None, None, None, None, bytes,
     );
-    conn.get_scanner_results(table.name().as_bytes().to_vec(), scan, 1000).await.map(cells).map_err(|e| e.to_string())
+    let request = basalt_thrift::hbase::calls::GetScannerResults::new(table.name().as_bytes().to_vec(), scan, 1000);
+    conn.call(&request).await.map(cells).map_err(|e| e.to_string())
 }
 
 /// One raw `get` of `row` with either form of the filter.

@@ -139,3 +139,39 @@ async fn a_limited_scan_stops_at_its_limit_across_a_reopen() {
     let rows = client.table("t").unwrap().scan_all(Scan::new().caching(2).limit(5)).await.unwrap();
     assert_eq!(keys(&rows), ["a", "b", "c", "d", "e"]);
 }
+
+fn kerberos_not_built() -> Error {
+    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(basalt_thrift::SecureError::KerberosNotBuilt) }
+}
+
+fn no_ticket_anywhere() -> Error {
+    let no_ticket = basalt_thrift::SecureError::NoTicket { principal: "u@R".into(), detail: "no cache".into() };
+    let last = Error::Transport { addr: "fake:1".into(), source: CallError::Secure(no_ticket) };
+    Error::NoGateway { tried: "fake:1".into(), last: Box::new(last) }
+}
+
+fn bad_tls_config() -> Error {
+    let config = basalt_thrift::SecureError::TlsConfig("no such CA file".into());
+    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(config) }
+}
+
+#[tokio::test]
+async fn security_and_configuration_failures_are_final() {
+    for failure in [kerberos_not_built as fn() -> Error, no_ticket_anywhere, bad_tls_config] {
+        let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+        for _ in 0..5 {
+            fake.fail(Operation::Get, (Delivery::NotSent, failure));
+        }
+        // The default policy: an outage would be retried for the whole budget.
+        let client = Client::on_transport(Client::builder().address("fake:1"), Arc::new(SharedFake(Arc::clone(&fake))));
+        let error = client.table("t").unwrap().get(Get::new("a")).await.unwrap_err();
+        assert!(error.is_final() && !error.is_retryable() && !error.is_outage(), "{error:?}");
+        assert_eq!(fake.attempts_of(Operation::Get), 1, "{error:?}");
+    }
+    // A refused connection is no configuration failure: still an outage.
+    let refused = Error::Transport {
+        addr: "fake:1".into(),
+        source: CallError::Connect { addr: "fake:1".into(), source: std::io::ErrorKind::ConnectionRefused.into() },
+    };
+    assert!(!refused.is_final() && refused.is_retryable() && refused.is_outage());
+}
