@@ -318,7 +318,7 @@ pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, Ta
 pub use basalt_thrift::{Framing, Protocol};
 pub use bytes::Bytes;
 pub use client::{Client, ClientBuilder, DEFAULT_GETS_IN_FLIGHT, DEFAULT_RETRY_BUDGET};
-pub use error::{Error, InvalidInput, Result};
+pub use error::{BusyKind, Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
 pub use options::ReadOptions;
