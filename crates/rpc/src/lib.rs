@@ -1,0 +1,28 @@
+//! HBase's native RPC for Basalt: straight to the region servers, without the Thrift2
+//! gateway.
+//!
+//! - [`Connection`]: one TCP connection per server and service, calls multiplexed by
+//!   call id, a deadline per call, cancellation by drop.
+//! - [`RpcClient`]: bootstrap through the connection registry (no ZooKeeper), region
+//!   locations from `hbase:meta` cached per table, gets, mutations, batches grouped by
+//!   region server, and scans that cross regions and survive moves and splits.
+//! - Replies are views over the reply's bytes: a [`Cell`]'s row, family, qualifier and
+//!   value are slices of the cell block, not copies.
+//!
+//! Simple authentication only (the user name in the connection header); SASL is not
+//! supported yet.
+
+mod cells;
+mod conn;
+mod error;
+mod frame;
+
+/// HBase's protobuf messages (package `hbase.pb`).
+#[allow(missing_docs, clippy::all, clippy::pedantic, rust_2018_idioms)]
+pub mod pb {
+    include!("scratch_pb.rs");
+}
+
+pub use cells::{Cell, CellBlockError, CellReader, CellType, RowResult};
+pub use conn::{Connection, ConnectionOptions, Reply};
+pub use error::{RemoteError, RemoteKind, RpcError};
