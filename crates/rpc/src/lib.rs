@@ -17,11 +17,7 @@ mod conn;
 mod error;
 mod frame;
 
-/// HBase's protobuf messages (package `hbase.pb`).
-#[allow(missing_docs, clippy::all, clippy::pedantic, rust_2018_idioms)]
-pub mod pb {
-    include!("scratch_pb.rs");
-}
+pub use basalt_rpc_protocol::pb;
 
 pub use cells::{Cell, CellBlockError, CellReader, CellType, RowResult};
 pub use conn::{Connection, ConnectionOptions, Reply};
