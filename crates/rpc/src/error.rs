@@ -59,6 +59,9 @@ pub enum RpcError {
         /// The row looked up.
         row: bytes::Bytes,
     },
+    /// The region is in transition (offline, a split parent, no server yet).
+    #[error("region unavailable: {0}")]
+    RegionUnavailable(String),
     /// Retries were exhausted; the last attempt's error.
     #[error("gave up after {attempts} attempts: {last}")]
     RetriesExhausted {
@@ -77,7 +80,10 @@ impl RpcError {
     /// waiting) may succeed.
     pub fn is_retryable(&self) -> bool {
         match self {
-            RpcError::Connect { .. } | RpcError::ConnectionFailed { .. } | RpcError::Timeout { .. } => true,
+            RpcError::Connect { .. }
+            | RpcError::ConnectionFailed { .. }
+            | RpcError::Timeout { .. }
+            | RpcError::RegionUnavailable(_) => true,
             RpcError::Remote(remote) => remote.is_retryable(),
             RpcError::Protocol { .. }
             | RpcError::Bootstrap(_)
@@ -93,6 +99,7 @@ impl RpcError {
             RpcError::Connect { .. } | RpcError::ConnectionFailed { .. } => true,
             RpcError::Remote(remote) => remote.kind.invalidates_location(),
             RpcError::Timeout { .. }
+            | RpcError::RegionUnavailable(_)
             | RpcError::Protocol { .. }
             | RpcError::Bootstrap(_)
             | RpcError::RegionNotFound { .. }

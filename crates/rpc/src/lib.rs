@@ -12,13 +12,26 @@
 //! Simple authentication only (the user name in the connection header); SASL is not
 //! supported yet.
 
+mod batch;
 mod cells;
+mod client;
 mod conn;
 mod error;
 mod frame;
+mod mutation;
+mod pool;
+mod region;
+mod registry;
+mod scan;
 
 pub use basalt_rpc_protocol::pb;
 
+pub use batch::{BatchAction, BatchResults};
 pub use cells::{Cell, CellBlockError, CellReader, CellType, RowResult};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RemoteKind, RpcError};
+pub use client::{Get, RpcClient, RpcClientBuilder};
+pub use mutation::{Check, Mutation};
+pub use region::RegionLocation;
+pub use registry::ClusterInfo;
+pub use scan::{ScanSpec, Scanner};
