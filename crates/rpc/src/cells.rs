@@ -268,7 +268,10 @@ mod tests {
         let block = Bytes::from(block);
         let mut reader = CellReader::new(block.clone());
         let first = reader.next_cell().unwrap().unwrap();
-        assert_eq!((first.row(), first.family(), first.qualifier(), first.value()), (&b"row1"[..], &b"f"[..], &b"q1"[..], &b"v1"[..]));
+        assert_eq!(
+            (first.row(), first.family(), first.qualifier(), first.value()),
+            (&b"row1"[..], &b"f"[..], &b"q1"[..], &b"v1"[..])
+        );
         assert_eq!(first.timestamp(), 42);
         assert_eq!(first.cell_type(), CellType::Put);
         // The value shares the block's memory.
@@ -313,7 +316,8 @@ mod tests {
             let mut reader = CellReader::new(Bytes::from(junk));
             while let Some(cell) = reader.next_cell() {
                 if let Ok(cell) = cell {
-                    let _ = (cell.row(), cell.family(), cell.qualifier(), cell.value(), cell.timestamp(), cell.cell_type());
+                    let _ =
+                        (cell.row(), cell.family(), cell.qualifier(), cell.value(), cell.timestamp(), cell.cell_type());
                 }
             }
         }

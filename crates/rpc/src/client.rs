@@ -149,21 +149,28 @@ impl Get {
     }
 
     pub(crate) fn to_proto(&self) -> pb::Get {
-        let mut column: Vec<pb::Column> = Vec::new();
-        for (family, qualifier) in &self.columns {
-            let index = match column.iter().position(|c| &c.family == family) {
-                Some(index) => index,
-                None => {
-                    column.push(pb::Column { family: family.clone(), qualifier: Vec::new() });
-                    column.len() - 1
-                }
-            };
-            if let Some(qualifier) = qualifier {
-                column[index].qualifier.push(qualifier.clone());
-            }
-        }
+        let column = columns_proto(&self.columns);
         pb::Get { row: self.row.clone(), column, max_versions: Some(self.max_versions), ..Default::default() }
     }
+}
+
+/// Families and columns as protobuf `Column`s, qualifiers grouped by family (a family
+/// given without a qualifier means the whole family).
+pub(crate) fn columns_proto(columns: &[(Bytes, Option<Bytes>)]) -> Vec<pb::Column> {
+    let mut column: Vec<pb::Column> = Vec::new();
+    for (family, qualifier) in columns {
+        let index = match column.iter().position(|c| c.family == *family) {
+            Some(index) => index,
+            None => {
+                column.push(pb::Column { family: family.clone(), qualifier: Vec::new() });
+                column.len() - 1
+            }
+        };
+        if let Some(qualifier) = qualifier {
+            column[index].qualifier.push(qualifier.clone());
+        }
+    }
+    column
 }
 
 impl RpcClient {
@@ -352,7 +359,13 @@ impl RpcClient {
     /// allows it and the operation's deadline is not reached. `retry_unknown_outcome`
     /// says whether a call that may have executed (timeout, connection lost after
     /// sending) may run again.
-    async fn with_region<T, F, Fut>(&self, table: &str, row: &[u8], retry_unknown_outcome: bool, call: F) -> Result<T, RpcError>
+    async fn with_region<T, F, Fut>(
+        &self,
+        table: &str,
+        row: &[u8],
+        retry_unknown_outcome: bool,
+        call: F,
+    ) -> Result<T, RpcError>
     where
         F: Fn(RegionLocation) -> Fut,
         Fut: std::future::Future<Output = Result<T, RpcError>>,
@@ -402,8 +415,12 @@ impl RpcClient {
         validate_row(mutation.row())?;
         let proto = mutation.to_proto();
         self.with_region(table, mutation.row(), mutation.is_idempotent(), |region| {
-            let request =
-                pb::MutateRequest { region: region.specifier(), mutation: proto.clone(), condition: None, nonce_group: None };
+            let request = pb::MutateRequest {
+                region: region.specifier(),
+                mutation: proto.clone(),
+                condition: None,
+                nonce_group: None,
+            };
             async move {
                 let reply = self.call(&region.server, "Mutate", &request, None).await?;
                 let response: pb::MutateResponse = reply.decode(&region.server)?;
@@ -457,7 +474,11 @@ pub(crate) fn row_result(server: &str, result: &pb::Result, reader: &mut CellRea
 
 /// The results of a scan reply: `cells_per_result` cells each from the cell block, with
 /// their partial flags.
-pub(crate) fn scan_results(server: &str, response: &pb::ScanResponse, block: &Bytes) -> Result<Vec<RowResult>, RpcError> {
+pub(crate) fn scan_results(
+    server: &str,
+    response: &pb::ScanResponse,
+    block: &Bytes,
+) -> Result<Vec<RowResult>, RpcError> {
     let protocol = |reason: String| RpcError::Protocol { addr: server.to_owned(), reason };
     if response.results.iter().any(|r| !r.cell.is_empty()) {
         return Err(protocol("scan results inline in the message; this client asks for cell blocks".into()));
@@ -486,8 +507,8 @@ pub(crate) fn validate_row(row: &[u8]) -> Result<(), RpcError> {
 }
 
 pub(crate) fn validate_table(table: &str) -> Result<(), RpcError> {
-    let valid = !table.is_empty()
-        && table.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
+    let valid =
+        !table.is_empty() && table.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
     if valid {
         Ok(())
     } else {

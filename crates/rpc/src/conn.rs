@@ -286,7 +286,13 @@ fn deliver(shared: &Shared, reply: ReplyFrame) -> Option<String> {
                 (Some(host), Some(port)) => format!("{host}:{port}"),
                 _ => shared.addr.clone(),
             };
-            let remote = RemoteError { kind, class_name, message, do_not_retry: exception.do_not_retry.unwrap_or(false), server };
+            let remote = RemoteError {
+                kind,
+                class_name,
+                message,
+                do_not_retry: exception.do_not_retry.unwrap_or(false),
+                server,
+            };
             if remote.kind == RemoteKind::FatalConnection {
                 return Some(remote.to_string());
             }
@@ -405,10 +411,8 @@ mod tests {
         let conn = Connection::connect(&addr, "ClientService", &ConnectionOptions::default()).await.unwrap();
         let param = pb::GetClusterIdRequest {};
         let long = Duration::from_secs(5);
-        let (a, b) = tokio::join!(
-            conn.call("GetClusterId", &param, None, long),
-            conn.call("GetClusterId", &param, None, long)
-        );
+        let (a, b) =
+            tokio::join!(conn.call("GetClusterId", &param, None, long), conn.call("GetClusterId", &param, None, long));
         server.await.unwrap();
         assert!(matches!(a, Err(RpcError::ConnectionFailed { .. })), "{a:?}");
         assert!(matches!(b, Err(RpcError::ConnectionFailed { .. })), "{b:?}");

@@ -28,9 +28,9 @@ pub use basalt_rpc_protocol::pb;
 
 pub use batch::{BatchAction, BatchResults};
 pub use cells::{Cell, CellBlockError, CellReader, CellType, RowResult};
+pub use client::{Get, RpcClient, RpcClientBuilder};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RemoteKind, RpcError};
-pub use client::{Get, RpcClient, RpcClientBuilder};
 pub use mutation::{Check, Mutation};
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;

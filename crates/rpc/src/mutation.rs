@@ -53,7 +53,12 @@ impl Mutation {
 
     /// A column: the value to put or append, or (for a delete) every version of the
     /// column is deleted and `value` is ignored.
-    pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>, value: impl Into<Bytes>) -> Mutation {
+    pub fn column(
+        mut self,
+        family: impl Into<Bytes>,
+        qualifier: impl Into<Bytes>,
+        value: impl Into<Bytes>,
+    ) -> Mutation {
         let qualifier_value = match self.kind {
             MutationType::Delete => QualifierValue {
                 qualifier: Some(qualifier.into()),
@@ -98,7 +103,7 @@ impl Mutation {
     pub(crate) fn to_proto(&self) -> pb::MutationProto {
         let mut column_value: Vec<ColumnValue> = Vec::new();
         for (family, qualifier_value) in &self.columns {
-            match column_value.iter_mut().find(|c| &c.family == family) {
+            match column_value.iter_mut().find(|c| c.family == *family) {
                 Some(column) => column.qualifier_value.push(qualifier_value.clone()),
                 None => column_value
                     .push(ColumnValue { family: family.clone(), qualifier_value: vec![qualifier_value.clone()] }),

@@ -49,6 +49,9 @@ impl Pool {
             Ok(slots) => slots,
             Err(poisoned) => poisoned.into_inner(),
         };
-        slots.values().filter(|slot| slot.try_lock().is_ok_and(|conn| conn.as_ref().is_some_and(|c| !c.is_broken()))).count()
+        slots
+            .values()
+            .filter(|slot| slot.try_lock().is_ok_and(|conn| conn.as_ref().is_some_and(|c| !c.is_broken())))
+            .count()
     }
 }

@@ -74,10 +74,16 @@ pub(crate) fn parse_meta_row(row: &RowResult) -> Result<MetaRow, String> {
     let region = pb::RegionInfo::decode(body).map_err(|e| format!("undecodable RegionInfo: {e}"))?;
     let table = table_name_string(&region.table_name);
     if region.offline == Some(true) || region.split == Some(true) {
-        return Ok(MetaRow::Unusable(format!("region {} of {table} is offline or split", String::from_utf8_lossy(&region_name))));
+        return Ok(MetaRow::Unusable(format!(
+            "region {} of {table} is offline or split",
+            String::from_utf8_lossy(&region_name)
+        )));
     }
     let Some(server) = row.value(CATALOG_FAMILY, b"server") else {
-        return Ok(MetaRow::Unusable(format!("region {} of {table} has no server yet", String::from_utf8_lossy(&region_name))));
+        return Ok(MetaRow::Unusable(format!(
+            "region {} of {table} has no server yet",
+            String::from_utf8_lossy(&region_name)
+        )));
     };
     let server = std::str::from_utf8(server).map_err(|_| "info:server is not UTF-8")?.to_owned();
     Ok(MetaRow::Located(RegionLocation {

@@ -12,7 +12,7 @@ use std::time::Instant;
 use bytes::Bytes;
 
 use crate::cells::{Cell, RowResult};
-use crate::client::{scan_results, RpcClient};
+use crate::client::{columns_proto, scan_results, RpcClient};
 use crate::error::{RemoteKind, RpcError};
 use crate::pb;
 use crate::region::RegionLocation;
@@ -218,7 +218,10 @@ impl Scanner {
             if opening {
                 let Some(id) = response.scanner_id else {
                     self.done = true;
-                    return Err(RpcError::Protocol { addr: region.server, reason: "no scanner id in the open reply".into() });
+                    return Err(RpcError::Protocol {
+                        addr: region.server,
+                        reason: "no scanner id in the open reply".into(),
+                    });
                 };
                 self.open = Some(OpenScanner { region: region.clone(), id, next_call_seq: 0 });
             } else if let Some(open) = &mut self.open {
@@ -261,7 +264,12 @@ impl Scanner {
         let Some(open) = &self.open else {
             return Ok(());
         };
-        let request = pb::ScanRequest { scanner_id: Some(open.id), renew: Some(true), number_of_rows: Some(0), ..Default::default() };
+        let request = pb::ScanRequest {
+            scanner_id: Some(open.id),
+            renew: Some(true),
+            number_of_rows: Some(0),
+            ..Default::default()
+        };
         self.client.call(&open.region.server, "Scan", &request, None).await.map(|_| ())
     }
 
@@ -331,19 +339,7 @@ impl Scanner {
     }
 
     fn open_request(&self, region: &RegionLocation) -> pb::ScanRequest {
-        let mut column: Vec<pb::Column> = Vec::new();
-        for (family, qualifier) in &self.spec.columns {
-            let index = match column.iter().position(|c| &c.family == family) {
-                Some(index) => index,
-                None => {
-                    column.push(pb::Column { family: family.clone(), qualifier: Vec::new() });
-                    column.len() - 1
-                }
-            };
-            if let Some(qualifier) = qualifier {
-                column[index].qualifier.push(qualifier.clone());
-            }
-        }
+        let column = columns_proto(&self.spec.columns);
         let scan = pb::Scan {
             column,
             start_row: Some(self.position.row.clone()),
