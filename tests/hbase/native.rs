@@ -13,8 +13,8 @@ use std::time::Duration;
 
 use basalt::{Put, Scan};
 use basalt_rpc::{
-    pb, BatchAction, Check, Connection, ConnectionOptions, Get, Mutation, RemoteKind, RowResult, RpcClient, RpcError,
-    ScanSpec,
+    pb, BatchAction, Check, Connection, ConnectionOptions, Get, Mutation, RemoteExceptionKind, RowResult, RpcClient,
+    RpcError, ScanSpec, Service,
 };
 use bytes::Bytes;
 
@@ -253,7 +253,7 @@ async fn native_put_get_and_mutations(env: Env) -> TestResult {
     // Typed errors from the server and for bad input.
     let missing_family = client.mutate(&name, &Mutation::put("a2").column("nofamily", "x", "1")).await;
     match missing_family {
-        Err(RpcError::Remote(remote)) => assert_eq!(remote.kind, RemoteKind::NoSuchColumnFamily, "{remote}"),
+        Err(RpcError::Remote(remote)) => assert_eq!(remote.kind(), &RemoteExceptionKind::NoSuchColumnFamily, "{remote}"),
         other => return Err(format!("a put into a missing family: {other:?}").into()),
     }
     match client.get("no_such_table_here", &Get::new("x")).await {
@@ -390,7 +390,7 @@ async fn native_dropped_calls_leave_the_connection_usable(env: Env) -> TestResul
     table.put(Put::new("r").cell("d", "v", "1")).await?;
     let client = native_client(&env).await?;
     let region = client.locate(&name, b"r").await?;
-    let conn = Connection::connect(&region.server, "ClientService", &ConnectionOptions::default()).await?;
+    let conn = Connection::connect(&region.server, Service::Client, &ConnectionOptions::default()).await?;
     let request = pb::GetRequest {
         region: pb::RegionSpecifier {
             r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,

@@ -7,9 +7,11 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use crate::cells::{CellReader, RowResult};
+use crate::cells::{CellCursor, RowResult};
 use crate::client::{row_result, validate_row, Get, RpcClient};
-use crate::error::{RemoteError, RemoteKind, RpcError};
+use basalt_rpc_protocol::exception::RemoteException;
+
+use crate::error::{RemoteError, RpcError};
 use crate::mutation::Mutation;
 use crate::pb;
 use crate::region::RegionLocation;
@@ -161,7 +163,7 @@ impl RpcClient {
                 reason: format!("{} region results for {} regions", response.region_action_result.len(), regions.len()),
             });
         }
-        let mut reader = CellReader::new(reply.cell_block.clone());
+        let mut reader = CellCursor::new(reply.cell_block.clone());
         let mut outcomes = Vec::new();
         for ((region, indexes), result) in regions.iter().zip(response.region_action_result) {
             if let Some(exception) = result.exception {
@@ -198,16 +200,16 @@ impl RpcClient {
     }
 }
 
-/// An exception carried in a `NameBytesPair` (class name, stack trace).
+/// An exception carried in a `NameBytesPair` (class name, stack trace), read as the
+/// header's `ExceptionResponse` would be.
 fn remote_error(server: &str, exception: &pb::NameBytesPair) -> RpcError {
-    let trace = exception.value.as_deref().map(String::from_utf8_lossy).unwrap_or_default();
-    let line = trace.lines().next().unwrap_or("");
-    let message = line.strip_prefix(exception.name.as_str()).unwrap_or(line).trim_start_matches(':').trim().to_owned();
+    let response = pb::ExceptionResponse {
+        exception_class_name: Some(exception.name.clone()),
+        stack_trace: exception.value.as_deref().map(|trace| String::from_utf8_lossy(trace).into_owned()),
+        ..Default::default()
+    };
     RpcError::Remote(Box::new(RemoteError {
-        kind: RemoteKind::from_class(&exception.name, &message),
-        class_name: exception.name.clone(),
-        message,
-        do_not_retry: false,
         server: server.to_owned(),
+        exception: RemoteException::from_pb(&response),
     }))
 }

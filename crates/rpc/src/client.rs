@@ -6,17 +6,16 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
-use crate::cells::{take_cells, CellReader, RowResult};
+use crate::cells::{CellCursor, RowResult};
 use crate::conn::{ConnectionOptions, Reply};
-use crate::error::{RemoteKind, RpcError};
+use crate::error::RpcError;
 use crate::mutation::{Check, Mutation};
 use crate::pb;
 use crate::pool::Pool;
-use crate::region::{self, MetaRow, RegionCache, RegionLocation};
+use crate::region::{self, MetaLookup, RegionCache, RegionLocation};
 use crate::registry::{self, ClusterInfo};
-
-/// The service region servers answer data calls on.
-pub(crate) const CLIENT_SERVICE: &str = "ClientService";
+use basalt_rpc_protocol::call::Service;
+use basalt_rpc_protocol::exception::RemoteExceptionKind;
 
 /// Settings of an [`RpcClient`], with documented defaults.
 #[derive(Debug, Clone)]
@@ -233,7 +232,10 @@ impl RpcClient {
         let start = if before { region::meta_key_before(table, row) } else { region::meta_key_at(table, row) };
         let request = pb::ScanRequest {
             scan: Some(pb::Scan {
-                column: vec![pb::Column { family: Bytes::from_static(region::CATALOG_FAMILY), qualifier: Vec::new() }],
+                column: vec![pb::Column {
+                    family: Bytes::from_static(basalt_rpc_protocol::meta::CATALOG_FAMILY),
+                    qualifier: Vec::new(),
+                }],
                 start_row: Some(start),
                 stop_row: Some(region::meta_table_floor(table)),
                 include_stop_row: Some(true),
@@ -256,8 +258,8 @@ impl RpcClient {
                 match region::parse_meta_row(found)
                     .map_err(|reason| RpcError::Protocol { addr: "hbase:meta".into(), reason })?
                 {
-                    MetaRow::Located(location) => Ok(location),
-                    MetaRow::Unusable(why) => Err(RpcError::RegionUnavailable(why)),
+                    MetaLookup::Located(location) => Ok(location),
+                    MetaLookup::Unusable(why) => Err(RpcError::RegionUnavailable(why)),
                 }
             });
             let error = match outcome {
@@ -325,16 +327,18 @@ impl RpcClient {
         param: &impl prost::Message,
         cell_block: Option<&Bytes>,
     ) -> Result<Reply, RpcError> {
-        let conn = self.inner.pool.get(server, CLIENT_SERVICE).await?;
+        let conn = self.inner.pool.get(server, Service::Client).await?;
         conn.call(method, param, cell_block, self.inner.settings.rpc_timeout).await
     }
 
     /// Updates the region cache after a failed call to `region`.
     pub(crate) fn on_error(&self, region: &RegionLocation, error: &RpcError) {
         match error {
-            RpcError::Remote(remote) => match &remote.kind {
-                RemoteKind::RegionMoved { new_server: Some(server) } => self.inner.regions.moved(region, server),
-                kind if kind.invalidates_location() => self.inner.regions.invalidate(region),
+            RpcError::Remote(remote) => match remote.kind() {
+                RemoteExceptionKind::RegionMoved(Some(to)) => {
+                    self.inner.regions.moved(region, &format!("{}:{}", to.host, to.port))
+                }
+                _ if remote.exception.invalidates_location() => self.inner.regions.invalidate(region),
                 _ => {}
             },
             RpcError::Connect { .. } | RpcError::ConnectionFailed { .. } => {
@@ -400,7 +404,7 @@ impl RpcClient {
             async move {
                 let reply = self.call(&region.server, "Get", &request, None).await?;
                 let response: pb::GetResponse = reply.decode(&region.server)?;
-                let mut reader = CellReader::new(reply.cell_block.clone());
+                let mut reader = CellCursor::new(reply.cell_block.clone());
                 match response.result {
                     Some(result) => row_result(&region.server, &result, &mut reader),
                     None => Ok(RowResult::default()),
@@ -424,7 +428,7 @@ impl RpcClient {
             async move {
                 let reply = self.call(&region.server, "Mutate", &request, None).await?;
                 let response: pb::MutateResponse = reply.decode(&region.server)?;
-                let mut reader = CellReader::new(reply.cell_block.clone());
+                let mut reader = CellCursor::new(reply.cell_block.clone());
                 match response.result {
                     Some(result) => row_result(&region.server, &result, &mut reader),
                     None => Ok(RowResult::default()),
@@ -461,14 +465,14 @@ impl RpcClient {
 
 /// One `Result` message's cells: taken from the cell block (`associated_cell_count`)
 /// or, when the server sent them inline, refused as unexpected.
-pub(crate) fn row_result(server: &str, result: &pb::Result, reader: &mut CellReader) -> Result<RowResult, RpcError> {
+pub(crate) fn row_result(server: &str, result: &pb::Result, reader: &mut CellCursor) -> Result<RowResult, RpcError> {
     let protocol = |reason: String| RpcError::Protocol { addr: server.to_owned(), reason };
     if !result.cell.is_empty() {
         return Err(protocol("cells inline in the message; this client asks for cell blocks".into()));
     }
     let count = usize::try_from(result.associated_cell_count.unwrap_or(0))
         .map_err(|_| protocol("a negative cell count".into()))?;
-    let cells = take_cells(reader, count).map_err(|e| protocol(e.to_string()))?;
+    let cells = reader.take(count).map_err(protocol)?;
     Ok(RowResult { cells, partial: result.partial.unwrap_or(false), stale: result.stale.unwrap_or(false) })
 }
 
@@ -483,14 +487,14 @@ pub(crate) fn scan_results(
     if response.results.iter().any(|r| !r.cell.is_empty()) {
         return Err(protocol("scan results inline in the message; this client asks for cell blocks".into()));
     }
-    let mut reader = CellReader::new(block.clone());
+    let mut reader = CellCursor::new(block.clone());
     let mut rows = Vec::with_capacity(response.cells_per_result.len());
     for (index, count) in response.cells_per_result.iter().enumerate() {
-        let cells = take_cells(&mut reader, *count as usize).map_err(|e| protocol(e.to_string()))?;
+        let cells = reader.take(*count as usize).map_err(protocol)?;
         let partial = response.partial_flag_per_result.get(index).copied().unwrap_or(false);
         rows.push(RowResult { cells, partial, stale: response.stale.unwrap_or(false) });
     }
-    if !reader.is_empty() {
+    if !reader.is_done() {
         return Err(protocol("cells left in the block after the last result".into()));
     }
     Ok(rows)

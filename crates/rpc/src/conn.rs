@@ -14,6 +14,9 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use basalt_rpc_protocol::call::{self, CallHead, Service};
+use basalt_rpc_protocol::cellblock::CellCodec;
+use basalt_rpc_protocol::reply::{Reply as ReplyFrame, ReplyDecoder};
 use bytes::{Bytes, BytesMut};
 use prost::Message;
 use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
@@ -22,8 +25,7 @@ use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::error::{RemoteError, RemoteKind, RpcError};
-use crate::frame::{self, ReplyFrame};
+use crate::error::{RemoteError, RpcError};
 
 /// Settings of one connection.
 #[derive(Debug, Clone)]
@@ -136,7 +138,7 @@ impl Connection {
     /// Opens a connection to `addr` (`host:port`) for `service` and sends the preamble
     /// and connection header. HBase does not answer the header under simple
     /// authentication: a refused header shows up as a fatal exception on the first call.
-    pub async fn connect(addr: &str, service: &str, options: &ConnectionOptions) -> Result<Connection, RpcError> {
+    pub async fn connect(addr: &str, service: Service, options: &ConnectionOptions) -> Result<Connection, RpcError> {
         let connect_error = |reason: String| RpcError::Connect { addr: addr.to_owned(), reason };
         let stream = match tokio::time::timeout(options.connect_timeout, TcpStream::connect(addr)).await {
             Ok(Ok(stream)) => stream,
@@ -145,10 +147,10 @@ impl Connection {
         };
         stream.set_nodelay(true).map_err(|e| connect_error(e.to_string()))?;
         let (read_half, mut write_half) = stream.into_split();
-        write_half
-            .write_all(&frame::connection_preamble(&options.user, service))
-            .await
-            .map_err(|e| connect_error(format!("sending the connection header: {e}")))?;
+        let header = call::connection_header(service, &options.user, Some(CellCodec::KeyValue));
+        let mut start = BytesMut::new();
+        call::encode_connection_start(&header, &mut start).map_err(|e| connect_error(e.to_string()))?;
+        write_half.write_all(&start).await.map_err(|e| connect_error(format!("sending the connection header: {e}")))?;
         let shared = Arc::new(Shared { addr: addr.to_owned(), pending: Mutex::new(Pending::Open(HashMap::new())) });
         let (tx, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_loop(write_half, rx, shared.clone()));
@@ -196,8 +198,12 @@ impl Connection {
         }
         let _guard = PendingGuard { shared, id };
         let timeout_ms = u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX);
-        let bytes = frame::request_frame(id, method, param, cell_block, timeout_ms);
-        if self.inner.writer.send(bytes).is_err() {
+        let head = CallHead { call_id: id, method_name: method, priority: None, timeout_ms: Some(timeout_ms) };
+        let mut bytes = BytesMut::new();
+        let block = cell_block.map(|b| &b[..]).unwrap_or_default();
+        call::encode_call(&head, param, block, &mut bytes)
+            .map_err(|e| RpcError::InvalidArgument(format!("a request that cannot be framed: {e}")))?;
+        if self.inner.writer.send(bytes.freeze()).is_err() {
             return Err(shared.failure().unwrap_or_else(|| RpcError::ConnectionFailed {
                 addr: shared.addr.clone(),
                 reason: "the writer stopped".into(),
@@ -248,25 +254,29 @@ async fn write_loop(write_half: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<
 }
 
 async fn read_loop(mut read_half: OwnedReadHalf, shared: Arc<Shared>, max_frame: usize, writer: JoinHandle<()>) {
-    let reason = loop {
-        let len = match read_half.read_u32().await {
-            Ok(len) => len as usize,
-            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => break "the server closed the connection".into(),
+    let decoder = ReplyDecoder::with_max_frame_len(max_frame);
+    let mut buf = BytesMut::with_capacity(64 << 10);
+    let reason = 'read: loop {
+        loop {
+            match decoder.decode(&mut buf) {
+                Ok(Some(reply)) => {
+                    if let Some(reason) = deliver(&shared, reply) {
+                        break 'read reason;
+                    }
+                }
+                Ok(None) => break,
+                // A frame that cannot be read: its call cannot be told apart, so the
+                // connection (and every call on it) fails.
+                Err(e) => break 'read format!("unreadable reply: {e}"),
+            }
+        }
+        if buf.capacity() - buf.len() < 16 << 10 {
+            buf.reserve(64 << 10);
+        }
+        match read_half.read_buf(&mut buf).await {
+            Ok(0) => break "the server closed the connection".into(),
+            Ok(_) => {}
             Err(e) => break format!("read failed: {e}"),
-        };
-        if len > max_frame {
-            break format!("a reply frame of {len} bytes exceeds the limit of {max_frame}");
-        }
-        let mut buf = BytesMut::zeroed(len);
-        if let Err(e) = read_half.read_exact(&mut buf).await {
-            break format!("read failed inside a reply: {e}");
-        }
-        let reply = match frame::split_reply(buf.freeze()) {
-            Ok(reply) => reply,
-            Err(e) => break e,
-        };
-        if let Some(reason) = deliver(&shared, reply) {
-            break reason;
         }
     };
     shared.fail(reason);
@@ -275,36 +285,18 @@ async fn read_loop(mut read_half: OwnedReadHalf, shared: Arc<Shared>, max_frame:
 
 /// Hands a reply to its call; returns why the connection must close, if it must.
 fn deliver(shared: &Shared, reply: ReplyFrame) -> Option<String> {
-    let ReplyFrame { header, param, cell_block } = reply;
-    let result = match header.exception {
+    let result = match reply.exception() {
         Some(exception) => {
-            let class_name = exception.exception_class_name.unwrap_or_default();
-            let trace = exception.stack_trace.unwrap_or_default();
-            let message = first_line_message(&trace, &class_name);
-            let kind = RemoteKind::from_class(&class_name, &message);
-            let server = match (exception.hostname, exception.port) {
-                (Some(host), Some(port)) => format!("{host}:{port}"),
-                _ => shared.addr.clone(),
-            };
-            let remote = RemoteError {
-                kind,
-                class_name,
-                message,
-                do_not_retry: exception.do_not_retry.unwrap_or(false),
-                server,
-            };
-            if remote.kind == RemoteKind::FatalConnection {
+            let remote = RemoteError { server: shared.addr.clone(), exception };
+            if remote.exception.closes_connection() {
                 return Some(remote.to_string());
             }
             Err(RpcError::Remote(Box::new(remote)))
         }
-        None => Ok(Reply { param, cell_block }),
-    };
-    let Some(id) = header.call_id else {
-        return Some("a reply without a call id".into());
+        None => Ok(Reply { param: reply.response.unwrap_or_default(), cell_block: reply.cell_block }),
     };
     let waiter = match &mut *shared.lock() {
-        Pending::Open(waiters) => waiters.remove(&id),
+        Pending::Open(waiters) => waiters.remove(&reply.call_id),
         Pending::Failed(_) => None,
     };
     // No waiter: the call timed out or was dropped; its reply is discarded.
@@ -312,13 +304,6 @@ fn deliver(shared: &Shared, reply: ReplyFrame) -> Option<String> {
         let _ = waiter.send(result);
     }
     None
-}
-
-/// The exception's message: the first line of the stack trace without the class name.
-fn first_line_message(trace: &str, class_name: &str) -> String {
-    let line = trace.lines().next().unwrap_or("");
-    let line = line.strip_prefix(class_name).unwrap_or(line);
-    line.trim_start_matches(':').trim().to_owned()
 }
 
 #[cfg(test)]
@@ -378,7 +363,7 @@ mod tests {
             reply(&mut socket, fourth, "four").await;
             socket
         });
-        let conn = Connection::connect(&addr, "ClientMetaService", &ConnectionOptions::default()).await.unwrap();
+        let conn = Connection::connect(&addr, Service::ClientMeta, &ConnectionOptions::default()).await.unwrap();
         let param = pb::GetClusterIdRequest {};
         let long = Duration::from_secs(5);
         // The first call is abandoned (its future dropped) once its request is sent.
@@ -408,7 +393,7 @@ mod tests {
             read_request(&mut socket).await;
             drop(socket);
         });
-        let conn = Connection::connect(&addr, "ClientService", &ConnectionOptions::default()).await.unwrap();
+        let conn = Connection::connect(&addr, Service::Client, &ConnectionOptions::default()).await.unwrap();
         let param = pb::GetClusterIdRequest {};
         let long = Duration::from_secs(5);
         let (a, b) =
@@ -434,7 +419,7 @@ mod tests {
             reply(&mut socket, id, "on time").await;
             socket
         });
-        let conn = Connection::connect(&addr, "ClientService", &ConnectionOptions::default()).await.unwrap();
+        let conn = Connection::connect(&addr, Service::Client, &ConnectionOptions::default()).await.unwrap();
         let param = pb::GetClusterIdRequest {};
         let late = conn.call("GetClusterId", &param, None, Duration::from_millis(50)).await;
         assert!(matches!(late, Err(RpcError::Timeout { .. })), "{late:?}");

@@ -17,20 +17,21 @@ mod cells;
 mod client;
 mod conn;
 mod error;
-mod frame;
 mod mutation;
 mod pool;
 mod region;
 mod registry;
 mod scan;
 
-pub use basalt_rpc_protocol::pb;
+pub use basalt_rpc_protocol::{call::Service, pb};
 
+pub use basalt_rpc_protocol::cellblock::{Cell, CellType};
+pub use basalt_rpc_protocol::exception::{MovedTo, RemoteException, RemoteExceptionKind};
 pub use batch::{BatchAction, BatchResults};
-pub use cells::{Cell, CellBlockError, CellReader, CellType, RowResult};
+pub use cells::RowResult;
 pub use client::{Get, RpcClient, RpcClientBuilder};
 pub use conn::{Connection, ConnectionOptions, Reply};
-pub use error::{RemoteError, RemoteKind, RpcError};
+pub use error::{RemoteError, RpcError};
 pub use mutation::{Check, Mutation};
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use basalt_rpc_protocol::call::Service;
+
 use crate::conn::{Connection, ConnectionOptions};
 use crate::error::RpcError;
 
@@ -12,7 +14,7 @@ type Slot = Arc<tokio::sync::Mutex<Option<Connection>>>;
 /// The connections of a client, keyed by `host:port` and service.
 #[derive(Debug, Default)]
 pub(crate) struct Pool {
-    slots: Mutex<HashMap<(String, &'static str), Slot>>,
+    slots: Mutex<HashMap<(String, Service), Slot>>,
     options: ConnectionOptions,
 }
 
@@ -24,7 +26,7 @@ impl Pool {
 
     /// The live connection to `addr` for `service`, opening one if there is none or the
     /// last one failed. Concurrent callers for the same server wait for one connect.
-    pub async fn get(&self, addr: &str, service: &'static str) -> Result<Connection, RpcError> {
+    pub async fn get(&self, addr: &str, service: Service) -> Result<Connection, RpcError> {
         let slot = {
             let mut slots = match self.slots.lock() {
                 Ok(slots) => slots,

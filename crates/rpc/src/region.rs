@@ -5,14 +5,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 use std::sync::Mutex;
 
-use bytes::{Bytes, BytesMut};
-use prost::Message;
+use basalt_rpc_protocol::meta::{self, MetaRow};
+use bytes::Bytes;
 
 use crate::cells::RowResult;
 use crate::pb;
-
-/// The catalog family of `hbase:meta`.
-pub(crate) const CATALOG_FAMILY: &[u8] = b"info";
 
 /// Where one region of a table is served.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,86 +44,52 @@ impl RegionLocation {
 /// The table's name as meta spells it: `qualifier` in the default namespace, else
 /// `namespace:qualifier`.
 pub(crate) fn table_name_string(table: &pb::TableName) -> String {
-    let namespace = String::from_utf8_lossy(&table.namespace);
-    let qualifier = String::from_utf8_lossy(&table.qualifier);
-    if namespace == "default" || namespace.is_empty() {
-        qualifier.into_owned()
-    } else {
-        format!("{namespace}:{qualifier}")
-    }
+    String::from_utf8_lossy(&meta::table_name_bytes(table)).into_owned()
 }
 
-/// What a meta row said about a region, or why it is not usable.
+/// What a meta row said about a region.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum MetaRow {
+pub(crate) enum MetaLookup {
     /// An online region with a server.
     Located(RegionLocation),
-    /// The region is offline or a split parent: the location is not usable yet.
+    /// The region is offline, a split parent, or not assigned: not usable yet.
     Unusable(String),
 }
 
-/// Parses one `hbase:meta` row: `info:regioninfo` holds `PBUF` and a `RegionInfo`,
-/// `info:server` the `host:port` of its server.
-pub(crate) fn parse_meta_row(row: &RowResult) -> Result<MetaRow, String> {
-    let region_name = row.cells.first().map(|c| c.row_bytes()).ok_or("an empty meta row")?;
-    let info = row.value(CATALOG_FAMILY, b"regioninfo").ok_or("a meta row without info:regioninfo")?;
-    let body = info.strip_prefix(b"PBUF").ok_or("info:regioninfo lacks the PBUF prefix")?;
-    let region = pb::RegionInfo::decode(body).map_err(|e| format!("undecodable RegionInfo: {e}"))?;
-    let table = table_name_string(&region.table_name);
-    if region.offline == Some(true) || region.split == Some(true) {
-        return Ok(MetaRow::Unusable(format!(
-            "region {} of {table} is offline or split",
-            String::from_utf8_lossy(&region_name)
-        )));
+/// Reads one `hbase:meta` row (the protocol crate parses its columns).
+pub(crate) fn parse_meta_row(row: &RowResult) -> Result<MetaLookup, String> {
+    let parsed = MetaRow::from_cells(&row.cells).map_err(|e| e.to_string())?;
+    let table = table_name_string(&parsed.region_info.table_name);
+    let name = String::from_utf8_lossy(&parsed.row).into_owned();
+    if parsed.is_offline_or_split() {
+        return Ok(MetaLookup::Unusable(format!("region {name} of {table} is offline or split")));
     }
-    let Some(server) = row.value(CATALOG_FAMILY, b"server") else {
-        return Ok(MetaRow::Unusable(format!(
-            "region {} of {table} has no server yet",
-            String::from_utf8_lossy(&region_name)
-        )));
+    let Some(server) = parsed.primary() else {
+        return Ok(MetaLookup::Unusable(format!("region {name} of {table} has no server yet")));
     };
-    let server = std::str::from_utf8(server).map_err(|_| "info:server is not UTF-8")?.to_owned();
-    Ok(MetaRow::Located(RegionLocation {
-        region_name,
+    Ok(MetaLookup::Located(RegionLocation {
+        region_name: parsed.row.clone(),
+        server: format!("{}:{}", server.host, server.port),
         table,
-        start_key: region.start_key.unwrap_or_default(),
-        end_key: region.end_key.unwrap_or_default(),
-        server,
+        start_key: parsed.region_info.start_key.clone().unwrap_or_default(),
+        end_key: parsed.region_info.end_key.clone().unwrap_or_default(),
     }))
 }
 
-/// The meta row where a reversed scan for the region holding `row` starts:
-/// `table,row,99999999999999` (after every region id starting at `row`).
+/// Where a reversed meta scan for the region holding `row` starts.
 pub(crate) fn meta_key_at(table: &str, row: &[u8]) -> Bytes {
-    let mut key = BytesMut::with_capacity(table.len() + row.len() + 16);
-    key.extend_from_slice(table.as_bytes());
-    key.extend_from_slice(b",");
-    key.extend_from_slice(row);
-    key.extend_from_slice(b",99999999999999");
-    key.freeze()
+    Bytes::from(meta::meta_key_for_row(table.as_bytes(), row))
 }
 
-/// The start of a reversed meta scan for the region holding the greatest row before
-/// `row`: `table,row,00000000000000` (before every region starting at `row`); for an
-/// empty `row`, the table's last region (`table` and a zero byte, which the meta
-/// comparator orders after every row of `table`).
+/// Where a reversed meta scan for the region before `row` starts (for an empty `row`,
+/// the table's last region).
 pub(crate) fn meta_key_before(table: &str, row: &[u8]) -> Bytes {
-    if row.is_empty() {
-        let mut key = BytesMut::from(table.as_bytes());
-        key.extend_from_slice(&[0]);
-        return key.freeze();
-    }
-    let mut key = BytesMut::with_capacity(table.len() + row.len() + 16);
-    key.extend_from_slice(table.as_bytes());
-    key.extend_from_slice(b",");
-    key.extend_from_slice(row);
-    key.extend_from_slice(b",00000000000000");
-    key.freeze()
+    Bytes::from(meta::meta_key_before_row(table.as_bytes(), row))
 }
 
-/// The lowest meta row of `table`: `table,,` (a reversed scan stops there, inclusive).
+/// The lowest meta row of `table` (a reversed scan stops there, inclusive).
 pub(crate) fn meta_table_floor(table: &str) -> Bytes {
-    Bytes::from(format!("{table},,"))
+    Bytes::from(meta::meta_stop_key(table.as_bytes()))
 }
 
 /// Cached region locations, per table ordered by start key.

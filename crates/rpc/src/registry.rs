@@ -4,13 +4,12 @@
 
 use std::time::Duration;
 
+use basalt_rpc_protocol::call::Service;
+
 use crate::error::RpcError;
 use crate::pb;
 use crate::pool::Pool;
 use crate::region::{table_name_string, RegionLocation};
-
-/// The service name of the connection registry.
-pub(crate) const META_SERVICE: &str = "ClientMetaService";
 
 /// What the registry told about the cluster.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +65,7 @@ pub(crate) async fn meta_locations(
 }
 
 async fn ask(pool: &Pool, server: &str, timeout: Duration) -> Result<ClusterInfo, RpcError> {
-    let conn = pool.get(server, META_SERVICE).await?;
+    let conn = pool.get(server, Service::ClientMeta).await?;
     let reply = conn.call("GetClusterId", &pb::GetClusterIdRequest {}, None, timeout).await?;
     let cluster_id = reply
         .decode::<pb::GetClusterIdResponse>(server)?
@@ -82,7 +81,7 @@ async fn ask(pool: &Pool, server: &str, timeout: Duration) -> Result<ClusterInfo
 }
 
 async fn ask_meta(pool: &Pool, server: &str, timeout: Duration) -> Result<Vec<RegionLocation>, RpcError> {
-    let conn = pool.get(server, META_SERVICE).await?;
+    let conn = pool.get(server, Service::ClientMeta).await?;
     let reply = conn.call("GetMetaRegionLocations", &pb::GetMetaRegionLocationsRequest {}, None, timeout).await?;
     let response = reply.decode::<pb::GetMetaRegionLocationsResponse>(server)?;
     let mut meta: Vec<(i32, RegionLocation)> = response

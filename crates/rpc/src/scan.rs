@@ -11,9 +11,12 @@ use std::time::Instant;
 
 use bytes::Bytes;
 
-use crate::cells::{Cell, RowResult};
+use basalt_rpc_protocol::cellblock::Cell;
+use basalt_rpc_protocol::exception::ScannerAdvice;
+
+use crate::cells::RowResult;
 use crate::client::{columns_proto, scan_results, RpcClient};
-use crate::error::{RemoteKind, RpcError};
+use crate::error::RpcError;
 use crate::pb;
 use crate::region::RegionLocation;
 
@@ -201,10 +204,7 @@ impl Scanner {
                     self.client.on_error(&region, &error);
                     self.abandon_scanner();
                     let reopenable = error.is_retryable()
-                        || matches!(
-                            error.remote().map(|r| &r.kind),
-                            Some(RemoteKind::UnknownScanner | RemoteKind::OutOfOrderScannerNext)
-                        );
+                        || error.remote().is_some_and(|r| r.exception.scanner_advice() == ScannerAdvice::Reopen);
                     if !reopenable || Instant::now() >= deadline {
                         self.done = true;
                         return Err(error);
@@ -314,7 +314,7 @@ impl Scanner {
             page.truncate(room);
         }
         if let Some(last) = page.last() {
-            self.position = Position { row: last.cells[0].row_bytes(), inclusive: false };
+            self.position = Position { row: last.row_bytes(), inclusive: false };
         }
         self.returned += page.len() as u64;
         page
