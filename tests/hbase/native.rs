@@ -18,7 +18,7 @@ use basalt_rpc::{
 };
 use bytes::Bytes;
 
-use crate::support::{Env, Test, TestResult};
+use crate::support::{Env, Test, TestResult, SCANNER_TIMEOUT};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
@@ -28,6 +28,7 @@ pub fn trials() -> Vec<Test> {
         native_scans_cross_regions_like_thrift,
         native_region_moved_and_split_mid_scan,
         native_dropped_calls_leave_the_connection_usable,
+        native_scanner_lease_renewal_and_expiry,
     ]
 }
 
@@ -429,6 +430,41 @@ async fn native_dropped_calls_leave_the_connection_usable(env: Env) -> TestResul
     let row = client.get(&name, &Get::new("r")).await?;
     assert_eq!(row.value(b"d", b"v"), Some(&b"1"[..]));
     assert!(client.live_connections() >= 2, "registry and region server connections are kept");
+    table.client().admin().delete_table(table.name()).await?;
+    Ok(())
+}
+
+async fn native_scanner_lease_renewal_and_expiry(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[]).await?;
+    let name = table.name().to_owned();
+    table.put_many((0..300).map(|i| Put::new(format!("k{i:04}")).cell("d", "n", i.to_string()))).await?;
+    let expected: Vec<String> = (0..300).map(|i| format!("k{i:04}")).collect();
+    let client = native_client(&env).await?;
+
+    // Paused twice as long as the lease, renewing it every second: the same scanner
+    // carries on.
+    let mut renewed = client.scan(&name, ScanSpec::new().rows_per_page(100));
+    let mut keys: Vec<String> = renewed.next_page().await?.unwrap_or_default().iter().map(|r| text(r.row())).collect();
+    for _ in 0..SCANNER_TIMEOUT.as_secs() * 2 {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        renewed.renew_lease().await?;
+    }
+    while let Some(page) = renewed.next_page().await? {
+        keys.extend(page.iter().map(|r| text(r.row())));
+    }
+    check_exact("renewed", &keys, &expected)?;
+    assert_eq!(renewed.reopened(), 0, "a renewed lease kept the scanner open");
+
+    // Not renewed: the lease expires, the server forgets the scanner, and the scan
+    // reopens after the last row it delivered.
+    let mut expired = client.scan(&name, ScanSpec::new().rows_per_page(100));
+    let mut keys: Vec<String> = expired.next_page().await?.unwrap_or_default().iter().map(|r| text(r.row())).collect();
+    tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
+    while let Some(page) = expired.next_page().await? {
+        keys.extend(page.iter().map(|r| text(r.row())));
+    }
+    check_exact("expired", &keys, &expected)?;
+    assert!(expired.reopened() >= 1, "the expired scanner was reopened");
     table.client().admin().delete_table(table.name()).await?;
     Ok(())
 }
