@@ -141,7 +141,9 @@ fn native_cells(rows: &[RowResult]) -> Vec<(String, String, String, String)> {
 
 fn thrift_cells(rows: &[basalt::Row]) -> Vec<(String, String, String, String)> {
     rows.iter()
-        .flat_map(|row| row.cells().map(move |c| (text(row.key()), text(c.family()), text(c.qualifier()), text(c.value()))))
+        .flat_map(|row| {
+            row.cells().map(move |c| (text(row.key()), text(c.family()), text(c.qualifier()), text(c.value())))
+        })
         .collect()
 }
 
@@ -168,7 +170,8 @@ async fn native_bootstrap_through_the_registry(env: Env) -> TestResult {
         let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
         listener.local_addr()?.to_string()
     };
-    let skipped = RpcClient::builder().bootstrap_server(dead.clone()).bootstrap_server(servers[0].clone()).connect().await?;
+    let skipped =
+        RpcClient::builder().bootstrap_server(dead.clone()).bootstrap_server(servers[0].clone()).connect().await?;
     assert_eq!(skipped.cluster().answered_by, servers[0]);
     match RpcClient::builder().bootstrap_server(dead.clone()).connect().await {
         Err(RpcError::Bootstrap(why)) => assert!(why.contains(&dead), "{why}"),
@@ -189,12 +192,18 @@ async fn native_put_get_and_mutations(env: Env) -> TestResult {
 
     // A native put, read back natively (a Result with cells in the cell block) and
     // through Thrift.
-    client.mutate(&name, &Mutation::put("a1").column("d", "x", "1").column("d", "y", "two").column("e", "z", "")).await?;
+    client
+        .mutate(&name, &Mutation::put("a1").column("d", "x", "1").column("d", "y", "two").column("e", "z", ""))
+        .await?;
     let row = client.get(&name, &Get::new("a1")).await?;
     let cells: Vec<_> = row.cells.iter().map(|c| (text(c.family()), text(c.qualifier()), text(c.value()))).collect();
     assert_eq!(
         cells,
-        [("d".into(), "x".into(), "1".into()), ("d".into(), "y".into(), "two".into()), ("e".into(), "z".into(), String::new())]
+        [
+            ("d".into(), "x".into(), "1".into()),
+            ("d".into(), "y".into(), "two".into()),
+            ("e".into(), "z".into(), String::new())
+        ]
     );
     assert!(row.cells.iter().all(|c| c.row() == b"a1" && c.timestamp() > 1_600_000_000_000));
     let via_thrift = table.get(basalt::Get::new("a1")).await?;
@@ -237,7 +246,13 @@ async fn native_put_get_and_mutations(env: Env) -> TestResult {
 
     // A batch across both regions, grouped by server, and a multi-get with a missing row.
     let actions: Vec<BatchAction> = (0..200)
-        .map(|i| BatchAction::Mutate(Mutation::put(format!("{}{i:03}", if i % 2 == 0 { "b" } else { "q" })).column("d", "v", i.to_string())))
+        .map(|i| {
+            BatchAction::Mutate(Mutation::put(format!("{}{i:03}", if i % 2 == 0 { "b" } else { "q" })).column(
+                "d",
+                "v",
+                i.to_string(),
+            ))
+        })
         .collect();
     let outcomes = client.batch(&name, &actions).await?;
     assert!(outcomes.iter().all(Result::is_ok), "{:?}", outcomes.iter().find(|o| o.is_err()));
@@ -254,7 +269,9 @@ async fn native_put_get_and_mutations(env: Env) -> TestResult {
     // Typed errors from the server and for bad input.
     let missing_family = client.mutate(&name, &Mutation::put("a2").column("nofamily", "x", "1")).await;
     match missing_family {
-        Err(RpcError::Remote(remote)) => assert_eq!(remote.kind(), &RemoteExceptionKind::NoSuchColumnFamily, "{remote}"),
+        Err(RpcError::Remote(remote)) => {
+            assert_eq!(remote.kind(), &RemoteExceptionKind::NoSuchColumnFamily, "{remote}")
+        }
         other => return Err(format!("a put into a missing family: {other:?}").into()),
     }
     match client.get("no_such_table_here", &Get::new("x")).await {
@@ -271,7 +288,9 @@ async fn native_scans_cross_regions_like_thrift(env: Env) -> TestResult {
     let split_refs: Vec<&[u8]> = splits.iter().map(|s| s.as_bytes()).collect();
     let table = env.fresh_table(&["d"], &split_refs).await?;
     let name = table.name().to_owned();
-    table.put_many((0..1000).map(|i| Put::new(format!("k{i:04}")).cell("d", "n", i.to_string()).cell("d", "m", "x"))).await?;
+    table
+        .put_many((0..1000).map(|i| Put::new(format!("k{i:04}")).cell("d", "n", i.to_string()).cell("d", "m", "x")))
+        .await?;
     // Three wide rows of 60 cells of 200 bytes, to come back in partial pieces.
     for r in 0..3 {
         let mut put = Put::new(format!("w{r}"));
@@ -284,7 +303,11 @@ async fn native_scans_cross_regions_like_thrift(env: Env) -> TestResult {
     let cases: Vec<(&str, ScanSpec, Scan)> = vec![
         ("all", ScanSpec::new().rows_per_page(37), Scan::new()),
         ("reversed", ScanSpec::new().reversed(true).rows_per_page(41), Scan::new().reversed(true)),
-        ("bounded", ScanSpec::new().start("k0100").stop("k0630").rows_per_page(50), Scan::new().start("k0100").stop("k0630")),
+        (
+            "bounded",
+            ScanSpec::new().start("k0100").stop("k0630").rows_per_page(50),
+            Scan::new().start("k0100").stop("k0630"),
+        ),
         (
             "bounded reversed",
             ScanSpec::new().start("k0630").stop("k0100").reversed(true).rows_per_page(50),
@@ -380,7 +403,11 @@ fn check_exact(what: &str, got: &[String], expected: &[String]) -> Result<(), St
     let duplicated = got.len() - distinct.len();
     let lost = expected.iter().filter(|k| !distinct.contains(k)).count();
     if duplicated != 0 || lost != 0 || got != expected {
-        return Err(format!("{what}: {} rows, {lost} lost, {duplicated} duplicated, order kept: {}", got.len(), got == expected));
+        return Err(format!(
+            "{what}: {} rows, {lost} lost, {duplicated} duplicated, order kept: {}",
+            got.len(),
+            got == expected
+        ));
     }
     Ok(())
 }
