@@ -16,6 +16,7 @@ mod client_scan;
 mod faults;
 mod hostile;
 mod idl;
+mod native;
 mod outage;
 mod parallel_scan;
 mod regions;
@@ -53,6 +54,7 @@ fn main() -> ExitCode {
         outage::trials(),
         faults::trials(),
         secure::trials(),
+        native::trials(),
     ]
     .into_iter()
     .flatten()
