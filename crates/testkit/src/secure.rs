@@ -2,7 +2,7 @@
 //! socket transport, SPNEGO over HTTP), each against a real server configured that way.
 //!
 //! [`GatewayLauncher::start_secure`] runs `hbase-local.sh gateway start` with `--tls`,
-//! `--http` and `--kerberos QOP` (see `docker/secure.sh`): the launcher makes a CA and a
+//! `--http` and `--kerberos QOP` (see `launcher/secure.sh` in this crate): the launcher makes a CA and a
 //! server certificate for the run, starts a real MIT KDC with principals and keytabs for
 //! the run, and waits until a reference Java client (Apache Thrift's own transports and
 //! the JDK's TLS and Kerberos) answers through the gateway. The returned
