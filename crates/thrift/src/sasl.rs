@@ -387,6 +387,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_missing_gssapi_library_is_its_own_error_naming_the_package() {
+        let missing = basalt_gssapi::Error::LibraryMissing {
+            tried: "libgssapi_krb5.so.2".into(),
+            detail: "cannot open shared object file".into(),
+        };
+        let err = gss("credentials", missing);
+        assert!(matches!(err, SecureError::GssapiLibraryMissing { .. }), "{err:?}");
+        assert!(err.to_string().contains(basalt_gssapi::DEBIAN_PACKAGE), "{err}");
+    }
+
+    #[test]
     fn layers_are_described_by_name() {
         assert_eq!(describe_layers(4), "auth-conf");
         assert_eq!(describe_layers(7), "auth, auth-int, auth-conf");
