@@ -62,6 +62,11 @@ fn protobuf_is_used_only_outside_the_language() {
     let inverted = Filter::multi_row_range([RowRange::new("b", true, "a", false)]);
     assert_eq!(inverted.to_protobuf(), Err(FilterError::InvertedRowRange));
     assert_eq!(Filter::column_pagination(-1, 0).to_protobuf(), Err(FilterError::NegativeColumnPagination("limit", -1)));
+    let range = || Filter::multi_row_range([RowRange::new("a", true, "b", false)]);
+    let skipped = Filter::skip(Filter::prefix("a").or(range()));
+    assert_eq!(skipped.to_protobuf(), Err(FilterError::UnsupportedUnderSkip("MultiRowRangeFilter")));
+    assert!(render::filter_string(Some(&skipped)).is_err());
+    assert!(Filter::while_match(range()).and(Filter::skip(Filter::key_only())).to_protobuf().is_ok());
     // A raw string is parsed to be serialized.
     let raw = Filter::raw("PrefixFilter('a')").and(Filter::random_row(0.5));
     let parsed = Filter::prefix("a").and(Filter::random_row(0.5));
