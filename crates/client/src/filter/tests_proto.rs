@@ -98,6 +98,15 @@ fn row_level_filters_and_essential_families() {
     for (f, row_level) in cases {
         assert_eq!(f.has_filter_row(), row_level, "{f}");
     }
+    let spanning = [
+        (Filter::page(1), Some("PageFilter")),
+        (Filter::prefix("a").and(Filter::skip(Filter::while_match(Filter::key_only()))), Some("WhileMatchFilter")),
+        (Filter::raw("ColumnCountGetFilter(2)"), Some("ColumnCountGetFilter")),
+        (Filter::inclusive_stop("z").or(Filter::multi_row_range([RowRange::new("a", true, "b", false)])), None),
+    ];
+    for (f, class) in spanning {
+        assert_eq!(f.scan_spanning_filter(), class, "{f}");
+    }
     let missing = scv.clone().filter_if_missing(true).build();
     assert!(missing.is_family_essential(b"a") && !missing.is_family_essential(b"b"));
     assert!(scv.build().is_family_essential(b"b"));
