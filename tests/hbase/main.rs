@@ -14,6 +14,7 @@ mod client_gets;
 mod client_resilience;
 mod client_scan;
 mod faults;
+mod filters;
 mod hostile;
 mod idl;
 mod native;
@@ -53,6 +54,7 @@ fn main() -> ExitCode {
         regions::trials(),
         outage::trials(),
         faults::trials(),
+        filters::trials(),
         secure::trials(),
         native::trials(),
     ]
