@@ -314,7 +314,11 @@ impl Scan {
             }
             .into());
         }
-        if !self.start.is_empty() && !self.stop.is_empty() && self.start > self.stop {
+        // `start_exclusive(k).stop(k)` is the empty range (k, k): no rows, as in Java.
+        let just_after_stop = self.start.len() == self.stop.len() + 1
+            && self.start.starts_with(&self.stop)
+            && self.start.last() == Some(&0);
+        if !self.start.is_empty() && !self.stop.is_empty() && self.start > self.stop && !just_after_stop {
             return Err(InvalidInput::Option("scan start is after its stop".into()).into());
         }
         Ok(())
