@@ -13,6 +13,7 @@ mod client_data;
 mod client_gets;
 mod client_resilience;
 mod client_scan;
+mod differential;
 mod faults;
 mod hostile;
 mod idl;
@@ -53,6 +54,7 @@ fn main() -> ExitCode {
         outage::trials(),
         faults::trials(),
         secure::trials(),
+        differential::trials(),
     ]
     .into_iter()
     .flatten()

@@ -15,6 +15,7 @@ const FILES: &[(&str, &str)] = &[
     ("log4j2.properties", include_str!("../../../docker/log4j2.properties")),
     ("Probe.java", include_str!("../../../docker/Probe.java")),
     ("RegionTool.java", include_str!("../../../docker/RegionTool.java")),
+    ("DiffTool.java", include_str!("../../../docker/DiffTool.java")),
     ("secure.sh", include_str!("../../../docker/secure.sh")),
     ("SecureProbe.java", include_str!("../../../docker/SecureProbe.java")),
 ];
