@@ -37,6 +37,7 @@
 //          | colpage LIMIT OFFSET | colpagek LIMIT HEX | dep FAM QUAL 0/1 OP|- CMP|-
 //   CMP := bin HEX | binp HEX | regex HEX | sub HEX | long N | bit and|or|xor HEX | null
 //
+//   A line the tool cannot read answers "DT bad MESSAGE" (a bug of the test).
 //   Answers: "done", "bool true|false", "bools K b*K",
 //            "rows N (ROW C (FAM QUAL TS VAL)*C)*N" (an empty get result: ROW ".", C 0).
 //
@@ -139,10 +140,12 @@ public class DiffTool {
               answer = read(need(table), t);
               break;
             default:
-              throw new IllegalArgumentException("unknown command " + command);
+              throw new BadCommand("unknown command " + command);
           }
           t.end();
           answer = "DT ok " + answer;
+        } catch (BadCommand e) {
+          answer = "DT bad " + e.getMessage().replace('\n', ' ').replace('\r', ' ');
         } catch (Exception e) {
           answer = "DT err " + e.toString().replace('\n', ' ').replace('\r', ' ');
         }
@@ -242,12 +245,12 @@ public class DiffTool {
             cam = b.build(mutations(row, t));
             break;
           default:
-            throw new IllegalArgumentException("unknown check-and-mutate action " + action);
+            throw new BadCommand("unknown check-and-mutate action " + action);
         }
         return "bool " + table.checkAndMutate(cam).isSuccess();
       }
       default:
-        throw new IllegalArgumentException("unknown write " + kind);
+        throw new BadCommand("unknown write " + kind);
     }
   }
 
@@ -265,7 +268,7 @@ public class DiffTool {
           m = delete(t);
           break;
         default:
-          throw new IllegalArgumentException("unknown mutation " + kind);
+          throw new BadCommand("unknown mutation " + kind);
       }
       rm.add(m);
     }
@@ -313,12 +316,12 @@ public class DiffTool {
           break;
         case "fv":
           if (at == null) {
-            throw new IllegalArgumentException("fv needs a timestamp");
+            throw new BadCommand("fv needs a timestamp");
           }
           d = d.addFamilyVersion(f, at);
           break;
         default:
-          throw new IllegalArgumentException("unknown delete kind " + kind);
+          throw new BadCommand("unknown delete kind " + kind);
       }
     }
     return d;
@@ -353,7 +356,7 @@ public class DiffTool {
         return rows(results.toArray(new Result[0]));
       }
       default:
-        throw new IllegalArgumentException("unknown read " + kind);
+        throw new BadCommand("unknown read " + kind);
     }
   }
 
@@ -392,9 +395,10 @@ public class DiffTool {
       g.setTimeRange(min, max);
     }
     common(g, t);
-    Filter f = t.peekAbsent() ? null : filter(t);
-    if (f != null) {
-      g.setFilter(f);
+    if (t.peekAbsent()) {
+      t.next();
+    } else {
+      g.setFilter(filter(t));
     }
     return g;
   }
@@ -447,9 +451,10 @@ public class DiffTool {
       s.setTimeRange(min, max);
     }
     common(s, t);
-    Filter f = t.peekAbsent() ? null : filter(t);
-    if (f != null) {
-      s.setFilter(f);
+    if (t.peekAbsent()) {
+      t.next();
+    } else {
+      s.setFilter(filter(t));
     }
     return s;
   }
@@ -558,7 +563,7 @@ public class DiffTool {
         return new DependentColumnFilter(f, q, drop, op, comparator(t));
       }
       default:
-        throw new IllegalArgumentException("unknown filter " + kind);
+        throw new BadCommand("unknown filter " + kind);
     }
   }
 
@@ -581,14 +586,14 @@ public class DiffTool {
             : op.equals("or") ? BitComparator.BitwiseOp.OR
             : op.equals("xor") ? BitComparator.BitwiseOp.XOR : null;
         if (bop == null) {
-          throw new IllegalArgumentException("unknown bitwise op " + op);
+          throw new BadCommand("unknown bitwise op " + op);
         }
         return new BitComparator(t.bytes(), bop);
       }
       case "null":
         return new NullComparator();
       default:
-        throw new IllegalArgumentException("unknown comparator " + kind);
+        throw new BadCommand("unknown comparator " + kind);
     }
   }
 
@@ -607,7 +612,7 @@ public class DiffTool {
       case "gt":
         return CompareOperator.GREATER;
       default:
-        throw new IllegalArgumentException("unknown compare op " + s);
+        throw new BadCommand("unknown compare op " + s);
     }
   }
 
@@ -643,6 +648,13 @@ public class DiffTool {
     return s.toString();
   }
 
+  /** A line this tool cannot read: a bug of the test, never an answer. */
+  private static final class BadCommand extends RuntimeException {
+    BadCommand(String message) {
+      super(message);
+    }
+  }
+
   /** The tokens of one command line, read in order. */
   private static final class Tokens {
     private final String[] words;
@@ -654,7 +666,7 @@ public class DiffTool {
 
     String next() {
       if (at >= words.length) {
-        throw new IllegalArgumentException("the command ends early");
+        throw new BadCommand("the command ends early");
       }
       return words[at++];
     }
@@ -665,7 +677,7 @@ public class DiffTool {
 
     void end() {
       if (at != words.length) {
-        throw new IllegalArgumentException("unread tokens from " + at + ": " + words[at]);
+        throw new BadCommand("unread tokens from " + at + ": " + words[at]);
       }
     }
 
@@ -674,12 +686,20 @@ public class DiffTool {
     }
 
     long num() {
-      return Long.parseLong(next());
+      return parse(next());
     }
 
     Long optNum() {
       String w = next();
-      return w.equals("-") ? null : Long.parseLong(w);
+      return w.equals("-") ? null : parse(w);
+    }
+
+    private static long parse(String w) {
+      try {
+        return Long.parseLong(w);
+      } catch (NumberFormatException e) {
+        throw new BadCommand("not a number: " + w);
+      }
     }
 
     boolean flag() {
@@ -690,7 +710,7 @@ public class DiffTool {
       if (w.equals("0")) {
         return false;
       }
-      throw new IllegalArgumentException("not a flag: " + w);
+      throw new BadCommand("not a flag: " + w);
     }
 
     byte[] bytes() {
@@ -714,11 +734,16 @@ public class DiffTool {
         return new byte[0];
       }
       if (s.length() % 2 != 0) {
-        throw new IllegalArgumentException("odd hex length: " + s);
+        throw new BadCommand("odd hex length: " + s);
       }
       byte[] b = new byte[s.length() / 2];
       for (int i = 0; i < b.length; i++) {
-        b[i] = (byte) Integer.parseInt(s.substring(2 * i, 2 * i + 2), 16);
+        int hi = Character.digit(s.charAt(2 * i), 16);
+        int lo = Character.digit(s.charAt(2 * i + 1), 16);
+        if (hi < 0 || lo < 0) {
+          throw new BadCommand("not hex: " + s);
+        }
+        b[i] = (byte) (hi * 16 + lo);
       }
       return b;
     }

@@ -48,6 +48,13 @@ fn b(x: &[u8]) -> Bytes {
     Bytes::copy_from_slice(x)
 }
 
+/// A prefix (shorter than `max` bytes) of one of `pool`.
+fn prefix_of(rng: &mut Rng, pool: &[Bytes], max: usize) -> Bytes {
+    let whole = rng.pick(pool).clone();
+    let len = rng.below(max).min(whole.len());
+    whole.slice(..len)
+}
+
 fn pickb(rng: &mut Rng, items: &[&[u8]]) -> Bytes {
     b(items[rng.below(items.len())])
 }
@@ -332,7 +339,7 @@ fn comparator(rng: &mut Rng, op: CompareOp, pool: &[Bytes]) -> Cmp {
     let text_ok = matches!(op, CompareOp::Equal | CompareOp::NotEqual);
     match rng.below(if text_ok { 4 } else { 2 }) {
         0 => Cmp::Binary(rng.pick(pool).clone()),
-        1 => Cmp::BinaryPrefix(b(&rng.pick(pool)[..rng.below(2).min(rng.pick(pool).len())])),
+        1 => Cmp::BinaryPrefix(prefix_of(rng, pool, 3)),
         2 => Cmp::Regex(rng.pick(&["^a", "b.", "[0-9]", "^$", "z$"]).to_string()),
         _ => Cmp::Substring(rng.pick(&["abc", "A", "1", "z"]).to_string()),
     }
@@ -342,7 +349,7 @@ fn leaf_filter(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> Filt {
     let op = *rng.pick(&OPS);
     let quals: Vec<Bytes> = QUALIFIERS.iter().chain(COUNTERS.iter()).map(|q| b(q)).collect();
     match rng.below(16) {
-        0 => Filt::Prefix(b(&rng.pick(rows)[..rng.below(3).min(rng.pick(rows).len())])),
+        0 => Filt::Prefix(prefix_of(rng, rows, 3)),
         1 => Filt::ColumnPrefix(pickb(rng, &[&b"q"[..], b"n", b"q1", b"\xff"])),
         2 => Filt::MultipleColumnPrefix((0..1 + rng.below(3)).map(|_| pickb(rng, &[&b"q0"[..], b"n", b"qq", b"\xff"])).collect()),
         3 => Filt::InclusiveStop(rng.pick(rows).clone()),
@@ -418,15 +425,21 @@ fn random_opts(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> Opts {
 }
 
 fn random_get(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> GetD {
-    let ts = if rng.chance(8) { Some(ts(rng)) } else { None };
-    GetD { row: rng.pick(rows).clone(), ts, opts: random_opts(rng, rows, values) }
+    let mut opts = random_opts(rng, rows, values);
+    // An exact timestamp and a time range together mean different things to the two
+    // clients (Java: the last one set; the gateway: the timestamp); one at a time.
+    let ts = if opts.time_range.is_none() && rng.chance(8) { Some(ts(rng)) } else { None };
+    if ts.is_some() {
+        opts.time_range = None;
+    }
+    GetD { row: rng.pick(rows).clone(), ts, opts }
 }
 
 fn random_scan(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> ScanD {
     let mut s = ScanD::default();
     match rng.below(8) {
         0 => {}
-        1 => s.prefix = Some(b(&rng.pick(rows)[..rng.below(3).min(rng.pick(rows).len())])),
+        1 => s.prefix = Some(prefix_of(rng, rows, 3)),
         2 => {
             let k = rng.pick(rows).clone();
             (s.start, s.stop) = (k.clone(), k);

@@ -103,6 +103,9 @@ fn parse_answer(line: &str) -> Result<Answer, String> {
     if let Some(message) = line.strip_prefix("err ") {
         return Ok(Answer::Err(message.to_owned()));
     }
+    if let Some(message) = line.strip_prefix("bad ") {
+        return Err(format!("DiffTool could not read a line of the test: {message}"));
+    }
     let body = line.strip_prefix("ok ").ok_or_else(|| format!("not an answer: {line:?}"))?;
     let mut t = body.split(' ');
     let mut next = || t.next().ok_or_else(|| format!("answer ends early: {line:?}"));

@@ -32,11 +32,11 @@ use model::{Read, Write};
 /// The seed CI runs.
 pub const DEFAULT_SEED: u64 = 21;
 /// Random writes per run (besides the fixtures).
-const DEFAULT_OPS: usize = 1500;
+const DEFAULT_OPS: usize = 800;
 /// Random reads per run (besides the fixed cases).
-const DEFAULT_READS: usize = 400;
-/// Mismatches printed in full (all are counted).
-const PRINTED: usize = 25;
+const DEFAULT_READS: usize = 250;
+/// Reads whose mismatches are printed in full (all are counted and listed).
+const PRINTED: usize = 40;
 
 pub fn trials() -> Vec<crate::support::Test> {
     tests![same_answers_as_java]
@@ -83,6 +83,8 @@ struct Run {
     reads: usize,
     answers: usize,
     cells: usize,
+    /// Comparisons where both sides failed (a refusal agrees with a refusal).
+    both_failed: usize,
     mismatches: Vec<Mismatch>,
 }
 
@@ -91,20 +93,47 @@ impl Run {
         self.answers += 1;
         self.cells += left.1.cells() + right.1.cells();
         let (l, r) = if masked { (left.1.masked(), right.1.masked()) } else { (left.1.clone(), right.1.clone()) };
+        if matches!((&l, &r), (Answer::Err(_), Answer::Err(_))) {
+            self.both_failed += 1;
+        }
         if !agree(&l, &r) {
             self.mismatches.push(Mismatch { what: what.to_owned(), left: (left.0, l), right: (right.0, r) });
         }
     }
 
     fn finish(self, seed: u64) -> TestResult {
-        for m in self.mismatches.iter().take(PRINTED) {
-            eprintln!("MISMATCH (seed {seed}):\n{}", m.report());
+        // Each differing read in full once (up to PRINTED), then its other differing ways.
+        let (mut printed, mut distinct) = (0, 0);
+        let mut last_what = "";
+        for m in &self.mismatches {
+            if m.what == last_what {
+                eprintln!("    also {} vs {}: {}", m.left.0, m.right.0, answer::first_difference(&m.left.1, &m.right.1));
+            } else if distinct < PRINTED {
+                eprintln!("MISMATCH (seed {seed}):\n{}", m.report());
+                last_what = &m.what;
+                distinct += 1;
+            } else {
+                break;
+            }
+            printed += 1;
+        }
+        let mut rest: Vec<String> = Vec::new();
+        for m in self.mismatches.iter().skip(printed) {
+            let first: String = m.what.lines().next().unwrap_or("").chars().take(160).collect();
+            let line = format!("{first} | {} vs {}", m.left.0, m.right.0);
+            if !rest.contains(&line) {
+                rest.push(line);
+            }
+        }
+        for line in &rest {
+            eprintln!("ALSO MISMATCH: {line}");
         }
         eprintln!(
-            "differential (seed {seed}): {} ops, {} reads, {} answers compared, {} cells compared, {} mismatches",
+            "differential (seed {seed}): {} ops, {} reads, {} answers compared ({} both failed), {} cells compared, {} mismatches",
             self.ops,
             self.reads,
             self.answers,
+            self.both_failed,
             self.cells,
             self.mismatches.len()
         );
@@ -153,6 +182,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
     for w in &writes {
         basalt_answers.push(basalt_side::write(a, w).await);
     }
+    eprintln!("differential: Basalt's writes took {:.1} s", started.elapsed().as_secs_f64());
     let (mut tool, java_answers) = java_writes.await.map_err(|e| e.to_string())?;
     let java_answers = java_answers?;
     for (i, (w, (ours, theirs))) in writes.iter().zip(basalt_answers.iter().zip(&java_answers)).enumerate() {
@@ -179,6 +209,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         let pending = chunk.iter().map(|(_, r)| both_tables(a, b, r));
         basalt_reads.extend(futures::future::join_all(pending).await);
     }
+    eprintln!("differential: Basalt's reads took {:.1} s", started.elapsed().as_secs_f64());
     let mut java_reads = java_reads.await.map_err(|e| e.to_string())?.into_iter();
     let java_a = java_reads.next().ok_or("no Java answers for A")??;
     let java_b = java_reads.next().ok_or("no Java answers for B")??;
