@@ -6,6 +6,7 @@
 //! it launched before exiting, whatever the tests did. If HBase cannot start, the run
 //! fails with the launcher's reason: nothing is skipped.
 
+mod answers;
 mod basics;
 mod chaos;
 mod client_admin;
@@ -51,6 +52,7 @@ fn main() -> ExitCode {
         hostile::trials(),
         chaos::trials(),
         regions::trials(),
+        answers::trials(),
         outage::trials(),
         faults::trials(),
         secure::trials(),
