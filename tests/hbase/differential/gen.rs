@@ -112,7 +112,8 @@ fn random_put(rng: &mut Rng, row: Bytes) -> PutD {
 
 fn random_spec(rng: &mut Rng) -> DelSpec {
     let (f, q) = (family(rng), if rng.chance(15) { pickb(rng, &COUNTERS) } else { qualifier(rng) });
-    match rng.below(6) {
+    match rng.below(7) {
+        6 => DelSpec::FamilyVersion(f, ts(rng)),
         0 => DelSpec::Latest(f, q),
         1 => DelSpec::VersionAt(f, q, ts(rng)),
         2 => DelSpec::AllVersions(f, q),
@@ -129,12 +130,13 @@ fn spec_family(s: &DelSpec) -> &Bytes {
         | DelSpec::AllVersions(f, _)
         | DelSpec::VersionsUntil(f, _, _)
         | DelSpec::Family(f)
-        | DelSpec::FamilyUntil(f, _) => f,
+        | DelSpec::FamilyUntil(f, _)
+        | DelSpec::FamilyVersion(f, _) => f,
     }
 }
 
 fn is_family_spec(s: &DelSpec) -> bool {
-    matches!(s, DelSpec::Family(_) | DelSpec::FamilyUntil(..))
+    matches!(s, DelSpec::Family(_) | DelSpec::FamilyUntil(..) | DelSpec::FamilyVersion(..))
 }
 
 /// A delete: whole row (rarely: it hides every explicit timestamp of the row for good),
@@ -451,6 +453,10 @@ fn random_scan(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> ScanD {
             s.stop = if rng.chance(15) { Bytes::new() } else { y };
         }
     }
+    if s.prefix.is_none() {
+        s.start_exclusive = !s.start.is_empty() && rng.chance(20);
+        s.stop_inclusive = !s.stop.is_empty() && rng.chance(20);
+    }
     s.reversed = rng.chance(40);
     if rng.chance(30) {
         s.limit = Some(1 + rng.below(6) as u64);
@@ -459,6 +465,13 @@ fn random_scan(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> ScanD {
         s.caching = Some(1 + rng.below(4) as u32);
     }
     s.opts = random_opts(rng, rows, values);
+    if s.opts.time_range.is_none() && rng.chance(8) {
+        s.ts = Some(ts(rng));
+    }
+    if rng.chance(12) {
+        let min = rng.below(MAX_TS as usize) as i64;
+        s.family_ranges.push((family(rng), min, min + 1 + rng.below(40) as i64));
+    }
     let row_filter = s.opts.filter.as_ref().is_some_and(Filt::has_filter_row);
     if rng.chance(25) && !row_filter {
         s.batch = Some(1 + rng.below(4) as u32);

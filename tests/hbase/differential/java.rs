@@ -224,6 +224,7 @@ fn delete(out: &mut String, d: &DelD) {
             DelSpec::VersionsUntil(f, q, ts) => spec(out, "ca", f, q, Some(*ts)),
             DelSpec::Family(f) => spec(out, "f", f, b"", None),
             DelSpec::FamilyUntil(f, ts) => spec(out, "f", f, b"", Some(*ts)),
+            DelSpec::FamilyVersion(f, ts) => spec(out, "fv", f, b"", Some(*ts)),
         }
     }
 }
@@ -435,7 +436,7 @@ fn filter(out: &mut String, f: &Filt) {
     }
 }
 
-fn opts(out: &mut String, o: &Opts) {
+fn opts(out: &mut String, o: &Opts, family_ranges: &[(Bytes, i64, i64)]) {
     word(out, o.columns.len());
     for (f, q) in &o.columns {
         hex(out, f);
@@ -447,7 +448,12 @@ fn opts(out: &mut String, o: &Opts) {
     opt_num(out, o.max_versions);
     opt_num(out, o.time_range.map(|r| r.0));
     opt_num(out, o.time_range.map(|r| r.1));
-    word(out, 0); // per-family time ranges
+    word(out, family_ranges.len());
+    for (f, min, max) in family_ranges {
+        hex(out, f);
+        word(out, min);
+        word(out, max);
+    }
     word(out, "-"); // on-demand family loading: the server's default
     match &o.filter {
         Some(f) => filter(out, f),
@@ -458,7 +464,7 @@ fn opts(out: &mut String, o: &Opts) {
 fn get(out: &mut String, g: &GetD) {
     hex(out, &g.row);
     opt_num(out, g.ts);
-    opts(out, &g.opts);
+    opts(out, &g.opts, &[]);
 }
 
 /// The smallest key after every key starting with `prefix` (empty: none).
@@ -480,16 +486,17 @@ fn scan(out: &mut String, s: &ScanD) {
         Some(p) => (p.clone(), Bytes::from(prefix_end(p)), None),
         None => (s.start.clone(), s.stop.clone(), None),
     };
+    let (start_incl, stop_incl) = (!s.start_exclusive, s.stop_inclusive);
     if s.reversed {
         hex(out, &stop);
-        flag(out, stop.is_empty());
+        flag(out, stop_incl || stop.is_empty());
         hex(out, &start);
-        flag(out, true);
+        flag(out, start_incl);
     } else {
         hex(out, &start);
-        flag(out, true);
+        flag(out, start_incl);
         hex(out, &stop);
-        flag(out, false);
+        flag(out, stop_incl);
     }
     flag(out, s.reversed);
     opt_num(out, s.limit);
@@ -499,8 +506,8 @@ fn scan(out: &mut String, s: &ScanD) {
         Some(p) => hex(out, &p),
         None => word(out, "-"),
     }
-    word(out, "-"); // exact timestamp
-    opts(out, &s.opts);
+    opt_num(out, s.ts);
+    opts(out, &s.opts, &s.family_ranges);
 }
 
 /// The tool's line for a read.

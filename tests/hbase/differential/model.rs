@@ -43,6 +43,8 @@ pub enum DelSpec {
     Family(Bytes),
     /// `family_until(f, ts)` / `addFamily(f, ts)`.
     FamilyUntil(Bytes, i64),
+    /// `family_version(f, ts)` / `addFamilyVersion(f, ts)`.
+    FamilyVersion(Bytes, i64),
 }
 
 /// One delete of a row: whole row (optionally until a timestamp) when `specs` is empty.
@@ -67,6 +69,7 @@ impl DelD {
                 DelSpec::VersionsUntil(f, q, ts) => d.versions_until(f, q, ts),
                 DelSpec::Family(f) => d.family(f),
                 DelSpec::FamilyUntil(f, ts) => d.family_until(f, ts),
+                DelSpec::FamilyVersion(f, ts) => d.family_version(f, ts),
             };
         }
         d
@@ -304,8 +307,16 @@ pub struct ScanD {
     pub stop: Bytes,
     /// Set instead of `start`/`stop`: `Scan::prefix`.
     pub prefix: Option<Bytes>,
+    /// `start_exclusive` instead of `start` (a non-empty start only).
+    pub start_exclusive: bool,
+    /// `stop_inclusive` instead of `stop` (a non-empty stop only).
+    pub stop_inclusive: bool,
     pub reversed: bool,
     pub limit: Option<u64>,
+    /// `Scan::timestamp`: only cells at exactly this timestamp.
+    pub ts: Option<i64>,
+    /// `Scan::family_time_range`.
+    pub family_ranges: Vec<(Bytes, i64, i64)>,
     pub caching: Option<u32>,
     pub batch: Option<u32>,
     pub opts: Opts,
@@ -316,8 +327,23 @@ impl ScanD {
     pub fn basalt(&self, paging: ScanPaging, parallel: usize) -> Scan {
         let mut s = match &self.prefix {
             Some(p) => Scan::new().prefix(p.clone()),
-            None => Scan::new().start(self.start.clone()).stop(self.stop.clone()),
+            None => {
+                let s = match self.start_exclusive {
+                    true => Scan::new().start_exclusive(&self.start),
+                    false => Scan::new().start(self.start.clone()),
+                };
+                match self.stop_inclusive {
+                    true => s.stop_inclusive(&self.stop),
+                    false => s.stop(self.stop.clone()),
+                }
+            }
         };
+        if let Some(ts) = self.ts {
+            s = s.timestamp(ts);
+        }
+        for (f, min, max) in &self.family_ranges {
+            s = s.family_time_range(f.clone(), *min, *max);
+        }
         s = s.reversed(self.reversed).paging(paging).parallel_regions(parallel);
         if let Some(n) = self.limit {
             s = s.limit(n);
