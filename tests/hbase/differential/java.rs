@@ -374,9 +374,16 @@ fn filter(out: &mut String, f: &Filt) {
             hex(out, p);
         }
         Filt::MultipleColumnPrefix(ps) => {
+            // A set of prefixes: Java's constructor refuses a repeated one.
+            let mut distinct: Vec<&Bytes> = Vec::new();
+            for p in ps {
+                if !distinct.contains(&p) {
+                    distinct.push(p);
+                }
+            }
             word(out, "mcp");
-            word(out, ps.len());
-            ps.iter().for_each(|p| hex(out, p));
+            word(out, distinct.len());
+            distinct.iter().for_each(|p| hex(out, p));
         }
         Filt::InclusiveStop(r) => {
             word(out, "incstop");

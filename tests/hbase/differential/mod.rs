@@ -49,21 +49,41 @@ fn env_number(name: &str, default: u64) -> Result<u64, String> {
     }
 }
 
+/// `BASALT_DIFF_SEED`: one seed, or several separated by commas (one HBase for all).
+fn seeds() -> Result<Vec<u64>, String> {
+    match std::env::var("BASALT_DIFF_SEED") {
+        Err(_) => Ok(vec![DEFAULT_SEED]),
+        Ok(v) => v
+            .split(',')
+            .map(|s| s.trim().parse().map_err(|e| format!("BASALT_DIFF_SEED={v:?}: {e}")))
+            .collect(),
+    }
+}
+
 async fn same_answers_as_java(env: Env) -> TestResult {
-    let seed = env_number("BASALT_DIFF_SEED", DEFAULT_SEED)?;
     let ops = env_number("BASALT_DIFF_OPS", DEFAULT_OPS as u64)? as usize;
     let reads = env_number("BASALT_DIFF_READS", DEFAULT_READS as u64)? as usize;
     let client = env.client();
-    let (a, b) = (create_table(&client, &env.unique("diff_a")).await?, create_table(&client, &env.unique("diff_b")).await?);
-    let java_env = env.clone();
-    let tool = tokio::task::spawn_blocking(move || JavaTool::start(&java_env)).await??;
-    let run = run(tool, &a, &b, seed, ops, reads).await?;
-    let admin = client.admin();
-    for t in [&a, &b] {
-        let _ = admin.disable_table(t.name()).await;
-        let _ = admin.delete_table(t.name()).await;
+    let mut failed = Vec::new();
+    for seed in seeds()? {
+        let (a, b) =
+            (create_table(&client, &env.unique("diff_a")).await?, create_table(&client, &env.unique("diff_b")).await?);
+        let java_env = env.clone();
+        let tool = tokio::task::spawn_blocking(move || JavaTool::start(&java_env)).await??;
+        let run = run(tool, &a, &b, seed, ops, reads).await?;
+        let admin = client.admin();
+        for t in [&a, &b] {
+            let _ = admin.disable_table(t.name()).await;
+            let _ = admin.delete_table(t.name()).await;
+        }
+        if let Err(e) = run.finish(seed) {
+            failed.push(e.to_string());
+        }
     }
-    run.finish(seed)
+    match failed.is_empty() {
+        true => Ok(()),
+        false => Err(failed.join("; ").into()),
+    }
 }
 
 async fn create_table(client: &basalt::Client, name: &str) -> Result<Table, basalt::Error> {
@@ -85,6 +105,8 @@ struct Run {
     cells: usize,
     /// Comparisons where both sides failed (a refusal agrees with a refusal).
     both_failed: usize,
+    /// What both sides refused (printed: a refusal should be expected).
+    refusals: Vec<String>,
     mismatches: Vec<Mismatch>,
 }
 
@@ -93,8 +115,13 @@ impl Run {
         self.answers += 1;
         self.cells += left.1.cells() + right.1.cells();
         let (l, r) = if masked { (left.1.masked(), right.1.masked()) } else { (left.1.clone(), right.1.clone()) };
-        if matches!((&l, &r), (Answer::Err(_), Answer::Err(_))) {
+        if let (Answer::Err(x), Answer::Err(y)) = (&l, &r) {
             self.both_failed += 1;
+            let first: String = what.lines().next().unwrap_or("").chars().take(200).collect();
+            let line = format!("{first}\n      {x:.200}\n      {y:.200}");
+            if !self.refusals.contains(&line) {
+                self.refusals.push(line);
+            }
         }
         if !agree(&l, &r) {
             self.mismatches.push(Mismatch { what: what.to_owned(), left: (left.0, l), right: (right.0, r) });
@@ -127,6 +154,9 @@ impl Run {
         }
         for line in &rest {
             eprintln!("ALSO MISMATCH: {line}");
+        }
+        for line in &self.refusals {
+            eprintln!("BOTH REFUSED (agrees): {line}");
         }
         eprintln!(
             "differential (seed {seed}): {} ops, {} reads, {} answers compared ({} both failed), {} cells compared, {} mismatches",
