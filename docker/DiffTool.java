@@ -35,7 +35,10 @@
 //          | keyonly | firstkey | ts K N*K | colrange HEX|- 0/1 HEX|- 0/1 | colcount N
 //          | scv FAM QUAL OP CMP 0/1 0/1 | scve FAM QUAL OP CMP 0/1 0/1
 //          | colpage LIMIT OFFSET | colpagek LIMIT HEX | dep FAM QUAL 0/1 OP|- CMP|-
-//   CMP := bin HEX | binp HEX | regex HEX | sub HEX | long N | bit and|or|xor HEX | null
+//          | colval FAM QUAL OP CMP | keyonlylen | fuzzy K (KEY MASK)*K
+//          | mrr K (START 0/1 STOP 0/1)*K
+//   CMP := bin HEX | binp HEX | regex HEX | regexi HEX | sub HEX | long N
+//          | bit and|or|xor HEX | null | bincomp OFFSET HEX
 //
 //   A line the tool cannot read answers "DT bad MESSAGE" (a bug of the test).
 //   Answers: "done", "bool true|false", "bools K b*K",
@@ -48,6 +51,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.hbase.Cell;
 import org.apache.hadoop.hbase.CellUtil;
@@ -70,6 +74,7 @@ import org.apache.hadoop.hbase.client.RowMutations;
 import org.apache.hadoop.hbase.client.Scan;
 import org.apache.hadoop.hbase.client.Table;
 import org.apache.hadoop.hbase.filter.BinaryComparator;
+import org.apache.hadoop.hbase.filter.BinaryComponentComparator;
 import org.apache.hadoop.hbase.filter.BinaryPrefixComparator;
 import org.apache.hadoop.hbase.filter.BitComparator;
 import org.apache.hadoop.hbase.filter.ByteArrayComparable;
@@ -77,14 +82,17 @@ import org.apache.hadoop.hbase.filter.ColumnCountGetFilter;
 import org.apache.hadoop.hbase.filter.ColumnPaginationFilter;
 import org.apache.hadoop.hbase.filter.ColumnPrefixFilter;
 import org.apache.hadoop.hbase.filter.ColumnRangeFilter;
+import org.apache.hadoop.hbase.filter.ColumnValueFilter;
 import org.apache.hadoop.hbase.filter.DependentColumnFilter;
 import org.apache.hadoop.hbase.filter.FamilyFilter;
 import org.apache.hadoop.hbase.filter.Filter;
 import org.apache.hadoop.hbase.filter.FilterList;
 import org.apache.hadoop.hbase.filter.FirstKeyOnlyFilter;
+import org.apache.hadoop.hbase.filter.FuzzyRowFilter;
 import org.apache.hadoop.hbase.filter.InclusiveStopFilter;
 import org.apache.hadoop.hbase.filter.KeyOnlyFilter;
 import org.apache.hadoop.hbase.filter.LongComparator;
+import org.apache.hadoop.hbase.filter.MultiRowRangeFilter;
 import org.apache.hadoop.hbase.filter.MultipleColumnPrefixFilter;
 import org.apache.hadoop.hbase.filter.NullComparator;
 import org.apache.hadoop.hbase.filter.PageFilter;
@@ -99,6 +107,7 @@ import org.apache.hadoop.hbase.filter.SubstringComparator;
 import org.apache.hadoop.hbase.filter.TimestampsFilter;
 import org.apache.hadoop.hbase.filter.ValueFilter;
 import org.apache.hadoop.hbase.filter.WhileMatchFilter;
+import org.apache.hadoop.hbase.util.Pair;
 
 public class DiffTool {
   public static void main(String[] args) throws Exception {
@@ -546,6 +555,33 @@ public class DiffTool {
         scv.setLatestVersionOnly(t.flag());
         return scv;
       }
+      case "colval": {
+        byte[] f = t.bytes();
+        byte[] q = t.bytes();
+        CompareOperator op = op(t.next());
+        return new ColumnValueFilter(f, q, op, comparator(t));
+      }
+      case "keyonlylen":
+        return new KeyOnlyFilter(true);
+      case "fuzzy": {
+        int n = t.count();
+        List<Pair<byte[], byte[]>> keys = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          keys.add(new Pair<>(t.bytes(), t.bytes()));
+        }
+        return new FuzzyRowFilter(keys);
+      }
+      case "mrr": {
+        int n = t.count();
+        List<MultiRowRangeFilter.RowRange> ranges = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          byte[] start = t.bytes();
+          boolean startIncl = t.flag();
+          byte[] stop = t.bytes();
+          ranges.add(new MultiRowRangeFilter.RowRange(start, startIncl, stop, t.flag()));
+        }
+        return new MultiRowRangeFilter(ranges);
+      }
       case "colpage":
         return new ColumnPaginationFilter((int) t.num(), (int) t.num());
       case "colpagek":
@@ -576,8 +612,15 @@ public class DiffTool {
         return new BinaryPrefixComparator(t.bytes());
       case "regex":
         return new RegexStringComparator(new String(t.bytes(), StandardCharsets.UTF_8));
+      case "regexi":
+        return new RegexStringComparator(
+            new String(t.bytes(), StandardCharsets.UTF_8), Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
       case "sub":
         return new SubstringComparator(new String(t.bytes(), StandardCharsets.UTF_8));
+      case "bincomp": {
+        int offset = t.count();
+        return new BinaryComponentComparator(t.bytes(), offset);
+      }
       case "long":
         return new LongComparator(t.num());
       case "bit": {

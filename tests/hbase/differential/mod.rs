@@ -235,7 +235,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         per_table
     });
     let mut basalt_reads = Vec::with_capacity(battery.len());
-    for chunk in battery.chunks(8) {
+    for chunk in battery.chunks(16) {
         let pending = chunk.iter().map(|(_, r)| both_tables(a, b, r));
         basalt_reads.extend(futures::future::join_all(pending).await);
     }
