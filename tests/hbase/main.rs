@@ -16,6 +16,7 @@ mod client_resilience;
 mod client_scan;
 mod differential;
 mod faults;
+mod filters;
 mod hostile;
 mod idl;
 mod outage;
@@ -55,6 +56,7 @@ fn main() -> ExitCode {
         answers::trials(),
         outage::trials(),
         faults::trials(),
+        filters::trials(),
         secure::trials(),
         differential::trials(),
     ]

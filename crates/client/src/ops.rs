@@ -127,7 +127,7 @@ impl Get {
             None,
             None,
             None,
-            None,
+            crate::filter::filter_bytes(read.filter.as_ref())?,
         ))
     }
 }

@@ -203,6 +203,6 @@ fn checked_range(min: i64, max: i64) -> Result<TTimeRange> {
 pub(crate) fn render_filter(filter: Option<&Filter>) -> Result<Option<Vec<u8>>> {
     match filter {
         None => Ok(None),
-        Some(f) => f.render().map(|b| Some(b.to_vec())).map_err(|e| InvalidInput::Filter(e).into()),
+        Some(f) => crate::filter::filter_string(Some(f)).map_err(|e| InvalidInput::Filter(e).into()),
     }
 }

@@ -301,6 +301,7 @@ impl Scan {
             }
             .into());
         }
+        crate::filter::check_scan(&self.read, self.reversed)?;
         if !self.start.is_empty() && !self.stop.is_empty() && self.start > self.stop {
             return Err(InvalidInput::Option("scan start is after its stop".into()).into());
         }

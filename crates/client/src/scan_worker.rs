@@ -322,7 +322,7 @@ impl Tracker {
             server_limit,
             None,
             None,
-            None,
+            crate::filter::filter_bytes(filter.as_ref())?,
         )))
     }
 }
