@@ -50,7 +50,9 @@ impl Answer {
                         cells: i
                             .cells
                             .iter()
-                            .map(|(f, q, ts, v)| (f.clone(), q.clone(), if *ts >= SERVER_TS_FLOOR { -1 } else { *ts }, v.clone()))
+                            .map(|(f, q, ts, v)| {
+                                (f.clone(), q.clone(), if *ts >= SERVER_TS_FLOOR { -1 } else { *ts }, v.clone())
+                            })
                             .collect(),
                     })
                     .collect(),
@@ -121,8 +123,12 @@ pub fn first_difference(a: &Answer, b: &Answer) -> String {
                 }
             }
             match x.len().cmp(&y.len()) {
-                std::cmp::Ordering::Less => format!("the first has {} item(s), the second also {}", x.len(), show_item(&y[x.len()])),
-                std::cmp::Ordering::Greater => format!("the second has {} item(s), the first also {}", y.len(), show_item(&x[y.len()])),
+                std::cmp::Ordering::Less => {
+                    format!("the first has {} item(s), the second also {}", x.len(), show_item(&y[x.len()]))
+                }
+                std::cmp::Ordering::Greater => {
+                    format!("the second has {} item(s), the first also {}", y.len(), show_item(&x[y.len()]))
+                }
                 std::cmp::Ordering::Equal => "equal".into(),
             }
         }

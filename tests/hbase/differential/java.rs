@@ -6,6 +6,7 @@ use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+use basalt::filter::BitwiseOp;
 use basalt::{Bytes, CompareOp};
 
 use super::answer::{Answer, Item};
@@ -343,10 +344,31 @@ fn cmp(out: &mut String, c: &Cmp) {
             word(out, "regex");
             hex(out, s.as_bytes());
         }
+        Cmp::RegexNoCase(s) => {
+            word(out, "regexi");
+            hex(out, s.as_bytes());
+        }
         Cmp::Substring(s) => {
             word(out, "sub");
             hex(out, s.as_bytes());
         }
+        Cmp::Long(n) => {
+            word(out, "long");
+            word(out, n);
+        }
+        Cmp::Bit(b, op) => {
+            word(out, "bit");
+            word(
+                out,
+                match op {
+                    BitwiseOp::And => "and",
+                    BitwiseOp::Or => "or",
+                    BitwiseOp::Xor => "xor",
+                },
+            );
+            hex(out, b);
+        }
+        Cmp::Null => word(out, "null"),
     }
 }
 
@@ -431,14 +453,66 @@ fn filter(out: &mut String, f: &Filt) {
             word(out, "colcount");
             word(out, n);
         }
-        Filt::SingleColumnValue { family, qualifier, op: o, cmp: c, if_missing, latest_only } => {
-            word(out, "scv");
+        Filt::SingleColumnValue { family, qualifier, op: o, cmp: c, if_missing, latest_only, exclude } => {
+            word(out, if *exclude { "scve" } else { "scv" });
             hex(out, family);
             hex(out, qualifier);
             op(out, *o);
             cmp(out, c);
             flag(out, *if_missing);
             flag(out, *latest_only);
+        }
+        Filt::ColumnPagination(limit, offset) => {
+            word(out, "colpage");
+            word(out, limit);
+            word(out, offset);
+        }
+        Filt::ColumnPaginationFrom(limit, column) => {
+            word(out, "colpagek");
+            word(out, limit);
+            hex(out, column);
+        }
+        Filt::DependentColumn { family, qualifier, drop, value } => {
+            word(out, "dep");
+            hex(out, family);
+            hex(out, qualifier);
+            flag(out, *drop);
+            match value {
+                Some((o, c)) => {
+                    op(out, *o);
+                    cmp(out, c);
+                }
+                None => {
+                    word(out, "-");
+                    word(out, "-");
+                }
+            }
+        }
+        Filt::ColumnValue(f, q, o, c) => {
+            word(out, "colval");
+            hex(out, f);
+            hex(out, q);
+            op(out, *o);
+            cmp(out, c);
+        }
+        Filt::KeyOnlyWithLengths => word(out, "keyonlylen"),
+        Filt::FuzzyRow(keys) => {
+            word(out, "fuzzy");
+            word(out, keys.len());
+            for (k, m) in keys {
+                hex(out, k);
+                hex(out, m);
+            }
+        }
+        Filt::MultiRowRange(ranges) => {
+            word(out, "mrr");
+            word(out, ranges.len());
+            for (a, ai, b, bi) in ranges {
+                hex(out, a);
+                flag(out, *ai);
+                hex(out, b);
+                flag(out, *bi);
+            }
         }
     }
 }

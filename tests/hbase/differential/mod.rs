@@ -53,10 +53,7 @@ fn env_number(name: &str, default: u64) -> Result<u64, String> {
 fn seeds() -> Result<Vec<u64>, String> {
     match std::env::var("BASALT_DIFF_SEED") {
         Err(_) => Ok(vec![DEFAULT_SEED]),
-        Ok(v) => v
-            .split(',')
-            .map(|s| s.trim().parse().map_err(|e| format!("BASALT_DIFF_SEED={v:?}: {e}")))
-            .collect(),
+        Ok(v) => v.split(',').map(|s| s.trim().parse().map_err(|e| format!("BASALT_DIFF_SEED={v:?}: {e}"))).collect(),
     }
 }
 
@@ -134,7 +131,12 @@ impl Run {
         let mut last_what = "";
         for m in &self.mismatches {
             if m.what == last_what {
-                eprintln!("    also {} vs {}: {}", m.left.0, m.right.0, answer::first_difference(&m.left.1, &m.right.1));
+                eprintln!(
+                    "    also {} vs {}: {}",
+                    m.left.0,
+                    m.right.0,
+                    answer::first_difference(&m.left.1, &m.right.1)
+                );
             } else if distinct < PRINTED {
                 eprintln!("MISMATCH (seed {seed}):\n{}", m.report());
                 last_what = &m.what;
@@ -250,7 +252,12 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         let _ = i;
         for (table, basalt_answers, java) in [("A", &ours.0, ja), ("B", &ours.1, jb)] {
             for (way, answer) in basalt_answers {
-                run.compare(&what, (format!("Basalt {way} on {table}"), answer), (format!("Java on {table}"), java), false);
+                run.compare(
+                    &what,
+                    (format!("Basalt {way} on {table}"), answer),
+                    (format!("Java on {table}"), java),
+                    false,
+                );
             }
         }
         let before = run.mismatches.len();
@@ -259,7 +266,11 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
             note_writes(&mut run, &writes, read);
         }
     }
-    eprintln!("differential: {} reads x 2 tables x both clients in {:.1} s", battery.len(), started.elapsed().as_secs_f64());
+    eprintln!(
+        "differential: {} reads x 2 tables x both clients in {:.1} s",
+        battery.len(),
+        started.elapsed().as_secs_f64()
+    );
     Ok(run)
 }
 

@@ -2,7 +2,8 @@
 //! for both clients: [`to_basalt`](Filt::to_basalt) and the builders' `basalt_*` methods
 //! build Basalt's requests, `java.rs` writes the Java tool's lines.
 
-use basalt::{Bytes, CompareOp, Comparator, Delete, Filter, Get, Put, RowMutations, Scan, ScanPaging};
+use basalt::filter::{BitwiseOp, RowRange};
+use basalt::{Bytes, Comparator, CompareOp, Delete, Filter, Get, Put, RowMutations, Scan, ScanPaging};
 
 /// One put: `row`, a put-level timestamp, cells with their own optional timestamps.
 #[derive(Debug, Clone)]
@@ -116,7 +117,15 @@ pub enum Write {
     Increment(Bytes, Vec<(Bytes, Bytes, i64)>),
     Append(Bytes, Vec<(Bytes, Bytes, Bytes)>),
     MutateRow(Bytes, Vec<Mutation>),
-    Check { row: Bytes, family: Bytes, qualifier: Bytes, op: CompareOp, value: Option<Bytes>, via: CheckVia, muts: Vec<Mutation> },
+    Check {
+        row: Bytes,
+        family: Bytes,
+        qualifier: Bytes,
+        op: CompareOp,
+        value: Option<Bytes>,
+        via: CheckVia,
+        muts: Vec<Mutation>,
+    },
     /// One Basalt delete whose parts Java applies as separate deletes in one batch (the
     /// union a user means when naming one family twice: the case 5).
     DeleteAsUnion(DelD),
@@ -142,7 +151,11 @@ pub enum Cmp {
     Binary(Bytes),
     BinaryPrefix(Bytes),
     Regex(String),
+    RegexNoCase(String),
     Substring(String),
+    Long(i64),
+    Bit(Bytes, BitwiseOp),
+    Null,
 }
 
 impl Cmp {
@@ -151,7 +164,11 @@ impl Cmp {
             Cmp::Binary(b) => Comparator::binary(b.clone()),
             Cmp::BinaryPrefix(b) => Comparator::binary_prefix(b.clone()),
             Cmp::Regex(s) => Comparator::regex_string(s.clone()),
+            Cmp::RegexNoCase(s) => Comparator::regex_string_no_case(s.clone()),
             Cmp::Substring(s) => Comparator::substring(s.clone()),
+            Cmp::Long(n) => Comparator::long(*n),
+            Cmp::Bit(b, op) => Comparator::bit(b.clone(), *op),
+            Cmp::Null => Comparator::null(),
         }
     }
 }
@@ -177,7 +194,28 @@ pub enum Filt {
     Timestamps(Vec<i64>),
     ColumnRange(Option<(Bytes, bool)>, Option<(Bytes, bool)>),
     ColumnCountGet(i32),
-    SingleColumnValue { family: Bytes, qualifier: Bytes, op: CompareOp, cmp: Cmp, if_missing: bool, latest_only: bool },
+    /// `exclude`: SingleColumnValueExcludeFilter.
+    SingleColumnValue {
+        family: Bytes,
+        qualifier: Bytes,
+        op: CompareOp,
+        cmp: Cmp,
+        if_missing: bool,
+        latest_only: bool,
+        exclude: bool,
+    },
+    ColumnPagination(i32, i32),
+    ColumnPaginationFrom(i32, Bytes),
+    DependentColumn {
+        family: Bytes,
+        qualifier: Bytes,
+        drop: bool,
+        value: Option<(CompareOp, Cmp)>,
+    },
+    ColumnValue(Bytes, Bytes, CompareOp, Cmp),
+    KeyOnlyWithLengths,
+    FuzzyRow(Vec<(Bytes, Bytes)>),
+    MultiRowRange(Vec<(Bytes, bool, Bytes, bool)>),
 }
 
 impl Filt {
@@ -201,12 +239,29 @@ impl Filt {
             Filt::Timestamps(ts) => Filter::timestamps(ts.iter().copied()),
             Filt::ColumnRange(min, max) => Filter::column_range(min.clone(), max.clone()),
             Filt::ColumnCountGet(n) => Filter::column_count_get(*n),
-            Filt::SingleColumnValue { family, qualifier, op, cmp, if_missing, latest_only } => {
-                Filter::single_column_value(family.clone(), qualifier.clone(), *op, cmp.to_basalt())
-                    .filter_if_missing(*if_missing)
-                    .latest_version_only(*latest_only)
-                    .build()
+            Filt::SingleColumnValue { family, qualifier, op, cmp, if_missing, latest_only, exclude } => {
+                let (f, q, c) = (family.clone(), qualifier.clone(), cmp.to_basalt());
+                let builder = match exclude {
+                    true => Filter::single_column_value_exclude(f, q, *op, c),
+                    false => Filter::single_column_value(f, q, *op, c),
+                };
+                builder.filter_if_missing(*if_missing).latest_version_only(*latest_only).build()
             }
+            Filt::ColumnPagination(limit, offset) => Filter::column_pagination(*limit, *offset),
+            Filt::ColumnPaginationFrom(limit, column) => Filter::column_pagination_from(*limit, column.clone()),
+            Filt::DependentColumn { family, qualifier, drop, value } => {
+                let mut d = Filter::dependent_column(family.clone(), qualifier.clone()).drop_dependent_column(*drop);
+                if let Some((op, cmp)) = value {
+                    d = d.value(*op, cmp.to_basalt());
+                }
+                d.build()
+            }
+            Filt::ColumnValue(f, q, op, cmp) => Filter::column_value(f.clone(), q.clone(), *op, cmp.to_basalt()),
+            Filt::KeyOnlyWithLengths => Filter::key_only_with_lengths(),
+            Filt::FuzzyRow(keys) => Filter::fuzzy_row(keys.iter().cloned()),
+            Filt::MultiRowRange(ranges) => Filter::multi_row_range(
+                ranges.iter().map(|(a, ai, b, bi)| RowRange::new(a.clone(), *ai, b.clone(), *bi)),
+            ),
         }
     }
 
@@ -215,7 +270,11 @@ impl Filt {
     pub fn has_filter_row(&self) -> bool {
         match self {
             Filt::All(m) | Filt::Any(m) => m.iter().any(Filt::has_filter_row),
-            Filt::Skip(_) | Filt::While(_) | Filt::Page(_) | Filt::SingleColumnValue { .. } => true,
+            Filt::Skip(_)
+            | Filt::While(_)
+            | Filt::Page(_)
+            | Filt::SingleColumnValue { .. }
+            | Filt::DependentColumn { .. } => true,
             Filt::Prefix(_)
             | Filt::ColumnPrefix(_)
             | Filt::MultipleColumnPrefix(_)
@@ -228,7 +287,13 @@ impl Filt {
             | Filt::FirstKeyOnly
             | Filt::Timestamps(_)
             | Filt::ColumnRange(..)
-            | Filt::ColumnCountGet(_) => false,
+            | Filt::ColumnCountGet(_)
+            | Filt::ColumnPagination(..)
+            | Filt::ColumnPaginationFrom(..)
+            | Filt::ColumnValue(..)
+            | Filt::KeyOnlyWithLengths
+            | Filt::FuzzyRow(_)
+            | Filt::MultiRowRange(_) => false,
         }
     }
 
@@ -239,6 +304,7 @@ impl Filt {
             Filt::All(m) | Filt::Any(m) => m.iter().any(Filt::needs_joined_heap),
             Filt::Skip(f) | Filt::While(f) => f.needs_joined_heap(),
             Filt::SingleColumnValue { if_missing, .. } => *if_missing,
+            Filt::DependentColumn { .. } => true,
             Filt::Prefix(_)
             | Filt::ColumnPrefix(_)
             | Filt::MultipleColumnPrefix(_)
@@ -252,7 +318,13 @@ impl Filt {
             | Filt::FirstKeyOnly
             | Filt::Timestamps(_)
             | Filt::ColumnRange(..)
-            | Filt::ColumnCountGet(_) => false,
+            | Filt::ColumnCountGet(_)
+            | Filt::ColumnPagination(..)
+            | Filt::ColumnPaginationFrom(..)
+            | Filt::ColumnValue(..)
+            | Filt::KeyOnlyWithLengths
+            | Filt::FuzzyRow(_)
+            | Filt::MultiRowRange(_) => false,
         }
     }
 }
