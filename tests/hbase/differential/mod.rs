@@ -60,7 +60,15 @@ fn seeds() -> Result<Vec<u64>, String> {
 async fn same_answers_as_java(env: Env) -> TestResult {
     let ops = env_number("BASALT_DIFF_OPS", DEFAULT_OPS as u64)? as usize;
     let reads = env_number("BASALT_DIFF_READS", DEFAULT_READS as u64)? as usize;
-    let client = env.client();
+    // A short retry budget: a request the server fails (an HBase bug, a refusal Basalt
+    // misses) then costs seconds, not the default 45 s per read.
+    let options = env.options();
+    let client = basalt::Client::builder()
+        .address(env.addr())
+        .framing(options.framing)
+        .protocol(options.protocol)
+        .retry_budget(std::time::Duration::from_secs(5))
+        .build()?;
     let mut failed = Vec::new();
     for seed in seeds()? {
         let (a, b) =

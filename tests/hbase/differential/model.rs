@@ -297,14 +297,16 @@ impl Filt {
         }
     }
 
-    /// Whether the filter holds a `SingleColumnValueFilter` with `filter_if_missing`
-    /// (HBase refuses it on a reversed scan while families load on demand).
+    /// Whether the filter makes some families non-essential (`SingleColumnValueFilter`
+    /// with `filter_if_missing`, `ColumnValueFilter`): HBase refuses that on a reversed
+    /// scan while families load on demand.
     pub fn needs_joined_heap(&self) -> bool {
         match self {
             Filt::All(m) | Filt::Any(m) => m.iter().any(Filt::needs_joined_heap),
             Filt::Skip(f) | Filt::While(f) => f.needs_joined_heap(),
             Filt::SingleColumnValue { if_missing, .. } => *if_missing,
-            Filt::DependentColumn { .. } => true,
+            // Only its own family is essential to a ColumnValueFilter.
+            Filt::ColumnValue(..) => true,
             Filt::Prefix(_)
             | Filt::ColumnPrefix(_)
             | Filt::MultipleColumnPrefix(_)
@@ -321,7 +323,7 @@ impl Filt {
             | Filt::ColumnCountGet(_)
             | Filt::ColumnPagination(..)
             | Filt::ColumnPaginationFrom(..)
-            | Filt::ColumnValue(..)
+            | Filt::DependentColumn { .. }
             | Filt::KeyOnlyWithLengths
             | Filt::FuzzyRow(_)
             | Filt::MultiRowRange(_) => false,
