@@ -113,7 +113,7 @@ public class DiffTool {
   public static void main(String[] args) throws Exception {
     Configuration conf = HBaseConfiguration.create();
     // A refused request should fail in seconds, not after the default retries.
-    conf.setInt("hbase.client.retries.number", 3);
+    conf.setInt("hbase.client.retries.number", 1);
     conf.setInt("hbase.client.pause", 100);
     conf.setInt("hbase.client.operation.timeout", 30_000);
     try (Connection connection = ConnectionFactory.createConnection(conf)) {

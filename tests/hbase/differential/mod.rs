@@ -68,6 +68,7 @@ async fn same_answers_as_java(env: Env) -> TestResult {
         .framing(options.framing)
         .protocol(options.protocol)
         .retry_budget(std::time::Duration::from_secs(5))
+        .request_timeout(std::time::Duration::from_secs(10))
         .build()?;
     let mut failed = Vec::new();
     for seed in seeds()? {
