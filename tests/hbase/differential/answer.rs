@@ -7,13 +7,16 @@ use std::fmt::Write as _;
 /// small): between the two tables, written at different moments, only these may differ.
 pub const SERVER_TS_FLOOR: i64 = 1_000_000_000_000;
 
+/// One cell of an answer: `(family, qualifier, timestamp, value)`.
+pub type AnswerCell = (Vec<u8>, Vec<u8>, i64, Vec<u8>);
+
 /// One item of a read's answer: a row (or a part of one, with `batch`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Item {
     /// The row key (empty for an empty get result).
     pub row: Vec<u8>,
     /// `(family, qualifier, timestamp, value)` in the order given.
-    pub cells: Vec<(Vec<u8>, Vec<u8>, i64, Vec<u8>)>,
+    pub cells: Vec<AnswerCell>,
 }
 
 /// What one operation answered.
