@@ -16,6 +16,7 @@ const FILES: &[(&str, &str)] = &[
     ("log4j2.properties", include_str!("../launcher/log4j2.properties")),
     ("Probe.java", include_str!("../launcher/Probe.java")),
     ("RegionTool.java", include_str!("../launcher/RegionTool.java")),
+    ("DiffTool.java", include_str!("../launcher/DiffTool.java")),
     ("secure.sh", include_str!("../launcher/secure.sh")),
     ("SecureProbe.java", include_str!("../launcher/SecureProbe.java")),
 ];
