@@ -577,7 +577,7 @@ impl Worker {
                 let id = p.id;
                 let results = self
                     .client
-                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.scanner_rows(id, want)))
+                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.get_scanner_rows(id, want)))
                     .await?;
                 (results, addr)
             }
@@ -599,7 +599,7 @@ impl Worker {
                 let first = self
                     .client
                     .call_on("get_scanner_rows", table, &addr, pooled.conn(), &mut |c| {
-                        Box::pin(c.scanner_rows(id, want))
+                        Box::pin(c.get_scanner_rows(id, want))
                     })
                     .await;
                 *pinned = Some(Pinned { conn: pooled.detach(), id });
@@ -629,7 +629,7 @@ impl Worker {
         let results = self
             .client
             .call_on("get_scanner_results", Some(&self.table), &addr, pooled.conn(), &mut |c| {
-                Box::pin(c.scanner_results(name.clone(), tscan.clone(), want))
+                Box::pin(c.get_scanner_results(name.clone(), tscan.clone(), want))
             })
             .await?;
         drop(pooled);
