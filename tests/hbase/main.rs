@@ -14,10 +14,12 @@ mod client_data;
 mod client_gets;
 mod client_resilience;
 mod client_scan;
+mod differential;
 mod faults;
 mod filters;
 mod hostile;
 mod idl;
+mod native;
 mod outage;
 mod parallel_scan;
 mod regions;
@@ -57,6 +59,8 @@ fn main() -> ExitCode {
         faults::trials(),
         filters::trials(),
         secure::trials(),
+        native::trials(),
+        differential::trials(),
     ]
     .into_iter()
     .flatten()

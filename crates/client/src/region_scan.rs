@@ -146,6 +146,9 @@ impl Coordinator {
             () = tx.closed() => return Ok(()),
         };
         let (start, stop) = (self.scan.start.clone(), self.scan.stop.clone());
+        if !stop.is_empty() && start >= stop {
+            return Ok(()); // an empty range: no rows, no call
+        }
         self.waiting = pieces(&start, &stop, regions.iter().map(|r| &r.start_key), self.scan.reversed);
         tracing::debug!(pieces = self.waiting.len(), regions = regions.len(), "parallel scan planned");
         loop {

@@ -50,7 +50,10 @@ pub enum ScanPaging {
     /// Every page is a stateless `getScannerResults` call (open, read, close on the
     /// server) starting after the last row returned, on any connection to any gateway:
     /// nothing lives between pages, so no scanner can expire or be confused, at the
-    /// cost of a region seek per page.
+    /// cost of a region seek per page. Each page is a new server-side scan, so filters
+    /// with state (`Filter::page`, `Filter::while_match`, `Filter::column_count_get`)
+    /// start over at every page, where the Java client keeps one scanner per region:
+    /// use [`ScanPaging::Scanner`] with such filters to get the Java client's answer.
     Stateless,
 }
 
@@ -275,6 +278,12 @@ impl Scan {
     /// first `PARALLEL_PAGES_AHEAD` pages ready and reads the rest of its region alone,
     /// so regions much larger than the read-ahead gain less. For a short range inside
     /// one region it costs one extra call (the region boundaries).
+    ///
+    /// Each piece is its own server-side scan, as each region is in the Java client:
+    /// a page filter counts per region in both. Two differences from one scanner: a
+    /// filter that ends the scan (`Filter::while_match`) ends only its own piece, so
+    /// later regions still return rows; and a scan with both a limit and `batch` is
+    /// read with one scanner (HBase counts such a limit itself, across regions).
     pub fn parallel_regions(mut self, regions: usize) -> Scan {
         self.parallel = regions.max(1);
         self
@@ -315,7 +324,11 @@ impl Scan {
             }
             .into());
         }
-        if !self.start.is_empty() && !self.stop.is_empty() && self.start > self.stop {
+        // `start_exclusive(k).stop(k)` is the empty range (k, k): no rows, as in Java.
+        let just_after_stop = self.start.len() == self.stop.len() + 1
+            && self.start.starts_with(&self.stop)
+            && self.start.last() == Some(&0);
+        if !self.start.is_empty() && !self.stop.is_empty() && self.start > self.stop && !just_after_stop {
             return Err(InvalidInput::Option("scan start is after its stop".into()).into());
         }
         Ok(())
@@ -504,7 +517,10 @@ impl RowStream {
         scan.validate()?;
         let (tx, rx) = mpsc::channel(1);
         let stats = Arc::new(ScanStats::default());
-        if scan.parallel > 1 && gate.is_none() {
+        // A limit with batch is counted by HBase itself across regions, as the Java
+        // client's one scanner sees them: read such scans with one scanner.
+        let one_scanner = scan.limit.is_some() && scan.read.batch.is_some();
+        if scan.parallel > 1 && gate.is_none() && !one_scanner {
             crate::region_scan::spawn(client, table, scan, Arc::clone(&stats), tx);
         } else {
             // Salted buckets run many scans at once: smaller pages bound their memory.

@@ -1,0 +1,112 @@
+//! Rows of cells from a reply: each [`Cell`] is the protocol crate's view over the
+//! reply's cell block (row, family, qualifier and value are slices of it, not copies).
+
+use basalt_rpc_protocol::cellblock::{Cell, CellBlockReader, CellCodec};
+use basalt_rpc_protocol::CellBlockError;
+use bytes::Bytes;
+
+/// One row's cells from a reply (a get's result or one row of a scan page).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RowResult {
+    /// The cells, in HBase's order (family, qualifier, newest first).
+    pub cells: Vec<Cell>,
+    /// The server marked this result as partial: more cells of the row follow. Rows a
+    /// [`Scanner`](crate::Scanner) delivers are always whole.
+    pub partial: bool,
+    /// The result came from a secondary replica and may be stale.
+    pub stale: bool,
+}
+
+impl RowResult {
+    /// The row key (empty for an empty result).
+    pub fn row(&self) -> &[u8] {
+        self.cells.first().map_or(&[][..], Cell::row)
+    }
+
+    /// The row key as `Bytes` sharing the reply's buffer (empty for an empty result).
+    pub fn row_bytes(&self) -> Bytes {
+        self.cells.first().map(Cell::row_bytes).unwrap_or_default()
+    }
+
+    /// Whether the result holds no cell (a get of a missing row).
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    /// The newest value of `family:qualifier`, if present.
+    pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]> {
+        self.cells.iter().find(|c| c.family() == family && c.qualifier() == qualifier).map(Cell::value)
+    }
+}
+
+/// Reads the cells of a reply's block in order, `count` at a time.
+#[derive(Debug)]
+pub(crate) struct CellCursor {
+    reader: CellBlockReader,
+}
+
+impl CellCursor {
+    /// A cursor over a KeyValue-codec block (what this client asks servers for).
+    pub fn new(block: Bytes) -> CellCursor {
+        CellCursor { reader: CellBlockReader::new(block, CellCodec::KeyValue) }
+    }
+
+    /// The next `count` cells; fewer than announced is an error.
+    pub fn take(&mut self, count: usize) -> Result<Vec<Cell>, String> {
+        let mut cells = Vec::with_capacity(count.min(4096));
+        for _ in 0..count {
+            match self.reader.next() {
+                Some(cell) => cells.push(cell.map_err(|e: CellBlockError| e.to_string())?),
+                None => return Err(format!("the cell block holds fewer cells than the {count} announced")),
+            }
+        }
+        Ok(cells)
+    }
+
+    /// Whether every cell was read (an unread rest means the reply's counts were wrong).
+    pub fn is_done(&mut self) -> bool {
+        self.reader.next().is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use basalt_rpc_protocol::cellblock::{encode_cell, CellParts, CellType};
+    use bytes::BytesMut;
+
+    fn block(rows: &[&str]) -> Bytes {
+        let mut out = BytesMut::new();
+        for row in rows {
+            let parts = CellParts {
+                row: row.as_bytes(),
+                family: b"f",
+                qualifier: b"q",
+                timestamp: 7,
+                cell_type: CellType::Put,
+                value: b"v",
+                tags: b"",
+            };
+            encode_cell(CellCodec::KeyValue, &parts, &mut out).unwrap();
+        }
+        out.freeze()
+    }
+
+    #[test]
+    fn cursor_takes_cells_per_result_and_checks_counts() {
+        let block = block(&["a", "a", "b"]);
+        let mut cursor = CellCursor::new(block.clone());
+        let first = RowResult { cells: cursor.take(2).unwrap(), ..Default::default() };
+        assert_eq!(first.row(), b"a");
+        assert_eq!(first.value(b"f", b"q"), Some(&b"v"[..]));
+        // The row shares the block's memory.
+        let inside = block.as_ptr() as usize..block.as_ptr() as usize + block.len();
+        assert!(inside.contains(&(first.row_bytes().as_ptr() as usize)));
+        assert_eq!(cursor.take(1).unwrap()[0].row(), b"b");
+        assert!(cursor.is_done());
+        let mut short = CellCursor::new(block.slice(..block.len() - 1));
+        assert!(short.take(3).is_err());
+        let mut fewer = CellCursor::new(block);
+        assert!(fewer.take(4).is_err());
+    }
+}

@@ -1,0 +1,521 @@
+//! The client: bootstrap, region location through `hbase:meta`, and the calls to one
+//! region (get, mutate, check-and-mutate) with relocation and retries.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+
+use crate::cells::{CellCursor, RowResult};
+use crate::conn::{ConnectionOptions, Reply};
+use crate::error::RpcError;
+use crate::mutation::{Check, Mutation};
+use crate::pb;
+use crate::pool::Pool;
+use crate::region::{self, MetaLookup, RegionCache, RegionLocation};
+use crate::registry::{self, ClusterInfo};
+use basalt_rpc_protocol::call::Service;
+use basalt_rpc_protocol::exception::RemoteExceptionKind;
+
+/// Settings of an [`RpcClient`], with documented defaults.
+#[derive(Debug, Clone)]
+pub struct RpcClientBuilder {
+    bootstrap: Vec<String>,
+    connection: ConnectionOptions,
+    rpc_timeout: Duration,
+    operation_timeout: Duration,
+    pause: Duration,
+}
+
+impl Default for RpcClientBuilder {
+    fn default() -> Self {
+        RpcClientBuilder {
+            bootstrap: Vec::new(),
+            connection: ConnectionOptions::default(),
+            rpc_timeout: Duration::from_secs(30),
+            operation_timeout: Duration::from_secs(60),
+            pause: Duration::from_millis(50),
+        }
+    }
+}
+
+impl RpcClientBuilder {
+    /// Adds a bootstrap server (`host:port` of the master or any region server); they
+    /// are asked in the order given.
+    pub fn bootstrap_server(mut self, addr: impl Into<String>) -> Self {
+        self.bootstrap.push(addr.into());
+        self
+    }
+
+    /// The user name sent to the servers (default: `$USER`, else `basalt`).
+    pub fn user(mut self, user: impl Into<String>) -> Self {
+        self.connection.user = user.into();
+        self
+    }
+
+    /// Deadline of one call (default 30 s).
+    pub fn rpc_timeout(mut self, timeout: Duration) -> Self {
+        self.rpc_timeout = timeout;
+        self
+    }
+
+    /// Deadline of an operation across its retries (default 60 s).
+    pub fn operation_timeout(mut self, timeout: Duration) -> Self {
+        self.operation_timeout = timeout;
+        self
+    }
+
+    /// The first pause between retries, doubled each time up to 1 s (default 50 ms).
+    pub fn retry_pause(mut self, pause: Duration) -> Self {
+        self.pause = pause;
+        self
+    }
+
+    /// Bootstraps from the servers and returns the client.
+    pub async fn connect(self) -> Result<RpcClient, RpcError> {
+        if self.bootstrap.is_empty() {
+            return Err(RpcError::InvalidArgument("no bootstrap server given".into()));
+        }
+        let pool = Pool::new(self.connection.clone());
+        let cluster = registry::bootstrap(&pool, &self.bootstrap, self.rpc_timeout).await?;
+        Ok(RpcClient {
+            inner: Arc::new(ClientInner {
+                meta: Mutex::new(cluster.meta.clone()),
+                cluster,
+                pool,
+                regions: RegionCache::default(),
+                settings: self,
+            }),
+        })
+    }
+}
+
+/// A client of one HBase cluster over the native RPC; cheap to clone.
+#[derive(Clone)]
+pub struct RpcClient {
+    pub(crate) inner: Arc<ClientInner>,
+}
+
+pub(crate) struct ClientInner {
+    cluster: ClusterInfo,
+    meta: Mutex<Vec<RegionLocation>>,
+    pub(crate) pool: Pool,
+    pub(crate) regions: RegionCache,
+    pub(crate) settings: RpcClientBuilder,
+}
+
+impl std::fmt::Debug for RpcClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RpcClient").field("cluster_id", &self.inner.cluster.cluster_id).finish()
+    }
+}
+
+/// A get of one row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Get {
+    row: Bytes,
+    columns: Vec<(Bytes, Option<Bytes>)>,
+    max_versions: u32,
+}
+
+impl Get {
+    /// Every column of `row`, newest version.
+    pub fn new(row: impl Into<Bytes>) -> Get {
+        Get { row: row.into(), columns: Vec::new(), max_versions: 1 }
+    }
+
+    /// Only this family (may be repeated).
+    pub fn family(mut self, family: impl Into<Bytes>) -> Get {
+        self.columns.push((family.into(), None));
+        self
+    }
+
+    /// Only this column (may be repeated).
+    pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Get {
+        self.columns.push((family.into(), Some(qualifier.into())));
+        self
+    }
+
+    /// Up to `versions` versions per column.
+    pub fn max_versions(mut self, versions: u32) -> Get {
+        self.max_versions = versions.max(1);
+        self
+    }
+
+    /// The row.
+    pub fn row(&self) -> &Bytes {
+        &self.row
+    }
+
+    pub(crate) fn to_proto(&self) -> pb::Get {
+        let column = columns_proto(&self.columns);
+        pb::Get { row: self.row.clone(), column, max_versions: Some(self.max_versions), ..Default::default() }
+    }
+}
+
+/// Families and columns as protobuf `Column`s, qualifiers grouped by family (a family
+/// given without a qualifier means the whole family).
+pub(crate) fn columns_proto(columns: &[(Bytes, Option<Bytes>)]) -> Vec<pb::Column> {
+    let mut column: Vec<pb::Column> = Vec::new();
+    for (family, qualifier) in columns {
+        let index = match column.iter().position(|c| c.family == *family) {
+            Some(index) => index,
+            None => {
+                column.push(pb::Column { family: family.clone(), qualifier: Vec::new() });
+                column.len() - 1
+            }
+        };
+        if let Some(qualifier) = qualifier {
+            column[index].qualifier.push(qualifier.clone());
+        }
+    }
+    column
+}
+
+impl RpcClient {
+    /// Settings for a new client.
+    pub fn builder() -> RpcClientBuilder {
+        RpcClientBuilder::default()
+    }
+
+    /// What the connection registry said at bootstrap.
+    pub fn cluster(&self) -> &ClusterInfo {
+        &self.inner.cluster
+    }
+
+    /// How many connections are open and usable.
+    pub fn live_connections(&self) -> usize {
+        self.inner.pool.live_connections()
+    }
+
+    /// How many regions of `table` are cached.
+    pub fn cached_regions(&self, table: &str) -> usize {
+        self.inner.regions.len(table)
+    }
+
+    /// The region of `table` holding `row`, from the cache or `hbase:meta`.
+    pub async fn locate(&self, table: &str, row: &[u8]) -> Result<RegionLocation, RpcError> {
+        if let Some(region) = self.inner.regions.find(table, row) {
+            return Ok(region);
+        }
+        self.locate_in_meta(table, row, false).await
+    }
+
+    /// The region of `table` holding the greatest row before `row` (for an empty `row`,
+    /// the last region): where a reversed scan continues.
+    pub async fn locate_before(&self, table: &str, row: &[u8]) -> Result<RegionLocation, RpcError> {
+        if let Some(region) = self.inner.regions.find_before(table, row) {
+            return Ok(region);
+        }
+        self.locate_in_meta(table, row, true).await
+    }
+
+    /// Every region of `table` in key order, read from `hbase:meta` (and cached).
+    pub async fn table_regions(&self, table: &str) -> Result<Vec<RegionLocation>, RpcError> {
+        let mut regions = Vec::new();
+        let mut row = Bytes::new();
+        loop {
+            let region = self.locate_in_meta(table, &row, false).await?;
+            let end = region.end_key.clone();
+            regions.push(region);
+            if end.is_empty() {
+                return Ok(regions);
+            }
+            row = end;
+        }
+    }
+
+    /// A reversed, one-row scan of `hbase:meta`, as the Java client does; retried while
+    /// the region is in transition or meta moved.
+    async fn locate_in_meta(&self, table: &str, row: &[u8], before: bool) -> Result<RegionLocation, RpcError> {
+        validate_table(table)?;
+        let start = if before { region::meta_key_before(table, row) } else { region::meta_key_at(table, row) };
+        let request = pb::ScanRequest {
+            scan: Some(pb::Scan {
+                column: vec![pb::Column {
+                    family: Bytes::from_static(basalt_rpc_protocol::meta::CATALOG_FAMILY),
+                    qualifier: Vec::new(),
+                }],
+                start_row: Some(start),
+                stop_row: Some(region::meta_table_floor(table)),
+                include_stop_row: Some(true),
+                reversed: Some(true),
+                caching: Some(1),
+                read_type: Some(pb::scan::ReadType::Pread as i32),
+                ..Default::default()
+            }),
+            number_of_rows: Some(1),
+            close_scanner: Some(true),
+            ..Default::default()
+        };
+        let deadline = Instant::now() + self.inner.settings.operation_timeout;
+        let mut attempt = 0;
+        loop {
+            let outcome = self.meta_scan_once(&request).await.and_then(|rows| {
+                let Some(found) = rows.first() else {
+                    return Err(RpcError::RegionNotFound { table: table.to_owned(), row: Bytes::copy_from_slice(row) });
+                };
+                match region::parse_meta_row(found)
+                    .map_err(|reason| RpcError::Protocol { addr: "hbase:meta".into(), reason })?
+                {
+                    MetaLookup::Located(location) => Ok(location),
+                    MetaLookup::Unusable(why) => Err(RpcError::RegionUnavailable(why)),
+                }
+            });
+            let error = match outcome {
+                Ok(location) => {
+                    let fits = location.table == table
+                        && if before {
+                            row.is_empty() || location.start_key.as_ref() < row
+                        } else {
+                            location.contains(row)
+                        };
+                    if !fits {
+                        // Meta holds no region of this table at that row (a dropped or
+                        // unknown table, or a hole while a region is in transition).
+                        RpcError::RegionNotFound { table: table.to_owned(), row: Bytes::copy_from_slice(row) }
+                    } else {
+                        self.inner.regions.insert(location.clone());
+                        return Ok(location);
+                    }
+                }
+                Err(error) => error,
+            };
+            let retry = matches!(error, RpcError::RegionUnavailable(_) | RpcError::RegionNotFound { .. })
+                || error.is_retryable();
+            if !retry || Instant::now() >= deadline {
+                return Err(error);
+            }
+            if error.invalidates_location() {
+                self.refresh_meta().await;
+            }
+            self.pause(attempt).await;
+            attempt += 1;
+        }
+    }
+
+    async fn meta_scan_once(&self, request: &pb::ScanRequest) -> Result<Vec<RowResult>, RpcError> {
+        let meta = self
+            .inner
+            .meta
+            .lock()
+            .map(|meta| meta.first().cloned())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().first().cloned())
+            .ok_or_else(|| RpcError::Bootstrap("no meta location".into()))?;
+        let mut request = request.clone();
+        request.region = Some(meta.specifier());
+        let reply = self.call(&meta.server, "Scan", &request, None).await?;
+        let response: pb::ScanResponse = reply.decode(&meta.server)?;
+        scan_results(&meta.server, &response, &reply.cell_block)
+    }
+
+    async fn refresh_meta(&self) {
+        let settings = &self.inner.settings;
+        if let Ok(meta) = registry::meta_locations(&self.inner.pool, &settings.bootstrap, settings.rpc_timeout).await {
+            match self.inner.meta.lock() {
+                Ok(mut current) => *current = meta,
+                Err(poisoned) => *poisoned.into_inner() = meta,
+            }
+        }
+    }
+
+    /// One call on the connection to `server`.
+    pub(crate) async fn call(
+        &self,
+        server: &str,
+        method: &'static str,
+        param: &impl prost::Message,
+        cell_block: Option<&Bytes>,
+    ) -> Result<Reply, RpcError> {
+        let conn = self.inner.pool.get(server, Service::Client).await?;
+        conn.call(method, param, cell_block, self.inner.settings.rpc_timeout).await
+    }
+
+    /// Updates the region cache after a failed call to `region`.
+    pub(crate) fn on_error(&self, region: &RegionLocation, error: &RpcError) {
+        match error {
+            RpcError::Remote(remote) => match remote.kind() {
+                RemoteExceptionKind::RegionMoved(Some(to)) => {
+                    self.inner.regions.moved(region, &format!("{}:{}", to.host, to.port))
+                }
+                _ if remote.exception.invalidates_location() => self.inner.regions.invalidate(region),
+                _ => {}
+            },
+            RpcError::Connect { .. } | RpcError::ConnectionFailed { .. } => {
+                self.inner.regions.forget_server(&region.server)
+            }
+            _ => {}
+        }
+    }
+
+    /// Sleeps before retry `attempt`: the pause doubled per attempt, at most 1 s.
+    pub(crate) async fn pause(&self, attempt: u32) {
+        let pause = self.inner.settings.pause.saturating_mul(1 << attempt.min(5));
+        tokio::time::sleep(pause.min(Duration::from_secs(1))).await;
+    }
+
+    /// The deadline of an operation starting now.
+    pub(crate) fn deadline(&self) -> Instant {
+        Instant::now() + self.inner.settings.operation_timeout
+    }
+
+    /// Runs `call` against the region of `row`, relocating and retrying while the error
+    /// allows it and the operation's deadline is not reached. `retry_unknown_outcome`
+    /// says whether a call that may have executed (timeout, connection lost after
+    /// sending) may run again.
+    async fn with_region<T, F, Fut>(
+        &self,
+        table: &str,
+        row: &[u8],
+        retry_unknown_outcome: bool,
+        call: F,
+    ) -> Result<T, RpcError>
+    where
+        F: Fn(RegionLocation) -> Fut,
+        Fut: std::future::Future<Output = Result<T, RpcError>>,
+    {
+        let deadline = self.deadline();
+        let mut attempt = 0;
+        loop {
+            let region = self.locate(table, row).await?;
+            let error = match call(region.clone()).await {
+                Ok(value) => return Ok(value),
+                Err(error) => error,
+            };
+            self.on_error(&region, &error);
+            let unknown_outcome = matches!(error, RpcError::Timeout { .. } | RpcError::ConnectionFailed { .. });
+            if !error.is_retryable() || (unknown_outcome && !retry_unknown_outcome) {
+                return Err(error);
+            }
+            if Instant::now() >= deadline {
+                return Err(RpcError::RetriesExhausted { attempts: attempt + 1, last: Box::new(error) });
+            }
+            self.pause(attempt).await;
+            attempt += 1;
+        }
+    }
+
+    /// Reads one row (an empty result when it does not exist).
+    pub async fn get(&self, table: &str, get: &Get) -> Result<RowResult, RpcError> {
+        validate_row(get.row())?;
+        let proto = get.to_proto();
+        self.with_region(table, get.row(), true, |region| {
+            let request = pb::GetRequest { region: region.specifier(), get: proto.clone() };
+            async move {
+                let reply = self.call(&region.server, "Get", &request, None).await?;
+                let response: pb::GetResponse = reply.decode(&region.server)?;
+                let mut reader = CellCursor::new(reply.cell_block.clone());
+                match response.result {
+                    Some(result) => row_result(&region.server, &result, &mut reader),
+                    None => Ok(RowResult::default()),
+                }
+            }
+        })
+        .await
+    }
+
+    /// Applies one mutation; increments and appends return the new values.
+    pub async fn mutate(&self, table: &str, mutation: &Mutation) -> Result<RowResult, RpcError> {
+        validate_row(mutation.row())?;
+        let proto = mutation.to_proto();
+        self.with_region(table, mutation.row(), mutation.is_idempotent(), |region| {
+            let request = pb::MutateRequest {
+                region: region.specifier(),
+                mutation: proto.clone(),
+                condition: None,
+                nonce_group: None,
+            };
+            async move {
+                let reply = self.call(&region.server, "Mutate", &request, None).await?;
+                let response: pb::MutateResponse = reply.decode(&region.server)?;
+                let mut reader = CellCursor::new(reply.cell_block.clone());
+                match response.result {
+                    Some(result) => row_result(&region.server, &result, &mut reader),
+                    None => Ok(RowResult::default()),
+                }
+            }
+        })
+        .await
+    }
+
+    /// Applies `mutation` only if `check` holds; returns whether it was applied.
+    pub async fn check_and_mutate(&self, table: &str, check: &Check, mutation: &Mutation) -> Result<bool, RpcError> {
+        validate_row(mutation.row())?;
+        if check.row != mutation.row() {
+            return Err(RpcError::InvalidArgument("check-and-mutate checks the mutation's own row".into()));
+        }
+        let proto = mutation.to_proto();
+        let condition = check.to_proto();
+        self.with_region(table, mutation.row(), false, |region| {
+            let request = pb::MutateRequest {
+                region: region.specifier(),
+                mutation: proto.clone(),
+                condition: Some(condition.clone()),
+                nonce_group: None,
+            };
+            async move {
+                let reply = self.call(&region.server, "Mutate", &request, None).await?;
+                let response: pb::MutateResponse = reply.decode(&region.server)?;
+                Ok(response.processed.unwrap_or(false))
+            }
+        })
+        .await
+    }
+}
+
+/// One `Result` message's cells: taken from the cell block (`associated_cell_count`)
+/// or, when the server sent them inline, refused as unexpected.
+pub(crate) fn row_result(server: &str, result: &pb::Result, reader: &mut CellCursor) -> Result<RowResult, RpcError> {
+    let protocol = |reason: String| RpcError::Protocol { addr: server.to_owned(), reason };
+    if !result.cell.is_empty() {
+        return Err(protocol("cells inline in the message; this client asks for cell blocks".into()));
+    }
+    let count = usize::try_from(result.associated_cell_count.unwrap_or(0))
+        .map_err(|_| protocol("a negative cell count".into()))?;
+    let cells = reader.take(count).map_err(protocol)?;
+    Ok(RowResult { cells, partial: result.partial.unwrap_or(false), stale: result.stale.unwrap_or(false) })
+}
+
+/// The results of a scan reply: `cells_per_result` cells each from the cell block, with
+/// their partial flags.
+pub(crate) fn scan_results(
+    server: &str,
+    response: &pb::ScanResponse,
+    block: &Bytes,
+) -> Result<Vec<RowResult>, RpcError> {
+    let protocol = |reason: String| RpcError::Protocol { addr: server.to_owned(), reason };
+    if response.results.iter().any(|r| !r.cell.is_empty()) {
+        return Err(protocol("scan results inline in the message; this client asks for cell blocks".into()));
+    }
+    let mut reader = CellCursor::new(block.clone());
+    let mut rows = Vec::with_capacity(response.cells_per_result.len());
+    for (index, count) in response.cells_per_result.iter().enumerate() {
+        let cells = reader.take(*count as usize).map_err(protocol)?;
+        let partial = response.partial_flag_per_result.get(index).copied().unwrap_or(false);
+        rows.push(RowResult { cells, partial, stale: response.stale.unwrap_or(false) });
+    }
+    if !reader.is_done() {
+        return Err(protocol("cells left in the block after the last result".into()));
+    }
+    Ok(rows)
+}
+
+pub(crate) fn validate_row(row: &[u8]) -> Result<(), RpcError> {
+    if row.is_empty() {
+        return Err(RpcError::InvalidArgument("an empty row key".into()));
+    }
+    if row.len() > i16::MAX as usize {
+        return Err(RpcError::InvalidArgument(format!("a row key of {} bytes (HBase's limit is 32767)", row.len())));
+    }
+    Ok(())
+}
+
+pub(crate) fn validate_table(table: &str) -> Result<(), RpcError> {
+    let valid =
+        !table.is_empty() && table.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
+    if valid {
+        Ok(())
+    } else {
+        Err(RpcError::InvalidArgument(format!("invalid table name {table:?}")))
+    }
+}

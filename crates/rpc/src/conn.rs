@@ -1,0 +1,432 @@
+//! One TCP connection to an HBase server, with calls multiplexed by call id.
+//!
+//! A writer task owns the socket's write half and sends whole frames (so a caller that
+//! is dropped mid-call never leaves half a frame on the wire); a reader task reads reply
+//! frames and hands each to the pending call with its id. A call's future owns a guard
+//! that removes its pending entry when dropped or timed out, so a late reply finds no
+//! entry and is discarded. When the connection fails (I/O error, an unreadable reply, a
+//! fatal server exception), every pending call fails with
+//! [`RpcError::ConnectionFailed`] and the connection refuses new calls; the pool then
+//! opens a new one on next use.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use basalt_rpc_protocol::call::{self, CallHead, Service};
+use basalt_rpc_protocol::cellblock::CellCodec;
+use basalt_rpc_protocol::reply::{Reply as ReplyFrame, ReplyDecoder};
+use bytes::{Bytes, BytesMut};
+use prost::Message;
+use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::error::{RemoteError, RpcError};
+
+/// Settings of one connection.
+#[derive(Debug, Clone)]
+pub struct ConnectionOptions {
+    /// The user name sent in the connection header (simple authentication).
+    pub user: String,
+    /// How long opening the TCP connection may take.
+    pub connect_timeout: Duration,
+    /// The largest reply frame accepted; a larger one fails the connection.
+    pub max_frame: usize,
+}
+
+impl Default for ConnectionOptions {
+    fn default() -> Self {
+        ConnectionOptions {
+            user: std::env::var("USER").unwrap_or_else(|_| "basalt".to_owned()),
+            connect_timeout: Duration::from_secs(10),
+            max_frame: 256 << 20,
+        }
+    }
+}
+
+/// A successful reply: the encoded response message and the cell block, both slices of
+/// the reply frame.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// The encoded response message.
+    pub param: Bytes,
+    /// The cell block (empty when there is none).
+    pub cell_block: Bytes,
+}
+
+impl Reply {
+    /// Decodes the response message.
+    pub(crate) fn decode<M: Message + Default>(&self, addr: &str) -> Result<M, RpcError> {
+        M::decode(self.param.clone())
+            .map_err(|e| RpcError::Protocol { addr: addr.to_owned(), reason: format!("undecodable response: {e}") })
+    }
+}
+
+type Waiter = oneshot::Sender<Result<Reply, RpcError>>;
+
+/// The calls waiting for a reply, or why the connection is no longer usable.
+enum Pending {
+    Open(HashMap<u32, Waiter>),
+    Failed(RpcError),
+}
+
+struct Shared {
+    addr: String,
+    pending: Mutex<Pending>,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
+        match self.pending.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Marks the connection failed and fails every pending call with `error`.
+    fn fail(&self, reason: String) {
+        let error = RpcError::ConnectionFailed { addr: self.addr.clone(), reason };
+        let waiters = match std::mem::replace(&mut *self.lock(), Pending::Failed(error.clone())) {
+            Pending::Open(waiters) => waiters,
+            Pending::Failed(_) => HashMap::new(),
+        };
+        for (_, waiter) in waiters {
+            let _ = waiter.send(Err(error.clone()));
+        }
+    }
+
+    fn failure(&self) -> Option<RpcError> {
+        match &*self.lock() {
+            Pending::Open(_) => None,
+            Pending::Failed(error) => Some(error.clone()),
+        }
+    }
+}
+
+/// A connection to one server for one service (`ClientService`, `ClientMetaService`);
+/// cheap to clone. The background tasks stop when the last clone is dropped.
+#[derive(Clone)]
+pub struct Connection {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    shared: Arc<Shared>,
+    next_id: AtomicU32,
+    writer: mpsc::UnboundedSender<Bytes>,
+    reader: JoinHandle<()>,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // The writer ends when its channel closes (this sender is the last one).
+        self.reader.abort();
+    }
+}
+
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection").field("addr", &self.inner.shared.addr).finish()
+    }
+}
+
+impl Connection {
+    /// Opens a connection to `addr` (`host:port`) for `service` and sends the preamble
+    /// and connection header. HBase does not answer the header under simple
+    /// authentication: a refused header shows up as a fatal exception on the first call.
+    pub async fn connect(addr: &str, service: Service, options: &ConnectionOptions) -> Result<Connection, RpcError> {
+        let connect_error = |reason: String| RpcError::Connect { addr: addr.to_owned(), reason };
+        let stream = match tokio::time::timeout(options.connect_timeout, TcpStream::connect(addr)).await {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(e)) => return Err(connect_error(e.to_string())),
+            Err(_) => return Err(connect_error(format!("no answer within {:?}", options.connect_timeout))),
+        };
+        stream.set_nodelay(true).map_err(|e| connect_error(e.to_string()))?;
+        let (read_half, mut write_half) = stream.into_split();
+        let header = call::connection_header(service, &options.user, Some(CellCodec::KeyValue));
+        let mut start = BytesMut::new();
+        call::encode_connection_start(&header, &mut start).map_err(|e| connect_error(e.to_string()))?;
+        write_half.write_all(&start).await.map_err(|e| connect_error(format!("sending the connection header: {e}")))?;
+        let shared = Arc::new(Shared { addr: addr.to_owned(), pending: Mutex::new(Pending::Open(HashMap::new())) });
+        let (tx, rx) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_loop(write_half, rx, shared.clone()));
+        let reader = tokio::spawn(read_loop(read_half, shared.clone(), options.max_frame, writer));
+        Ok(Connection { inner: Arc::new(Inner { shared, next_id: AtomicU32::new(1), writer: tx, reader }) })
+    }
+
+    /// The server's `host:port`.
+    pub fn addr(&self) -> &str {
+        &self.inner.shared.addr
+    }
+
+    /// Whether the connection has failed (a new call would fail at once).
+    pub fn is_broken(&self) -> bool {
+        self.inner.shared.failure().is_some() || self.inner.writer.is_closed()
+    }
+
+    /// How many calls wait for a reply (0 on a failed connection).
+    pub fn pending_calls(&self) -> usize {
+        match &*self.inner.shared.lock() {
+            Pending::Open(waiters) => waiters.len(),
+            Pending::Failed(_) => 0,
+        }
+    }
+
+    /// Calls `method` with `param` and an optional cell block; waits at most `timeout`.
+    /// Dropping the returned future removes the call's entry; its reply, if it comes,
+    /// is discarded.
+    pub async fn call(
+        &self,
+        method: &'static str,
+        param: &impl Message,
+        cell_block: Option<&Bytes>,
+        timeout: Duration,
+    ) -> Result<Reply, RpcError> {
+        let shared = &self.inner.shared;
+        // Call ids are u32 on the wire but the server reads them as int; stay positive.
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed) & 0x7fff_ffff;
+        let (tx, rx) = oneshot::channel();
+        match &mut *shared.lock() {
+            Pending::Open(waiters) => {
+                waiters.insert(id, tx);
+            }
+            Pending::Failed(error) => return Err(error.clone()),
+        }
+        let _guard = PendingGuard { shared, id };
+        let timeout_ms = u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX);
+        let head = CallHead { call_id: id, method_name: method, priority: None, timeout_ms: Some(timeout_ms) };
+        let mut bytes = BytesMut::new();
+        let block = cell_block.map(|b| &b[..]).unwrap_or_default();
+        call::encode_call(&head, param, block, &mut bytes)
+            .map_err(|e| RpcError::InvalidArgument(format!("a request that cannot be framed: {e}")))?;
+        if self.inner.writer.send(bytes.freeze()).is_err() {
+            return Err(shared.failure().unwrap_or_else(|| RpcError::ConnectionFailed {
+                addr: shared.addr.clone(),
+                reason: "the writer stopped".into(),
+            }));
+        }
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(shared.failure().unwrap_or_else(|| RpcError::ConnectionFailed {
+                addr: shared.addr.clone(),
+                reason: "the reader stopped".into(),
+            })),
+            Err(_) => Err(RpcError::Timeout { addr: shared.addr.clone(), method, timeout }),
+        }
+    }
+}
+
+/// Removes a call's pending entry when its future completes or is dropped.
+struct PendingGuard<'a> {
+    shared: &'a Shared,
+    id: u32,
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        if let Pending::Open(waiters) = &mut *self.shared.lock() {
+            waiters.remove(&self.id);
+        }
+    }
+}
+
+async fn write_loop(write_half: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<Bytes>, shared: Arc<Shared>) {
+    let mut out = BufWriter::with_capacity(64 << 10, write_half);
+    while let Some(frame) = rx.recv().await {
+        let mut result = out.write_all(&frame).await;
+        // Gather whatever else is queued into the same flush.
+        while result.is_ok() {
+            match rx.try_recv() {
+                Ok(frame) => result = out.write_all(&frame).await,
+                Err(_) => break,
+            }
+        }
+        if let Err(e) = result.and(out.flush().await) {
+            shared.fail(format!("write failed: {e}"));
+            return;
+        }
+    }
+    let _ = out.shutdown().await;
+}
+
+async fn read_loop(mut read_half: OwnedReadHalf, shared: Arc<Shared>, max_frame: usize, writer: JoinHandle<()>) {
+    let decoder = ReplyDecoder::with_max_frame_len(max_frame);
+    let mut buf = BytesMut::with_capacity(64 << 10);
+    let reason = 'read: loop {
+        loop {
+            match decoder.decode(&mut buf) {
+                Ok(Some(reply)) => {
+                    if let Some(reason) = deliver(&shared, reply) {
+                        break 'read reason;
+                    }
+                }
+                Ok(None) => break,
+                // A frame that cannot be read: its call cannot be told apart, so the
+                // connection (and every call on it) fails.
+                Err(e) => break 'read format!("unreadable reply: {e}"),
+            }
+        }
+        if buf.capacity() - buf.len() < 16 << 10 {
+            buf.reserve(64 << 10);
+        }
+        match read_half.read_buf(&mut buf).await {
+            Ok(0) => break "the server closed the connection".into(),
+            Ok(_) => {}
+            Err(e) => break format!("read failed: {e}"),
+        }
+    };
+    shared.fail(reason);
+    writer.abort();
+}
+
+/// Hands a reply to its call; returns why the connection must close, if it must.
+fn deliver(shared: &Shared, reply: ReplyFrame) -> Option<String> {
+    let result = match reply.exception() {
+        Some(exception) => {
+            let remote = RemoteError { server: shared.addr.clone(), exception };
+            if remote.exception.closes_connection() {
+                return Some(remote.to_string());
+            }
+            Err(RpcError::Remote(Box::new(remote)))
+        }
+        None => Ok(Reply { param: reply.response.unwrap_or_default(), cell_block: reply.cell_block }),
+    };
+    let waiter = match &mut *shared.lock() {
+        Pending::Open(waiters) => waiters.remove(&reply.call_id),
+        Pending::Failed(_) => None,
+    };
+    // No waiter: the call timed out or was dropped; its reply is discarded.
+    if let Some(waiter) = waiter {
+        let _ = waiter.send(result);
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pb;
+    use bytes::BufMut;
+    use tokio::net::TcpListener;
+
+    /// A scripted peer: reads the preamble and header, then the test drives it.
+    async fn accept_after_header(listener: &TcpListener) -> TcpStream {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut preamble = [0u8; 6];
+        socket.read_exact(&mut preamble).await.unwrap();
+        assert_eq!(&preamble, b"HBas\x00\x50");
+        let len = socket.read_u32().await.unwrap();
+        let mut header = vec![0u8; len as usize];
+        socket.read_exact(&mut header).await.unwrap();
+        socket
+    }
+
+    async fn read_request(socket: &mut TcpStream) -> pb::RequestHeader {
+        let len = socket.read_u32().await.unwrap();
+        let mut body = vec![0u8; len as usize];
+        socket.read_exact(&mut body).await.unwrap();
+        pb::RequestHeader::decode_length_delimited(&body[..]).unwrap()
+    }
+
+    async fn reply(socket: &mut TcpStream, call_id: u32, cluster_id: &str) {
+        let header = pb::ResponseHeader { call_id: Some(call_id), exception: None, cell_block_meta: None };
+        let response = pb::GetClusterIdResponse { cluster_id: Some(cluster_id.into()) };
+        let mut body = BytesMut::new();
+        header.encode_length_delimited(&mut body).unwrap();
+        response.encode_length_delimited(&mut body).unwrap();
+        let mut frame = BytesMut::new();
+        frame.put_u32(body.len() as u32);
+        frame.put_slice(&body);
+        socket.write_all(&frame).await.unwrap();
+    }
+
+    // These tests check the connection's bookkeeping against a scripted socket; what
+    // HBase itself answers is tested against the real server in tests/hbase/native.rs.
+    #[tokio::test]
+    async fn replies_out_of_order_reach_their_calls_and_dropped_calls_leave_nothing() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let server = tokio::spawn(async move {
+            let mut socket = accept_after_header(&listener).await;
+            let first = read_request(&mut socket).await.call_id.unwrap();
+            let second = read_request(&mut socket).await.call_id.unwrap();
+            let third = read_request(&mut socket).await.call_id.unwrap();
+            // Answer in reverse order; the first call was dropped by then.
+            reply(&mut socket, third, "three").await;
+            reply(&mut socket, second, "two").await;
+            reply(&mut socket, first, "one").await;
+            let fourth = read_request(&mut socket).await.call_id.unwrap();
+            reply(&mut socket, fourth, "four").await;
+            socket
+        });
+        let conn = Connection::connect(&addr, Service::ClientMeta, &ConnectionOptions::default()).await.unwrap();
+        let param = pb::GetClusterIdRequest {};
+        let long = Duration::from_secs(5);
+        // The first call is abandoned (its future dropped) once its request is sent.
+        let dropped = tokio::time::timeout(Duration::from_millis(100), conn.call("GetClusterId", &param, None, long));
+        assert!(dropped.await.is_err());
+        assert_eq!(conn.pending_calls(), 0);
+        let (two, three) = tokio::join!(conn.call("GetClusterId", &param, None, long), async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            conn.call("GetClusterId", &param, None, long).await
+        });
+        let id = |r: Result<Reply, RpcError>| r.unwrap().decode::<pb::GetClusterIdResponse>("x").unwrap().cluster_id;
+        assert_eq!(id(two).as_deref(), Some("two"));
+        assert_eq!(id(three).as_deref(), Some("three"));
+        // The late reply to the dropped call was discarded; the connection still works.
+        assert_eq!(id(conn.call("GetClusterId", &param, None, long).await).as_deref(), Some("four"));
+        assert_eq!(conn.pending_calls(), 0);
+        drop(server.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_closed_connection_fails_every_pending_call_and_refuses_new_ones() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let server = tokio::spawn(async move {
+            let mut socket = accept_after_header(&listener).await;
+            read_request(&mut socket).await;
+            read_request(&mut socket).await;
+            drop(socket);
+        });
+        let conn = Connection::connect(&addr, Service::Client, &ConnectionOptions::default()).await.unwrap();
+        let param = pb::GetClusterIdRequest {};
+        let long = Duration::from_secs(5);
+        let (a, b) =
+            tokio::join!(conn.call("GetClusterId", &param, None, long), conn.call("GetClusterId", &param, None, long));
+        server.await.unwrap();
+        assert!(matches!(a, Err(RpcError::ConnectionFailed { .. })), "{a:?}");
+        assert!(matches!(b, Err(RpcError::ConnectionFailed { .. })), "{b:?}");
+        assert!(conn.is_broken());
+        let again = conn.call("GetClusterId", &param, None, long).await;
+        assert!(matches!(again, Err(RpcError::ConnectionFailed { .. })), "{again:?}");
+    }
+
+    #[tokio::test]
+    async fn a_deadline_fails_the_call_and_removes_its_entry() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let server = tokio::spawn(async move {
+            let mut socket = accept_after_header(&listener).await;
+            let id = read_request(&mut socket).await.call_id.unwrap();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            reply(&mut socket, id, "late").await;
+            let id = read_request(&mut socket).await.call_id.unwrap();
+            reply(&mut socket, id, "on time").await;
+            socket
+        });
+        let conn = Connection::connect(&addr, Service::Client, &ConnectionOptions::default()).await.unwrap();
+        let param = pb::GetClusterIdRequest {};
+        let late = conn.call("GetClusterId", &param, None, Duration::from_millis(50)).await;
+        assert!(matches!(late, Err(RpcError::Timeout { .. })), "{late:?}");
+        assert_eq!(conn.pending_calls(), 0);
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let ok = conn.call("GetClusterId", &param, None, Duration::from_secs(5)).await.unwrap();
+        assert_eq!(ok.decode::<pb::GetClusterIdResponse>("x").unwrap().cluster_id.as_deref(), Some("on time"));
+        drop(server.await.unwrap());
+    }
+}

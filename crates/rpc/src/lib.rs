@@ -1,0 +1,38 @@
+//! HBase's native RPC for Basalt: straight to the region servers, without the Thrift2
+//! gateway.
+//!
+//! - [`Connection`]: one TCP connection per server and service, calls multiplexed by
+//!   call id, a deadline per call, cancellation by drop.
+//! - [`RpcClient`]: bootstrap through the connection registry (no ZooKeeper), region
+//!   locations from `hbase:meta` cached per table, gets, mutations, batches grouped by
+//!   region server, and scans that cross regions and survive moves and splits.
+//! - Replies are views over the reply's bytes: a [`Cell`]'s row, family, qualifier and
+//!   value are slices of the cell block, not copies.
+//!
+//! Simple authentication only (the user name in the connection header); SASL is not
+//! supported yet.
+
+mod batch;
+mod cells;
+mod client;
+mod conn;
+mod error;
+mod mutation;
+mod pool;
+mod region;
+mod registry;
+mod scan;
+
+pub use basalt_rpc_protocol::{call::Service, pb};
+
+pub use basalt_rpc_protocol::cellblock::{Cell, CellType};
+pub use basalt_rpc_protocol::exception::{MovedTo, RemoteException, RemoteExceptionKind};
+pub use batch::{BatchAction, BatchResults};
+pub use cells::RowResult;
+pub use client::{Get, RpcClient, RpcClientBuilder};
+pub use conn::{Connection, ConnectionOptions, Reply};
+pub use error::{RemoteError, RpcError};
+pub use mutation::{Check, Mutation};
+pub use region::RegionLocation;
+pub use registry::ClusterInfo;
+pub use scan::{ScanSpec, Scanner};

@@ -1,0 +1,59 @@
+//! One connection per server and service, opened on first use and replaced on the next
+//! use after it failed.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use basalt_rpc_protocol::call::Service;
+
+use crate::conn::{Connection, ConnectionOptions};
+use crate::error::RpcError;
+
+type Slot = Arc<tokio::sync::Mutex<Option<Connection>>>;
+
+/// The connections of a client, keyed by `host:port` and service.
+#[derive(Debug, Default)]
+pub(crate) struct Pool {
+    slots: Mutex<HashMap<(String, Service), Slot>>,
+    options: ConnectionOptions,
+}
+
+impl Pool {
+    /// A pool opening connections with `options`.
+    pub fn new(options: ConnectionOptions) -> Pool {
+        Pool { slots: Mutex::new(HashMap::new()), options }
+    }
+
+    /// The live connection to `addr` for `service`, opening one if there is none or the
+    /// last one failed. Concurrent callers for the same server wait for one connect.
+    pub async fn get(&self, addr: &str, service: Service) -> Result<Connection, RpcError> {
+        let slot = {
+            let mut slots = match self.slots.lock() {
+                Ok(slots) => slots,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            slots.entry((addr.to_owned(), service)).or_default().clone()
+        };
+        let mut slot = slot.lock().await;
+        if let Some(conn) = slot.as_ref() {
+            if !conn.is_broken() {
+                return Ok(conn.clone());
+            }
+        }
+        let conn = Connection::connect(addr, service, &self.options).await?;
+        *slot = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// How many connections are open and not failed.
+    pub fn live_connections(&self) -> usize {
+        let slots = match self.slots.lock() {
+            Ok(slots) => slots,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        slots
+            .values()
+            .filter(|slot| slot.try_lock().is_ok_and(|conn| conn.as_ref().is_some_and(|c| !c.is_broken())))
+            .count()
+    }
+}

@@ -1,0 +1,119 @@
+//! Bootstrap through HBase's connection registry (`ClientMetaService`), served in HBase
+//! 2.6 by the master and by every region server: the cluster id, the active master and
+//! the location of `hbase:meta`, without ZooKeeper.
+
+use std::time::Duration;
+
+use basalt_rpc_protocol::call::Service;
+
+use crate::error::RpcError;
+use crate::pb;
+use crate::pool::Pool;
+use crate::region::{table_name_string, RegionLocation};
+
+/// What the registry told about the cluster.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClusterInfo {
+    /// The cluster's id.
+    pub cluster_id: String,
+    /// `host:port` of the active master, if one is known.
+    pub active_master: Option<String>,
+    /// Where `hbase:meta` is served (the default replica first).
+    pub meta: Vec<RegionLocation>,
+    /// The bootstrap server that answered.
+    pub answered_by: String,
+}
+
+/// `host:port` of a server name.
+pub(crate) fn server_addr(server: &pb::ServerName) -> String {
+    match server.port {
+        Some(port) => format!("{}:{port}", server.host_name),
+        None => server.host_name.clone(),
+    }
+}
+
+/// Asks each bootstrap server in turn until one answers all three questions.
+pub(crate) async fn bootstrap(pool: &Pool, servers: &[String], timeout: Duration) -> Result<ClusterInfo, RpcError> {
+    let mut failures = Vec::new();
+    for server in servers {
+        match ask(pool, server, timeout).await {
+            Ok(info) => return Ok(info),
+            Err(e) => failures.push(format!("{server}: {e}")),
+        }
+    }
+    if failures.is_empty() {
+        return Err(RpcError::InvalidArgument("no bootstrap server given".into()));
+    }
+    Err(RpcError::Bootstrap(failures.join("; ")))
+}
+
+/// The meta locations, asked of the bootstrap servers (after meta moved).
+pub(crate) async fn meta_locations(
+    pool: &Pool,
+    servers: &[String],
+    timeout: Duration,
+) -> Result<Vec<RegionLocation>, RpcError> {
+    let mut failures = Vec::new();
+    for server in servers {
+        match ask_meta(pool, server, timeout).await {
+            Ok(meta) if !meta.is_empty() => return Ok(meta),
+            Ok(_) => failures.push(format!("{server}: no meta location known")),
+            Err(e) => failures.push(format!("{server}: {e}")),
+        }
+    }
+    Err(RpcError::Bootstrap(failures.join("; ")))
+}
+
+async fn ask(pool: &Pool, server: &str, timeout: Duration) -> Result<ClusterInfo, RpcError> {
+    let conn = pool.get(server, Service::ClientMeta).await?;
+    let reply = conn.call("GetClusterId", &pb::GetClusterIdRequest {}, None, timeout).await?;
+    let cluster_id = reply
+        .decode::<pb::GetClusterIdResponse>(server)?
+        .cluster_id
+        .ok_or_else(|| RpcError::Bootstrap(format!("{server} knows no cluster id yet")))?;
+    let reply = conn.call("GetActiveMaster", &pb::GetActiveMasterRequest {}, None, timeout).await?;
+    let active_master = reply.decode::<pb::GetActiveMasterResponse>(server)?.server_name.as_ref().map(server_addr);
+    let meta = ask_meta(pool, server, timeout).await?;
+    if meta.is_empty() {
+        return Err(RpcError::Bootstrap(format!("{server} knows no meta location yet")));
+    }
+    Ok(ClusterInfo { cluster_id, active_master, meta, answered_by: server.to_owned() })
+}
+
+async fn ask_meta(pool: &Pool, server: &str, timeout: Duration) -> Result<Vec<RegionLocation>, RpcError> {
+    let conn = pool.get(server, Service::ClientMeta).await?;
+    let reply = conn.call("GetMetaRegionLocations", &pb::GetMetaRegionLocationsRequest {}, None, timeout).await?;
+    let response = reply.decode::<pb::GetMetaRegionLocationsResponse>(server)?;
+    let mut meta: Vec<(i32, RegionLocation)> = response
+        .meta_locations
+        .into_iter()
+        .filter_map(|location| {
+            let region = location.region_info;
+            let server = location.server_name.as_ref().map(server_addr)?;
+            let replica = region.replica_id.unwrap_or(0);
+            Some((
+                replica,
+                RegionLocation {
+                    region_name: meta_region_name(&region),
+                    table: table_name_string(&region.table_name),
+                    start_key: region.start_key.unwrap_or_default(),
+                    end_key: region.end_key.unwrap_or_default(),
+                    server,
+                },
+            ))
+        })
+        .collect();
+    meta.sort_by_key(|(replica, _)| *replica);
+    Ok(meta.into_iter().map(|(_, location)| location).collect())
+}
+
+/// The region name of a meta replica: `hbase:meta,,1` for the default replica (its
+/// name is the old format, without an encoded suffix), `hbase:meta,,1_000N` for others.
+fn meta_region_name(region: &pb::RegionInfo) -> bytes::Bytes {
+    let table = table_name_string(&region.table_name);
+    let start = String::from_utf8_lossy(region.start_key.as_deref().unwrap_or_default()).into_owned();
+    match region.replica_id.unwrap_or(0) {
+        0 => bytes::Bytes::from(format!("{table},{start},{}", region.region_id)),
+        replica => bytes::Bytes::from(format!("{table},{start},{}_{replica:04X}", region.region_id)),
+    }
+}

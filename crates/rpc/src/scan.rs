@@ -1,0 +1,444 @@
+//! Scans: a server-side scanner per region, opened, paged with `next_call_seq`, closed;
+//! crossing region boundaries forward and reversed; reopened from the last row
+//! delivered after a move, a split, an expired lease or a lost connection.
+//!
+//! The client declares that it handles partial results and heartbeats: cells of a row
+//! that the server sends in several pieces are joined before the row is delivered, and
+//! a heartbeat (a reply with no rows while the server keeps scanning) just continues.
+//! Only complete rows move the resume point, so a reopen loses and repeats nothing.
+
+use std::time::Instant;
+
+use bytes::Bytes;
+
+use basalt_rpc_protocol::cellblock::Cell;
+use basalt_rpc_protocol::exception::ScannerAdvice;
+
+use crate::cells::RowResult;
+use crate::client::{columns_proto, scan_results, RpcClient};
+use crate::error::RpcError;
+use crate::pb;
+use crate::region::RegionLocation;
+
+/// What to scan, with documented defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanSpec {
+    start: Bytes,
+    stop: Bytes,
+    reversed: bool,
+    columns: Vec<(Bytes, Option<Bytes>)>,
+    rows_per_page: u32,
+    max_result_size: Option<u64>,
+    limit: Option<u64>,
+    filter: Option<pb::Filter>,
+}
+
+impl Default for ScanSpec {
+    fn default() -> Self {
+        ScanSpec {
+            start: Bytes::new(),
+            stop: Bytes::new(),
+            reversed: false,
+            columns: Vec::new(),
+            rows_per_page: 1000,
+            max_result_size: None,
+            limit: None,
+            filter: None,
+        }
+    }
+}
+
+impl ScanSpec {
+    /// The whole table, forward, 1000 rows per page.
+    pub fn new() -> ScanSpec {
+        ScanSpec::default()
+    }
+
+    /// First row (inclusive); for a reversed scan, the highest row.
+    pub fn start(mut self, row: impl Into<Bytes>) -> ScanSpec {
+        self.start = row.into();
+        self
+    }
+
+    /// Row where the scan ends (exclusive); for a reversed scan, the lowest bound.
+    pub fn stop(mut self, row: impl Into<Bytes>) -> ScanSpec {
+        self.stop = row.into();
+        self
+    }
+
+    /// Scans from high rows to low rows.
+    pub fn reversed(mut self, reversed: bool) -> ScanSpec {
+        self.reversed = reversed;
+        self
+    }
+
+    /// Only this family (may be repeated).
+    pub fn family(mut self, family: impl Into<Bytes>) -> ScanSpec {
+        self.columns.push((family.into(), None));
+        self
+    }
+
+    /// Only this column (may be repeated).
+    pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> ScanSpec {
+        self.columns.push((family.into(), Some(qualifier.into())));
+        self
+    }
+
+    /// Rows asked per call (default 1000).
+    pub fn rows_per_page(mut self, rows: u32) -> ScanSpec {
+        self.rows_per_page = rows.max(1);
+        self
+    }
+
+    /// Bytes the server returns per call at most (the server's default otherwise); a
+    /// row larger than this arrives in partial pieces, joined here.
+    pub fn max_result_size(mut self, bytes: u64) -> ScanSpec {
+        self.max_result_size = Some(bytes);
+        self
+    }
+
+    /// At most this many rows in all.
+    pub fn limit(mut self, rows: u64) -> ScanSpec {
+        self.limit = Some(rows);
+        self
+    }
+
+    /// A server-side filter, as HBase's protobuf `Filter`.
+    pub fn filter(mut self, filter: pb::Filter) -> ScanSpec {
+        self.filter = Some(filter);
+        self
+    }
+}
+
+/// Where the scan resumes: a row, and whether that row itself is still to come.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Position {
+    row: Bytes,
+    inclusive: bool,
+}
+
+/// An open scan over a table; pages come from [`Scanner::next_page`]. Dropping a
+/// scanner closes its server-side scanner in the background.
+pub struct Scanner {
+    client: RpcClient,
+    table: String,
+    spec: ScanSpec,
+    position: Position,
+    open: Option<OpenScanner>,
+    partial: Vec<Cell>,
+    returned: u64,
+    done: bool,
+    reopened: u32,
+}
+
+/// A server-side scanner in one region.
+struct OpenScanner {
+    region: RegionLocation,
+    id: u64,
+    next_call_seq: u64,
+}
+
+impl std::fmt::Debug for Scanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scanner").field("table", &self.table).field("returned", &self.returned).finish()
+    }
+}
+
+impl RpcClient {
+    /// A scan of `table`; nothing is sent until the first page is asked for.
+    pub fn scan(&self, table: &str, spec: ScanSpec) -> Scanner {
+        Scanner {
+            client: self.clone(),
+            table: table.to_owned(),
+            position: Position { row: spec.start.clone(), inclusive: true },
+            spec,
+            open: None,
+            partial: Vec::new(),
+            returned: 0,
+            done: false,
+            reopened: 0,
+        }
+    }
+}
+
+impl Scanner {
+    /// Rows delivered so far.
+    pub fn rows_returned(&self) -> u64 {
+        self.returned
+    }
+
+    /// How many times the scan reopened after an error (a move, split, expired lease,
+    /// lost connection).
+    pub fn reopened(&self) -> u32 {
+        self.reopened
+    }
+
+    /// The next page of complete rows; `None` when the scan is over.
+    pub async fn next_page(&mut self) -> Result<Option<Vec<RowResult>>, RpcError> {
+        let deadline = self.client.deadline();
+        let mut attempt = 0;
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            if self.spec.limit.is_some_and(|limit| self.returned >= limit) {
+                self.finish();
+                return Ok(None);
+            }
+            let (region, request, opening) = match &self.open {
+                Some(open) => (open.region.clone(), self.next_request(open), false),
+                None => {
+                    let region = self.locate().await?;
+                    let request = self.open_request(&region);
+                    (region, request, true)
+                }
+            };
+            let outcome = self.client.call(&region.server, "Scan", &request, None).await.and_then(|reply| {
+                let response: pb::ScanResponse = reply.decode(&region.server)?;
+                let rows = scan_results(&region.server, &response, &reply.cell_block)?;
+                Ok((response, rows))
+            });
+            let (response, rows) = match outcome {
+                Ok(answer) => answer,
+                Err(error) => {
+                    self.client.on_error(&region, &error);
+                    self.abandon_scanner();
+                    let reopenable = error.is_retryable()
+                        || error.remote().is_some_and(|r| r.exception.scanner_advice() == ScannerAdvice::Reopen);
+                    if !reopenable || Instant::now() >= deadline {
+                        self.done = true;
+                        return Err(error);
+                    }
+                    self.reopened += 1;
+                    self.client.pause(attempt).await;
+                    attempt += 1;
+                    continue;
+                }
+            };
+            if opening {
+                let Some(id) = response.scanner_id else {
+                    self.done = true;
+                    return Err(RpcError::Protocol {
+                        addr: region.server,
+                        reason: "no scanner id in the open reply".into(),
+                    });
+                };
+                self.open = Some(OpenScanner { region: region.clone(), id, next_call_seq: 0 });
+            } else if let Some(open) = &mut self.open {
+                open.next_call_seq += 1;
+            }
+            let page = self.assemble(rows);
+            let more_in_region = response.more_results_in_region.unwrap_or(true);
+            let more_at_all = response.more_results.unwrap_or(true);
+            if !more_in_region || !more_at_all {
+                // The server closed its scanner.
+                self.open = None;
+                self.partial.clear();
+                if !more_at_all || self.past_last_region(&region) {
+                    self.done = true;
+                } else {
+                    self.position = if self.spec.reversed {
+                        Position { row: region.start_key.clone(), inclusive: false }
+                    } else {
+                        Position { row: region.end_key.clone(), inclusive: true }
+                    };
+                }
+            }
+            if !page.is_empty() {
+                return Ok(Some(page));
+            }
+        }
+    }
+
+    /// Every remaining row.
+    pub async fn collect_all(&mut self) -> Result<Vec<RowResult>, RpcError> {
+        let mut rows = Vec::new();
+        while let Some(page) = self.next_page().await? {
+            rows.extend(page);
+        }
+        Ok(rows)
+    }
+
+    /// Keeps the server-side scanner alive without fetching rows (between slow pages).
+    pub async fn renew_lease(&mut self) -> Result<(), RpcError> {
+        let Some(open) = &self.open else {
+            return Ok(());
+        };
+        let request = pb::ScanRequest {
+            scanner_id: Some(open.id),
+            renew: Some(true),
+            number_of_rows: Some(0),
+            ..Default::default()
+        };
+        self.client.call(&open.region.server, "Scan", &request, None).await.map(|_| ())
+    }
+
+    /// Closes the server-side scanner now and ends the scan.
+    pub async fn close(mut self) -> Result<(), RpcError> {
+        self.done = true;
+        match self.open.take() {
+            Some(open) => {
+                let request = close_request(open.id);
+                self.client.call(&open.region.server, "Scan", &request, None).await.map(|_| ())
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Joins partial pieces; returns the complete rows, moving the resume point past
+    /// them and applying the limit.
+    fn assemble(&mut self, rows: Vec<RowResult>) -> Vec<RowResult> {
+        let mut page = Vec::with_capacity(rows.len());
+        for mut row in rows {
+            if !self.partial.is_empty() && self.partial[0].row() != row.row() && !row.is_empty() {
+                // A piece of another row: the pending row ended without a final piece.
+                let cells = std::mem::take(&mut self.partial);
+                page.push(RowResult { cells, partial: false, stale: row.stale });
+            }
+            if row.partial {
+                self.partial.append(&mut row.cells);
+                continue;
+            }
+            if !self.partial.is_empty() {
+                let mut cells = std::mem::take(&mut self.partial);
+                cells.append(&mut row.cells);
+                row.cells = cells;
+            }
+            if !row.is_empty() {
+                row.partial = false;
+                page.push(row);
+            }
+        }
+        if let Some(limit) = self.spec.limit {
+            let room = usize::try_from(limit.saturating_sub(self.returned)).unwrap_or(usize::MAX);
+            page.truncate(room);
+        }
+        if let Some(last) = page.last() {
+            self.position = Position { row: last.row_bytes(), inclusive: false };
+        }
+        self.returned += page.len() as u64;
+        page
+    }
+
+    /// Whether `region` is the last one the scan needs.
+    fn past_last_region(&self, region: &RegionLocation) -> bool {
+        if self.spec.reversed {
+            region.start_key.is_empty() || (!self.spec.stop.is_empty() && region.start_key <= self.spec.stop)
+        } else {
+            region.end_key.is_empty() || (!self.spec.stop.is_empty() && region.end_key >= self.spec.stop)
+        }
+    }
+
+    async fn locate(&self) -> Result<RegionLocation, RpcError> {
+        let Position { row, inclusive } = &self.position;
+        if self.spec.reversed && (row.is_empty() || !inclusive) {
+            self.client.locate_before(&self.table, row).await
+        } else {
+            self.client.locate(&self.table, row).await
+        }
+    }
+
+    fn open_request(&self, region: &RegionLocation) -> pb::ScanRequest {
+        let column = columns_proto(&self.spec.columns);
+        let scan = pb::Scan {
+            column,
+            start_row: Some(self.position.row.clone()),
+            include_start_row: Some(self.position.inclusive),
+            stop_row: Some(self.spec.stop.clone()),
+            reversed: Some(self.spec.reversed),
+            caching: Some(self.spec.rows_per_page),
+            max_result_size: self.spec.max_result_size,
+            filter: self.spec.filter.clone(),
+            allow_partial_results: Some(false),
+            ..Default::default()
+        };
+        pb::ScanRequest {
+            region: Some(region.specifier()),
+            scan: Some(scan),
+            number_of_rows: Some(self.rows_wanted()),
+            close_scanner: Some(false),
+            client_handles_partials: Some(true),
+            client_handles_heartbeats: Some(true),
+            limit_of_rows: self.remaining_limit(),
+            ..Default::default()
+        }
+    }
+
+    fn next_request(&self, open: &OpenScanner) -> pb::ScanRequest {
+        pb::ScanRequest {
+            scanner_id: Some(open.id),
+            number_of_rows: Some(self.rows_wanted()),
+            close_scanner: Some(false),
+            next_call_seq: Some(open.next_call_seq),
+            client_handles_partials: Some(true),
+            client_handles_heartbeats: Some(true),
+            limit_of_rows: self.remaining_limit(),
+            ..Default::default()
+        }
+    }
+
+    fn rows_wanted(&self) -> u32 {
+        match self.remaining_limit() {
+            Some(remaining) => remaining.min(self.spec.rows_per_page),
+            None => self.spec.rows_per_page,
+        }
+    }
+
+    fn remaining_limit(&self) -> Option<u32> {
+        self.spec.limit.map(|limit| u32::try_from(limit.saturating_sub(self.returned)).unwrap_or(u32::MAX))
+    }
+
+    /// Forgets the server-side scanner after an error, closing it in the background in
+    /// case it is still open there; the partial row in progress is dropped (the reopen
+    /// starts at that row again).
+    fn abandon_scanner(&mut self) {
+        self.partial.clear();
+        if let Some(open) = self.open.take() {
+            spawn_close(&self.client, open);
+        }
+    }
+
+    fn finish(&mut self) {
+        self.done = true;
+        if let Some(open) = self.open.take() {
+            spawn_close(&self.client, open);
+        }
+    }
+}
+
+impl Drop for Scanner {
+    fn drop(&mut self) {
+        if let Some(open) = self.open.take() {
+            spawn_close(&self.client, open);
+        }
+    }
+}
+
+fn close_request(id: u64) -> pb::ScanRequest {
+    pb::ScanRequest { scanner_id: Some(id), number_of_rows: Some(0), close_scanner: Some(true), ..Default::default() }
+}
+
+/// Closes a server-side scanner from a background task (best effort: an error means it
+/// is already gone, and the lease would expire it anyway).
+fn spawn_close(client: &RpcClient, open: OpenScanner) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    let client = client.clone();
+    runtime.spawn(async move {
+        let _ = client.call(&open.region.server, "Scan", &close_request(open.id), None).await;
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_build() {
+        let spec = ScanSpec::new().start("a").stop("z").reversed(true).limit(5).rows_per_page(0);
+        assert_eq!(spec.rows_per_page, 1);
+        assert!(spec.reversed);
+        assert_eq!(spec.limit, Some(5));
+    }
+}
