@@ -279,11 +279,13 @@ impl Scan {
     /// so regions much larger than the read-ahead gain less. For a short range inside
     /// one region it costs one extra call (the region boundaries).
     ///
-    /// Each piece is its own server-side scan, as each region is in the Java client:
-    /// a page filter counts per region in both. Two differences from one scanner: a
-    /// filter that ends the scan (`Filter::while_match`) ends only its own piece, so
-    /// later regions still return rows; and a scan with both a limit and `batch` is
-    /// read with one scanner (HBase counts such a limit itself, across regions).
+    /// Each piece is its own server-side scan, as each region is in the Java client.
+    /// Two kinds of scan are read with one scanner, region after region, whatever
+    /// `regions` says, so that they give the Java client's answer: a scan with both a
+    /// limit and `batch` (HBase counts such a limit itself, across regions), and a scan
+    /// whose filter can end the whole scan (`Filter::while_match`, `Filter::page`,
+    /// `Filter::column_count_get`, anywhere in the filter): once such a filter is done
+    /// in one region, HBase returns no rows of the later regions either.
     pub fn parallel_regions(mut self, regions: usize) -> Scan {
         self.parallel = regions.max(1);
         self
@@ -519,7 +521,11 @@ impl RowStream {
         let stats = Arc::new(ScanStats::default());
         // A limit with batch is counted by HBase itself across regions, as the Java
         // client's one scanner sees them: read such scans with one scanner.
-        let one_scanner = scan.limit.is_some() && scan.read.batch.is_some();
+        // So are scans whose filter can end the whole scan (`scan_spanning_filter`): HBase
+        // ends the Java client's scan, in every later region too, once such a filter is
+        // done in one region; regions read at once would still return later rows.
+        let spanning = scan.read.filter.as_ref().and_then(|f| f.scan_spanning_filter()).is_some();
+        let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || spanning;
         if scan.parallel > 1 && gate.is_none() && !one_scanner {
             crate::region_scan::spawn(client, table, scan, Arc::clone(&stats), tx);
         } else {
