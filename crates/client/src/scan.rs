@@ -285,8 +285,10 @@ impl Scan {
     /// `regions` says, so that they give the Java client's answer: a scan with both a
     /// limit and `batch` (HBase counts such a limit itself, across regions), and a scan
     /// whose filter can end the whole scan (`Filter::while_match`, `Filter::page`,
-    /// `Filter::column_count_get`, anywhere in the filter): once such a filter is done
-    /// in one region, HBase returns no rows of the later regions either.
+    /// `Filter::column_count_get`, anywhere in the filter): HBase decides, as such a
+    /// filter ends in one region, whether the scan goes on to the next (a while-match
+    /// filter done before its region returned any row ends the whole scan), which
+    /// regions read at once cannot know.
     pub fn parallel_regions(mut self, regions: usize) -> Scan {
         self.parallel = regions.max(1);
         self
@@ -550,9 +552,9 @@ impl RowStream {
         let stats = Arc::new(ScanStats::default());
         // A limit with batch is counted by HBase itself across regions, as the Java
         // client's one scanner sees them: read such scans with one scanner.
-        // So are scans whose filter can end the whole scan (`scan_spanning_filter`): HBase
-        // ends the Java client's scan, in every later region too, once such a filter is
-        // done in one region; regions read at once would still return later rows.
+        // So are scans whose filter can end the whole scan (`scan_spanning_filter`): as
+        // such a filter ends in one region, HBase decides whether the scan goes on to
+        // the next region; regions read at once would return their rows regardless.
         let spanning = scan.read.filter.as_ref().and_then(|f| f.scan_spanning_filter()).is_some();
         let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || spanning;
         if scan.parallel > 1 && gate.is_none() && !one_scanner {
