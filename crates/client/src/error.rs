@@ -469,6 +469,11 @@ fn classify_server(message: String, can_retry: bool, table: Option<&str>) -> Err
             return Error::Busy { kind, message: first };
         }
     }
+    // A NullPointerException anywhere in the reply (the gateway's message may list its
+    // own attempts, each failed by the region server) is a bug in HBase's code, such as
+    // HBase 2.6's filter lists with some members: it fails the same way every time, and
+    // the gateway has already retried it. Not retried here, so it fails fast.
+    let can_retry = can_retry && !message.contains("java.lang.NullPointerException");
     // HBase's messages carry the Java stack trace; its first line says what happened.
     let message = message.lines().next().unwrap_or_default().trim().to_owned();
     let first_line = message.as_str();
@@ -540,5 +545,11 @@ mod tests {
         assert!(e.is_retryable());
         let e = Error::from_call("h:1", None, CallError::Server { message: "busy".into(), can_retry: Some(true) });
         assert!(e.is_retryable());
+        // An NPE in HBase's code, even below the first line and marked retryable, is not.
+        let npe = "org.apache.hadoop.hbase.client.RetriesExhaustedException: Failed after attempts=16\n\
+                   java.lang.NullPointerException: Cannot invoke \"Filter$ReturnCode.ordinal()\" because \"localRC\" is null";
+        let e = Error::from_call("h:1", None, CallError::Server { message: npe.into(), can_retry: Some(true) });
+        assert!(matches!(e, Error::Server { can_retry: false, .. }), "{e:?}");
+        assert!(!e.is_retryable());
     }
 }
