@@ -1,6 +1,9 @@
 //! How a call is run over a [`Transport`]: attempts, the retry policy within the retry
 //! budget, and what a failed write that is not idempotent reports.
 
+// Policy decisions: every error kind is listed, so a new one is decided, not defaulted.
+#![deny(clippy::wildcard_enum_match_arm)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -105,7 +108,22 @@ pub(crate) fn outcome_unknown(operation: &'static str, error: Error) -> Error {
         Error::Transport { .. } | Error::GatewayDropped { .. } | Error::Timeout { .. } | Error::Protocol { .. } => {
             Error::WriteOutcomeUnknown { operation, source: Box::new(error) }
         }
-        // HBase answered: it refused the call, nothing was applied.
-        other => other,
+        // HBase answered: it refused the call, nothing was applied (or, for the kinds that
+        // are not a call's failure, there was no call to apply).
+        other @ (Error::InvalidInput(_)
+        | Error::TableNotFound { .. }
+        | Error::NamespaceNotFound { .. }
+        | Error::AlreadyExists { .. }
+        | Error::NoSuchColumnFamily { .. }
+        | Error::ScannerExpired { .. }
+        | Error::IllegalArgument { .. }
+        | Error::Server { .. }
+        | Error::Busy { .. }
+        | Error::NoGateway { .. }
+        | Error::ClientClosed
+        | Error::ServerInternal { .. }
+        | Error::WriteOutcomeUnknown { .. }
+        | Error::ScanIntegrity { .. }
+        | Error::BatchFailed { .. }) => other,
     }
 }

@@ -3,6 +3,9 @@
 //! Only idempotent calls (gets, scans, puts, deletes, admin reads) are ever retried;
 //! increments, appends and check-and-mutate never are, whatever the policy says.
 
+// Policy decisions: every error kind is listed, so a new one is decided, not defaulted.
+#![deny(clippy::wildcard_enum_match_arm)]
+
 use std::time::Duration;
 
 use crate::error::Error;
