@@ -6,6 +6,7 @@
 //! it launched before exiting, whatever the tests did. If HBase cannot start, the run
 //! fails with the launcher's reason: nothing is skipped.
 
+mod answers;
 mod basics;
 mod chaos;
 mod client_admin;
@@ -13,7 +14,9 @@ mod client_data;
 mod client_gets;
 mod client_resilience;
 mod client_scan;
+mod differential;
 mod faults;
+mod filters;
 mod hostile;
 mod idl;
 mod native;
@@ -51,10 +54,13 @@ fn main() -> ExitCode {
         hostile::trials(),
         chaos::trials(),
         regions::trials(),
+        answers::trials(),
         outage::trials(),
         faults::trials(),
+        filters::trials(),
         secure::trials(),
         native::trials(),
+        differential::trials(),
     ]
     .into_iter()
     .flatten()

@@ -190,7 +190,7 @@ impl GetCoalescer {
                 client
                     .call_on("get", Some(&**table), &addr, pooled.conn(), &mut |conn| {
                         let tgets = tgets.take().unwrap_or_default();
-                        Box::pin(conn.get_rows(table_bytes.to_vec(), tgets))
+                        Box::pin(conn.get_multiple(table_bytes.to_vec(), tgets))
                     })
                     .await
                     .ok()

@@ -55,6 +55,15 @@ pub enum InvalidInput {
     /// A filter could not be rendered.
     #[error("invalid filter: {0}")]
     Filter(#[from] crate::filter::FilterError),
+    /// An option the transport cannot carry to HBase: sending the request without it
+    /// would return another answer than the one asked for.
+    #[error("{what} cannot be sent through the Thrift2 gateway: {why}")]
+    Untranslatable {
+        /// The option refused.
+        what: &'static str,
+        /// Why the transport cannot carry it.
+        why: &'static str,
+    },
 }
 
 /// Everything that can go wrong in a Basalt call.

@@ -35,7 +35,8 @@ use crate::options::render_filter;
 use crate::paging::{PagePlan, PageSizer};
 use crate::pool::Detached;
 use crate::row::Row;
-use crate::scan::{after_row, Scan, ScanPaging, ScanStats};
+use crate::scan::{after_row, key_before, Scan, ScanPaging, ScanStats};
+use crate::validate;
 
 /// Reopens after expiry or a lost connection allowed without a page in between.
 const MAX_QUIET_REOPENS: u32 = 3;
@@ -46,27 +47,17 @@ const MAX_QUIET_REOPENS: u32 = 3;
 pub(crate) struct Position {
     pub(crate) lower: Bytes,
     pub(crate) upper: Bytes,
-    /// (key, items already returned for it): set while a batched row is incomplete.
+    /// (key, items already returned for it): set while a batched row may have more
+    /// parts. HBase flags a row's last part as partial when hidden older versions
+    /// follow it, so a row is known complete only at a non-partial part or when
+    /// another row's key (or the end of the scan) arrives.
     pub(crate) partial: Option<(Bytes, usize)>,
     /// The last complete row returned since `lower`/`upper` were brought up to date by
-    /// [`Position::settle`]: a page costs one [`after_row`], not an allocation per row.
+    /// [`Position::settle`]: a page costs one [`after_row`], not one per row.
     last: Option<Bytes>,
 }
 
 impl Position {
-    /// Notes a delivered row; true when it is complete (not a part of a batched row).
-    fn advance(&mut self, row: &Row) -> bool {
-        if row.is_partial() {
-            match &mut self.partial {
-                Some((key, n)) if key[..] == *row.key() => *n += 1,
-                _ => self.partial = Some((row.key_bytes(), 1)),
-            }
-            return false;
-        }
-        self.partial = None;
-        true
-    }
-
     /// Moves `lower`/`upper` past the last complete row returned.
     fn settle(&mut self, reversed: bool) {
         if let Some(last) = self.last.take() {
@@ -80,13 +71,29 @@ impl Position {
 pub(crate) struct Rejected(pub(crate) String);
 
 /// The pure part of a scan: position, limit, and the check of each page.
+///
+/// The limit counts rows as the Java client does: a row counts when its first part
+/// arrives (its key differs from the previous part's), and once the limit is used up
+/// the scan still delivers the remaining parts of the last row, stopping at the next
+/// row's key.
 #[derive(Debug, Clone)]
 pub(crate) struct Tracker {
     pub(crate) position: Position,
     pub(crate) reversed: bool,
+    /// Rows the limit still allows to start.
     pub(crate) remaining: Option<u64>,
     /// After a reopen inside a batched row: (key, parts already returned) to drop.
     skip: Option<(Bytes, usize)>,
+    /// The limit is used up and the next row has begun: nothing more is delivered.
+    done: bool,
+    /// Reversed scans: send the greatest key below the exclusive upper bound as the
+    /// (inclusive) start row, so that the server never sees the excluded row (its
+    /// filters would count it or stop on it). Otherwise the bound itself is sent and
+    /// the row equal to it dropped here, which is cheaper (a short start row).
+    exact_upper: bool,
+    /// The longest row key of the table (see [`validate::max_row_key_len`]): the
+    /// greatest key below a bound is padded to it.
+    max_key_len: usize,
 }
 
 impl Tracker {
@@ -96,7 +103,26 @@ impl Tracker {
             reversed,
             remaining: limit,
             skip: None,
+            done: false,
+            exact_upper: false,
+            max_key_len: validate::MAX_ROW_KEY_LEN,
         }
+    }
+
+    /// The tracker of `scan` on `table`.
+    pub(crate) fn for_scan(scan: &Scan, table: &str) -> Tracker {
+        let mut tracker = Tracker::new(scan.start.clone(), scan.stop.clone(), scan.reversed, scan.limit);
+        // Batched scans: HBase's own row count (which the Java client obeys, and which
+        // in reversed batched scans can end a row early) must count exactly the rows
+        // Java's would, so the excluded row must not reach the server either.
+        tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some();
+        tracker.max_key_len = validate::max_row_key_len(table);
+        tracker
+    }
+
+    /// Whether the scan has delivered everything its limit allows.
+    pub(crate) fn finished(&self) -> bool {
+        self.done || (self.remaining == Some(0) && self.position.partial.is_none())
     }
 
     /// Called when a scanner is (re)opened at the position.
@@ -109,26 +135,42 @@ impl Tracker {
     pub(crate) fn accept(&mut self, results: impl ExactSizeIterator<Item = Row>) -> Result<Vec<Row>, Rejected> {
         let mut next = self.clone();
         let mut rows: Vec<Row> = Vec::with_capacity(results.len());
-        // The page's last complete row (its key is compared, not copied, per row).
-        let mut last_complete: Option<usize> = None;
+        // The page's last complete row.
+        let mut last_complete: Option<Bytes> = None;
         for row in results {
-            if next.remaining == Some(0) {
+            if next.done {
                 break;
             }
-            let page_last = last_complete.and_then(|i| rows.get(i)).map(Row::key);
-            if !next.keep(&row, page_last)? {
+            if !next.keep(&row, last_complete.as_deref())? {
                 continue;
             }
-            if next.position.advance(&row) {
-                last_complete = Some(rows.len());
+            let continues = matches!(&next.position.partial, Some((key, _)) if key[..] == *row.key());
+            if !continues {
+                // Another row: the one in progress (if any) is complete.
+                if let Some((key, _)) = next.position.partial.take() {
+                    last_complete = Some(key);
+                }
+                if next.remaining == Some(0) {
+                    next.done = true;
+                    break;
+                }
                 if let Some(n) = &mut next.remaining {
                     *n -= 1;
                 }
             }
+            if row.is_partial() {
+                match &mut next.position.partial {
+                    Some((_, n)) => *n += 1,
+                    None => next.position.partial = Some((row.key_bytes(), 1)),
+                }
+            } else {
+                next.position.partial = None;
+                last_complete = Some(row.key_bytes());
+            }
             rows.push(row);
         }
-        if let Some(row) = last_complete.and_then(|i| rows.get(i)) {
-            next.position.last = Some(row.key_bytes());
+        if last_complete.is_some() {
+            next.position.last = last_complete;
         }
         next.position.settle(next.reversed);
         *self = next;
@@ -187,16 +229,22 @@ impl Tracker {
         Ok(true)
     }
 
-    /// The `TScan` that resumes at the position.
-    pub(crate) fn tscan(&self, scan: &Scan) -> Result<TScan> {
+    /// The `TScan` that resumes at the position; `None` when nothing is left to read
+    /// (an empty range is never sent: the gateway turns equal bounds into a get).
+    pub(crate) fn tscan(&self, scan: &Scan) -> Result<Option<TScan>> {
         let read = &scan.read;
         let mut filter = read.filter.clone();
         let mut position = self.position.clone();
         position.settle(self.reversed);
         let Position { lower, upper, partial, .. } = &position;
+        if partial.is_none() && !upper.is_empty() && lower >= upper {
+            return Ok(None);
+        }
+        // Whether the server may return the row equal to the start, which `keep` drops.
+        let mut spare_row = false;
         let (start, stop) = if self.reversed {
             // HBase's reversed scan: start is the larger (inclusive) key, stop the
-            // smaller (exclusive) one; `keep` drops a row equal to the start.
+            // smaller (exclusive) one.
             let range = ScanRange {
                 bucket: None,
                 start: lower.clone(),
@@ -205,7 +253,18 @@ impl Tracker {
                 stop_may_be_row: true,
             };
             let bounds = range.reversed();
-            let start = partial.as_ref().map(|(key, _)| key.clone()).unwrap_or(bounds.start_row);
+            let start = match partial {
+                Some((key, _)) => key.clone(),
+                None if upper.is_empty() => Bytes::new(),
+                None if self.exact_upper => match key_before(upper, self.max_key_len) {
+                    Some(before) => before,
+                    None => return Ok(None), // no key lies below `upper`
+                },
+                None => {
+                    spare_row = true;
+                    upper.clone()
+                }
+            };
             match bounds.missing_row {
                 // No finite exclusive bound includes `lower`: stop at it inclusively.
                 Some(missing) if !missing.is_empty() => {
@@ -222,13 +281,26 @@ impl Tracker {
             let start = partial.as_ref().map(|(key, _)| key.clone()).unwrap_or_else(|| lower.clone());
             (start, upper.clone())
         };
-        // One spare row covers the reversed scan's inclusive start, which may be dropped.
-        let server_limit = self.remaining.map(|n| i32::try_from(n.saturating_add(1)).unwrap_or(i32::MAX));
+        if !start.is_empty() && !stop.is_empty() {
+            let empty = if self.reversed { start <= stop } else { start >= stop };
+            if empty {
+                return Ok(None);
+            }
+        }
+        let server_limit = match self.remaining {
+            Some(n) => {
+                // The row in progress is counted again by the reopened scanner, and a
+                // spare row covers a reversed start that is dropped.
+                let n = n + u64::from(partial.is_some()) + u64::from(spare_row);
+                Some(i32::try_from(n.max(1)).unwrap_or(i32::MAX))
+            }
+            None => None,
+        };
         // The gateway's caching toward the region server: the caller's page size, else
         // unset, so that the region server answers by size (2 MB per call by default)
         // and the growing pages are served from the gateway's cache.
         let caching = read.caching.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
-        Ok(TScan::new(
+        Ok(Some(TScan::new(
             non_empty(start),
             non_empty(stop),
             read.thrift_columns()?,
@@ -241,13 +313,13 @@ impl Tracker {
             None,
             self.reversed,
             read.cache_blocks,
-            None,
+            read.thrift_family_time_ranges()?,
             None,
             server_limit,
             None,
             None,
             crate::filter::filter_bytes(filter.as_ref())?,
-        ))
+        )))
     }
 }
 
@@ -325,7 +397,7 @@ impl Worker {
         tx: mpsc::Sender<Result<Vec<Row>>>,
         plan: PagePlan,
     ) {
-        let tracker = Tracker::new(scan.start.clone(), scan.stop.clone(), scan.reversed, scan.limit);
+        let tracker = Tracker::for_scan(&scan, &table);
         let has_filter = scan.read.has_filter();
         let sizer = PageSizer::new(scan.read.caching, plan, client.inner.pool.max_response_bytes());
         let span = tracing::debug_span!("hbase.scan", table = %table, reversed = scan.reversed);
@@ -351,7 +423,7 @@ impl Worker {
         let mut quiet_reopens = 0u32;
         let mut rejected_in_a_row = 0u32;
         loop {
-            if self.tracker.remaining == Some(0) {
+            if self.tracker.finished() {
                 break;
             }
             // Wait until the consumer has room: at most one page ahead.
@@ -452,9 +524,10 @@ impl Worker {
     fn want(&self) -> i32 {
         let page = self.sizer.rows();
         let mut want = match self.tracker.remaining {
-            // One spare row covers the reversed scan's inclusive start, which may be dropped.
-            Some(n) => n.saturating_add(1).min(u64::from(page)),
-            None => u64::from(page),
+            // One spare row covers the reversed scan's inclusive start, which may be
+            // dropped. With `batch`, a page's items are parts of rows: not capped.
+            Some(n) if self.scan.read.batch.is_none() => n.saturating_add(1).min(u64::from(page)),
+            _ => u64::from(page),
         };
         if self.scan.paging == ScanPaging::Stateless {
             // Every stateless page starts over at the position: it re-reads the parts of
@@ -504,12 +577,14 @@ impl Worker {
                 let id = p.id;
                 let results = self
                     .client
-                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.scanner_rows(id, want)))
+                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.get_scanner_rows(id, want)))
                     .await?;
                 (results, addr)
             }
             None => {
-                let tscan = self.tracker.tscan(&self.scan)?;
+                let Some(tscan) = self.tracker.tscan(&self.scan)? else {
+                    return Ok(Page::Last(Vec::new()));
+                };
                 let mut pooled = self.client.checkout().await?;
                 let addr = pooled.addr().to_owned();
                 let name = self.table.as_bytes().to_vec();
@@ -524,7 +599,7 @@ impl Worker {
                 let first = self
                     .client
                     .call_on("get_scanner_rows", table, &addr, pooled.conn(), &mut |c| {
-                        Box::pin(c.scanner_rows(id, want))
+                        Box::pin(c.get_scanner_rows(id, want))
                     })
                     .await;
                 *pinned = Some(Pinned { conn: pooled.detach(), id });
@@ -542,7 +617,9 @@ impl Worker {
 
     /// A page from a stateless `getScannerResults` call at the position.
     async fn stateless_page(&mut self) -> Result<Page, Interrupt> {
-        let mut tscan = self.tracker.tscan(&self.scan)?;
+        let Some(mut tscan) = self.tracker.tscan(&self.scan)? else {
+            return Ok(Page::Last(Vec::new()));
+        };
         let want = self.want();
         // The call reads `want` rows and closes: the region server need not send more.
         tscan.caching = Some(tscan.caching.unwrap_or(want));
@@ -552,7 +629,7 @@ impl Worker {
         let results = self
             .client
             .call_on("get_scanner_results", Some(&self.table), &addr, pooled.conn(), &mut |c| {
-                Box::pin(c.scanner_results(name.clone(), tscan.clone(), want))
+                Box::pin(c.get_scanner_results(name.clone(), tscan.clone(), want))
             })
             .await?;
         drop(pooled);
@@ -648,14 +725,65 @@ mod tests {
     }
 
     #[test]
+    fn empty_ranges_are_never_sent() {
+        let scan = Scan::new();
+        for reversed in [false, true] {
+            let t = Tracker::new(Bytes::from("x"), Bytes::from("x"), reversed, None);
+            assert!(t.tscan(&scan).unwrap().is_none(), "[x, x), reversed {reversed}");
+        }
+        // After returning `b` from [a, b\0): nothing is left, and no `[b\0, b\0)` is sent.
+        let mut t = Tracker::new(Bytes::from("a"), Bytes::from_static(b"b\0"), false, None);
+        t.accept(vec![result("a", false), result("b", false)].into_iter()).unwrap();
+        assert!(t.tscan(&scan).unwrap().is_none());
+        // Reversed: after returning `b` from [b, c): nothing is left.
+        let mut t = Tracker::new(Bytes::from("b"), Bytes::from("c"), true, None);
+        t.accept(vec![result("b", false)].into_iter()).unwrap();
+        assert!(t.tscan(&scan).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_reversed_scan_with_a_filter_starts_below_its_bound() {
+        let scan = Scan::new().reversed(true).filter(Filter::key_only()).limit(2);
+        let t = Tracker::for_scan(&scan.clone().start("r1").stop("r5"), "t");
+        let tscan = t.tscan(&scan).unwrap().unwrap();
+        let start = tscan.start_row.unwrap();
+        assert_eq!(&start[..2], b"r4");
+        assert_eq!(start.len(), validate::max_row_key_len("t"));
+        assert!(start[2..].iter().all(|b| *b == 0xFF));
+        assert_eq!(tscan.limit, Some(2), "exact: no spare row");
+        // Without a filter: the bound itself, and one spare row for it.
+        let plain = Scan::new().reversed(true).limit(2);
+        let tscan = Tracker::for_scan(&plain.clone().start("r1").stop("r5"), "t").tscan(&plain).unwrap().unwrap();
+        assert_eq!(tscan.start_row.as_deref(), Some(&b"r5"[..]));
+        assert_eq!(tscan.limit, Some(3));
+        // Reversed and batched: the exact start too, and the exact limit (the Java
+        // client's answer follows HBase's own count there).
+        let batched = plain.clone().batch(2);
+        let tscan = Tracker::for_scan(&batched.clone().start("r1").stop("r5"), "t").tscan(&batched).unwrap().unwrap();
+        assert_eq!(&tscan.start_row.unwrap()[..2], b"r4");
+        assert_eq!(tscan.limit, Some(2));
+    }
+
+    #[test]
+    fn a_row_whose_last_part_is_flagged_partial_counts_once() {
+        let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, Some(1));
+        let rows = t.accept(vec![result("m1", true)].into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["m1"]);
+        assert!(!t.finished(), "m1 may have more parts");
+        let rows = t.accept(vec![result("m2", false), result("m3", false)].into_iter()).unwrap();
+        assert!(rows.is_empty());
+        assert!(t.finished());
+    }
+
+    #[test]
     fn reversed_tscan_bounds_use_the_row_key_crate() {
         let scan = Scan::new().reversed(true);
         let t = Tracker::new(Bytes::from_static(b"b\0"), Bytes::from("m"), true, None);
-        let tscan = t.tscan(&scan).unwrap();
+        let tscan = t.tscan(&scan).unwrap().unwrap();
         assert_eq!(tscan.start_row.as_deref(), Some(&b"m"[..]));
         assert_eq!(tscan.stop_row.as_deref(), Some(&b"b"[..]));
         let t = Tracker::new(Bytes::from("b"), Bytes::new(), true, None);
-        let tscan = t.tscan(&scan).unwrap();
+        let tscan = t.tscan(&scan).unwrap().unwrap();
         assert_eq!(tscan.start_row, None);
         assert_eq!(tscan.stop_row, None);
         assert!(tscan.filter_string.unwrap().starts_with(b"InclusiveStopFilter"));

@@ -110,7 +110,7 @@ impl Table {
                 .client
                 .run("get_many", Some(&self.name), Idempotence::Idempotent, |conn| {
                     let (table, tgets) = (self.table(), chunk.to_vec());
-                    Box::pin(conn.get_rows(table, tgets))
+                    Box::pin(conn.get_multiple(table, tgets))
                 })
                 .await
                 .map_err(|e| e.with_filter_hint(has_filter))?;
