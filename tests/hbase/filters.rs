@@ -91,7 +91,23 @@ async fn raw_scan(
     let scan = TScan::new(
         None, None, None, None, None, None, string, None, None, None, None, None, None, None, None, None, None, bytes,
     );
-    conn.get_scanner_results(table.name().as_bytes().to_vec(), scan, 1000).await.map(cells).map_err(|e| e.to_string())
+    let batch =
+        conn.get_scanner_results(table.name().as_bytes().to_vec(), scan, 1000).await.map_err(|e| e.to_string())?;
+    Ok(batch
+        .iter()
+        .flat_map(|row| {
+            let key = row.key();
+            row.cells().map(move |c| {
+                (
+                    key.to_vec(),
+                    c.family().to_vec(),
+                    c.qualifier().to_vec(),
+                    c.value().to_vec(),
+                    c.timestamp().unwrap_or_default(),
+                )
+            })
+        })
+        .collect())
 }
 
 /// One raw `get` of `row` with either form of the filter.
