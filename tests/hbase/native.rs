@@ -5,7 +5,9 @@
 //!
 //! The bootstrap servers are the region servers the region tool lists (`servers`): the
 //! test bed picks their ports at random and they answer `ClientMetaService` themselves
-//! in HBase 2.6, so no ZooKeeper is involved.
+//! in HBase 2.6, so no ZooKeeper is involved. The tool reports them as the servers
+//! advertise themselves, the same way on both routes: 127.0.0.1 with the native launcher,
+//! the container's address on Docker's network (reachable from a Linux host) in Docker.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};

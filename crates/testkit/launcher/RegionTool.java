@@ -6,6 +6,8 @@
 // "RT err MESSAGE" (HBase's own log lines may be interleaved on stdout; answers are the
 // lines starting with "RT "). Keys are hex. Commands:
 //   servers                  the live region servers: "ok host,port,startcode ..."
+//   bootstrap                HBase RPC addresses as the servers advertise them, the active
+//                            master first: "ok MASTERHOST:PORT RSHOST:PORT ..."
 //   regions TABLE            "ok ENCODED:STARTHEX:SERVER ..." in key order
 //   move TABLE               moves every region of TABLE to another region server and
 //                            waits until each is open there: "ok MOVED"
@@ -67,6 +69,8 @@ public class RegionTool {
     switch (w[0]) {
       case "servers":
         return join(servers(admin));
+      case "bootstrap":
+        return bootstrap(admin);
       case "regions":
         need(w, 2);
         return regions(connection, TableName.valueOf(w[1]));
@@ -97,6 +101,18 @@ public class RegionTool {
     }
     names.sort(null);
     return names;
+  }
+
+  private static String bootstrap(Admin admin) throws Exception {
+    List<String> out = new ArrayList<>();
+    ServerName master = admin.getMaster();
+    out.add(master.getHostname() + ":" + master.getPort());
+    List<ServerName> servers = new ArrayList<>(admin.getRegionServers());
+    servers.sort(null);
+    for (ServerName s : servers) {
+      out.add(s.getHostname() + ":" + s.getPort());
+    }
+    return join(out);
   }
 
   private static String regions(Connection connection, TableName table) throws Exception {

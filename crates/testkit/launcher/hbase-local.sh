@@ -23,6 +23,11 @@
 #   --dir DIR               run directory (conf, data, logs, pids); default: a new temp dir
 #   --thrift-port PORT      Thrift2 port; default: a free port
 #   --bind ADDR             address the Thrift2 server listens on; default 127.0.0.1
+#   --rpc-host ADDR|auto    address the master and region servers listen on and advertise
+#                           to native RPC clients (registry, hbase:meta); default 127.0.0.1;
+#                           auto: this machine's first non-loopback IPv4 address (in a
+#                           container: its address on Docker's network, which a Linux host
+#                           reaches; the image's entrypoint uses it)
 #   --framed                framed transport (server's -f); default buffered
 #   --compact               compact protocol (server's -c); default binary
 #   --scanner-timeout-ms N  server-side scanner expiry; default 60000
@@ -117,6 +122,16 @@ is_listening() {
   awk -v p=":$hex" 'NR>1 && $4=="0A" && substr($2, length($2)-4)==p {found=1} END {exit !found}' /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
+# This machine's first non-loopback IPv4 address (in a container: its address on the
+# container network).
+first_ipv4() {
+  local addr
+  addr=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -m1 -E '^[0-9]+(\.[0-9]+){3}$' || true)
+  [ -n "$addr" ] || addr=$(getent ahostsv4 "$(hostname)" 2>/dev/null | awk '$1 !~ /^127\./ {print $1; exit}')
+  [ -n "$addr" ] || die "--rpc-host auto: this machine has no non-loopback IPv4 address"
+  echo "$addr"
+}
+
 alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 pid_of() { [ -f "$1/$2.pid" ] && cat "$1/$2.pid" || true; }
 
@@ -168,12 +183,13 @@ await_ready() {
 
 cmd_start() {
   local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 idle_ms=60000 heap=1g
-  local owner="" timeout=240 foreground=false regionservers=1
+  local owner="" timeout=240 foreground=false regionservers=1 rpc_host=127.0.0.1
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
       --thrift-port) port=$2; shift 2 ;;
       --bind) bind=$2; shift 2 ;;
+      --rpc-host) rpc_host=$2; shift 2 ;;
       --framed) framed=true; shift ;;
       --compact) compact=true; shift ;;
       --scanner-timeout-ms) scanner_ms=$2; shift 2 ;;
@@ -191,6 +207,8 @@ cmd_start() {
   [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds, got '$timeout'"
   [[ $heap =~ ^[0-9]+[mMgG]$ ]] || die "--heap takes a size such as 512m or 1g, got '$heap'"
   [[ $regionservers =~ ^[1-9]$ ]] || die "--regionservers takes 1 to 9, got '$regionservers'"
+  [ "$rpc_host" = auto ] && rpc_host=$(first_ipv4)
+  [[ $rpc_host =~ ^[A-Za-z0-9.-]+$ ]] || die "--rpc-host takes an address or host name, got '$rpc_host'"
   require_tools
   [ -n "$dir" ] || dir=$(mktemp -d "${TMPDIR:-/tmp}/basalt-hbase.XXXXXX")
   mkdir -p "$dir"
@@ -208,7 +226,7 @@ cmd_start() {
 
   rm -rf "$dir/data" "$dir/logs" "$dir/conf" "$dir/server-host"
   mkdir -p "$dir/data" "$dir/logs" "$dir/conf"
-  sed -e "s|@DATA_DIR@|$dir/data|g" -e "s|@ZK_PORT@|$zk_port|g" \
+  sed -e "s|@DATA_DIR@|$dir/data|g" -e "s|@ZK_PORT@|$zk_port|g" -e "s|@RPC_HOST@|$rpc_host|g" \
       -e "s|@SCANNER_TIMEOUT_MS@|$scanner_ms|g" -e "s|@IDLE_TIMEOUT_MS@|$idle_ms|g" "$here/hbase-site.xml.in" >"$dir/conf/hbase-site.xml"
   cp "$here/log4j2.properties" "$dir/conf/log4j2.properties"
 

@@ -11,6 +11,11 @@
 //! is copied out of the container (see [`secure`]). The container is removed when its
 //! value is dropped (also when a test panicked), with those copies, and a watchdog
 //! removes it if the owning process dies first.
+//!
+//! HBase's own RPC is not published: the image's master and region servers advertise
+//! the container's address on Docker's network (`--rpc-host auto` of the launcher),
+//! which a Linux host routes to, so native RPC clients on the host bootstrap from the
+//! addresses the region tool reports (`servers`, `bootstrap`) as they do natively.
 
 mod api_shim;
 mod secure;
