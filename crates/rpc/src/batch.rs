@@ -212,7 +212,7 @@ fn is_idempotent(action: &BatchAction) -> bool {
 
 /// An exception carried in a `NameBytesPair` (class name, stack trace), read as the
 /// header's `ExceptionResponse` would be.
-fn remote_error(server: &str, exception: &pb::NameBytesPair) -> RpcError {
+pub(crate) fn remote_error(server: &str, exception: &pb::NameBytesPair) -> RpcError {
     let response = pb::ExceptionResponse {
         exception_class_name: Some(exception.name.clone()),
         stack_trace: exception.value.as_deref().map(|trace| String::from_utf8_lossy(trace).into_owned()),

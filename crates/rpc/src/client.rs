@@ -177,6 +177,11 @@ impl RpcClient {
         RpcClient { inner: self.inner.clone(), rpc_timeout: rpc, operation_timeout: operation }
     }
 
+    /// The bootstrap servers given to the builder.
+    pub fn bootstrap_servers(&self) -> &[String] {
+        &self.inner.settings.bootstrap
+    }
+
     /// The deadline of one call.
     pub fn rpc_timeout(&self) -> Duration {
         self.rpc_timeout
@@ -383,7 +388,7 @@ impl RpcClient {
     /// allows it and the operation's deadline is not reached. `retry_unknown_outcome`
     /// says whether a call that may have executed (timeout, connection lost after
     /// sending) may run again.
-    async fn with_region<T, F, Fut>(
+    pub(crate) async fn with_region<T, F, Fut>(
         &self,
         table: &str,
         row: &[u8],

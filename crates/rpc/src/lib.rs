@@ -12,6 +12,7 @@
 //! Simple authentication only (the user name in the connection header); SASL is not
 //! supported yet.
 
+mod atomic;
 mod batch;
 mod cells;
 mod client;
@@ -34,7 +35,7 @@ pub use cells::RowResult;
 pub use client::{Get, RpcClient, RpcClientBuilder};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RpcError};
-pub use mutation::{Check, Mutation};
+pub use mutation::{Check, Durability, Mutation};
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;
 pub use scan::{ScanSpec, Scanner};

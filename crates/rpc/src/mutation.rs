@@ -4,6 +4,7 @@
 use bytes::Bytes;
 
 use crate::pb;
+pub use crate::pb::mutation_proto::Durability;
 use crate::pb::mutation_proto::{column_value::QualifierValue, ColumnValue, DeleteType, MutationType};
 
 /// One row's change.
@@ -13,6 +14,7 @@ pub struct Mutation {
     kind: MutationType,
     columns: Vec<(Bytes, QualifierValue)>,
     timestamp: Option<u64>,
+    durability: Option<Durability>,
 }
 
 impl Mutation {
@@ -38,7 +40,7 @@ impl Mutation {
     }
 
     fn new(row: impl Into<Bytes>, kind: MutationType) -> Mutation {
-        Mutation { row: row.into(), kind, columns: Vec::new(), timestamp: None }
+        Mutation { row: row.into(), kind, columns: Vec::new(), timestamp: None, durability: None }
     }
 
     /// The row.
@@ -56,6 +58,17 @@ impl Mutation {
     /// Whether the mutation is sent with a nonce (increments and appends).
     pub(crate) fn needs_nonce(&self) -> bool {
         matches!(self.kind, MutationType::Increment | MutationType::Append)
+    }
+
+    /// How the write-ahead log treats the mutation (default: the table's setting).
+    pub fn durability(mut self, durability: Durability) -> Mutation {
+        self.durability = Some(durability);
+        self
+    }
+
+    /// Whether this is a put or a delete (what an atomic row mutation may hold).
+    pub(crate) fn is_put_or_delete(&self) -> bool {
+        matches!(self.kind, MutationType::Put | MutationType::Delete)
     }
 
     /// The timestamp of every cell put without its own (default: the server's clock);
@@ -79,6 +92,21 @@ impl Mutation {
             last.timestamp = Some(timestamp);
         }
         mutation
+    }
+
+    /// Deletes the newest version of a column (only for deletes).
+    pub fn delete_latest_version(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Mutation {
+        self.columns.push((
+            family.into(),
+            QualifierValue {
+                qualifier: Some(qualifier.into()),
+                value: None,
+                timestamp: None,
+                delete_type: Some(DeleteType::DeleteOneVersion as i32),
+                tags: None,
+            },
+        ));
+        self
     }
 
     /// Deletes exactly one version of a column: the one written at `timestamp` (only for
@@ -187,6 +215,7 @@ impl Mutation {
             mutate_type: Some(self.kind as i32),
             column_value,
             timestamp: self.timestamp,
+            durability: self.durability.map(|d| d as i32),
             nonce: nonce.filter(|_| self.needs_nonce()),
             ..Default::default()
         }

@@ -211,6 +211,17 @@ impl Scanner {
         self.reopened
     }
 
+    /// Changes the rows asked per call from the next call on (pages may grow as a scan
+    /// proceeds).
+    pub fn set_rows_per_page(&mut self, rows: u32) {
+        self.spec.rows_per_page = rows.max(1);
+    }
+
+    /// Whether the scan is over: no page follows.
+    pub fn is_finished(&self) -> bool {
+        self.done || self.spec.limit.is_some_and(|limit| self.returned >= limit)
+    }
+
     /// How many times the background task renewed a lease.
     pub fn lease_renewals(&self) -> u64 {
         self.lease.renewals()
