@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates crates/thrift/src/hbase/generated.rs from thrift-idl/hbase.thrift.
+# Regenerates crates/thrift-protocol/src/hbase/generated.rs from thrift-idl/hbase.thrift.
 #
 # Needs the Apache Thrift compiler 0.17.0 (Debian: `apt-get install thrift-compiler`);
 # its output must match the `thrift = "=0.17.0"` runtime crate. The generated file is
@@ -7,7 +7,7 @@
 # --check to prove the checked-in file is what the IDL produces.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out="$here/../crates/thrift/src/hbase/generated.rs"
+out="$here/../crates/thrift-protocol/src/hbase/generated.rs"
 want="0.17.0"
 
 command -v thrift >/dev/null || { echo "regen.sh: the thrift compiler is missing: apt-get install thrift-compiler" >&2; exit 1; }

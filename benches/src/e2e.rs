@@ -310,7 +310,7 @@ async fn raw_scan(addr: &str, table: &str) -> Result<u64, BoxError> {
     let id = conn.open_scanner(table.as_bytes().to_vec(), baseline::tscan(page)).await?;
     let mut rows = 0u64;
     loop {
-        let results = conn.get_scanner_rows(id, page).await?;
+        let results = conn.call(&basalt_thrift::hbase::calls::GetScannerRows::new(id, page)).await?;
         if results.is_empty() {
             break;
         }

@@ -136,7 +136,7 @@ async fn namespace_table_row_lifecycle(env: Env) -> TestResult {
         None,
     );
     let scanner = conn.open_scanner(full.clone(), scan).await?;
-    let rows = conn.get_scanner_rows(scanner, 10).await?;
+    let rows = conn.call(&basalt_thrift::hbase::calls::GetScannerRows::new(scanner, 10)).await?;
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0].row.as_deref(), Some(&row[..]));
     assert!(conn.get_scanner_rows(scanner, 10).await?.is_empty());

@@ -6,6 +6,7 @@
 //! it launched before exiting, whatever the tests did. If HBase cannot start, the run
 //! fails with the launcher's reason: nothing is skipped.
 
+mod answers;
 mod basics;
 mod chaos;
 mod client_admin;
@@ -14,6 +15,7 @@ mod client_gets;
 mod client_resilience;
 mod client_scan;
 mod faults;
+mod filters;
 mod hostile;
 mod idl;
 mod native;
@@ -51,8 +53,10 @@ fn main() -> ExitCode {
         hostile::trials(),
         chaos::trials(),
         regions::trials(),
+        answers::trials(),
         outage::trials(),
         faults::trials(),
+        filters::trials(),
         secure::trials(),
         native::trials(),
     ]

@@ -177,7 +177,7 @@ async fn exercise_connection(env: &Env, addr: &str, options: &ConnectionOptions)
     let id = conn.open_scanner(table.clone(), tscan(PAGE_ROWS)).await?;
     let (mut rows, mut pages) = (Vec::new(), 0);
     loop {
-        let page = conn.get_scanner_rows(id, PAGE_ROWS).await?;
+        let page = conn.call(&basalt_thrift::hbase::calls::GetScannerRows::new(id, PAGE_ROWS)).await?;
         if page.is_empty() {
             break;
         }

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use basalt_thrift::CallError;
+use basalt_thrift::{CallError, SecureError};
 use bytes::Bytes;
 
 /// Input rejected before anything was sent to HBase.
@@ -55,6 +55,15 @@ pub enum InvalidInput {
     /// A filter could not be rendered.
     #[error("invalid filter: {0}")]
     Filter(#[from] crate::filter::FilterError),
+    /// An option the transport cannot carry to HBase: sending the request without it
+    /// would return another answer than the one asked for.
+    #[error("{what} cannot be sent through the Thrift2 gateway: {why}")]
+    Untranslatable {
+        /// The option refused.
+        what: &'static str,
+        /// Why the transport cannot carry it.
+        why: &'static str,
+    },
 }
 
 /// Everything that can go wrong in a Basalt call.
@@ -231,11 +240,14 @@ impl Error {
     /// timeouts, expired scanners and server errors HBase marks retryable.
     pub fn is_retryable(&self) -> bool {
         match self {
-            // A reply over the size limit would be just as large the next time.
-            Error::Transport { source, .. } => !matches!(source, CallError::ResponseTooLarge { .. }),
+            // A reply over the size limit would be just as large the next time, and a
+            // security or configuration failure fails the same way until someone acts.
+            Error::Transport { source, .. } => {
+                !matches!(source, CallError::ResponseTooLarge { .. }) && !is_final_call_error(source)
+            }
+            Error::NoGateway { last, .. } => !last.is_final(),
             Error::Timeout { .. }
             | Error::GatewayDropped { .. }
-            | Error::NoGateway { .. }
             | Error::ScannerExpired { .. }
             | Error::ScanIntegrity { .. } => true,
             Error::Server { can_retry, .. } => *can_retry,
@@ -267,9 +279,37 @@ impl Error {
                 matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
             }
             Error::Timeout { operation: "connect", .. } => true,
-            Error::NoGateway { .. } | Error::GatewayDropped { .. } => true,
+            Error::NoGateway { last, .. } => !last.is_final(),
+            Error::GatewayDropped { .. } => true,
             Error::BatchFailed { source, .. } => source.is_outage(),
             _ => false,
+        }
+    }
+
+    /// Whether the failure is the configuration's or the credentials' (a certificate
+    /// that is not trusted, a bad TLS setting, no Kerberos ticket, Kerberos not built
+    /// in, HTTP 401/403): trying again fails the same way until someone acts, so it is
+    /// never retried.
+    pub fn is_final(&self) -> bool {
+        match self {
+            Error::Transport { source, .. } => is_final_call_error(source),
+            Error::NoGateway { last, .. } => last.is_final(),
+            Error::BatchFailed { source, .. } => source.is_final(),
+            Error::InvalidInput(_)
+            | Error::TableNotFound { .. }
+            | Error::NamespaceNotFound { .. }
+            | Error::AlreadyExists { .. }
+            | Error::NoSuchColumnFamily { .. }
+            | Error::IllegalArgument { .. }
+            | Error::Protocol { .. }
+            | Error::ClientClosed
+            | Error::ServerInternal { .. }
+            | Error::WriteOutcomeUnknown { .. }
+            | Error::Timeout { .. }
+            | Error::GatewayDropped { .. }
+            | Error::ScannerExpired { .. }
+            | Error::ScanIntegrity { .. }
+            | Error::Server { .. } => false,
         }
     }
 
@@ -328,6 +368,48 @@ impl Error {
             e @ CallError::Protocol(_) => Error::Protocol { addr: addr.to_owned(), source: e },
             e => Error::Transport { addr: addr.to_owned(), source: e },
         }
+    }
+}
+
+/// Whether a connection failed for its security settings or credentials, which no
+/// retry repairs.
+fn is_final_call_error(e: &CallError) -> bool {
+    match e {
+        CallError::Secure(secure) => match secure {
+            SecureError::UntrustedCertificate { .. }
+            | SecureError::CertificateExpired { .. }
+            | SecureError::HostNameMismatch { .. }
+            | SecureError::TlsConfig(_)
+            | SecureError::NoTicket { .. }
+            | SecureError::TicketExpired { .. }
+            | SecureError::QopMismatch { .. }
+            | SecureError::KerberosNotBuilt => true,
+            SecureError::HttpStatus { status, .. } => matches!(status, 401 | 403),
+            // A handshake cut short, a KDC or SASL exchange that failed, an HTTP
+            // failure: possibly the network's, retried like other transport failures.
+            SecureError::Tls { .. }
+            | SecureError::Gssapi(_)
+            | SecureError::Sasl { .. }
+            | SecureError::HandshakeTimeout { .. }
+            | SecureError::Http { .. } => false,
+            // `SecureError` is non-exhaustive (another crate): a new kind is retried
+            // until it is listed above.
+            _ => false,
+        },
+        CallError::Connect { .. }
+        | CallError::ConnectTimeout { .. }
+        | CallError::Io(_)
+        | CallError::Closed
+        | CallError::ResponseTooLarge { .. }
+        | CallError::Protocol(_)
+        | CallError::Encode(_)
+        | CallError::Application { .. }
+        | CallError::Server { .. }
+        | CallError::IllegalArgument { .. }
+        | CallError::ConnectionUnusable => false,
+        // `CallError` is non-exhaustive (another crate): a new kind is not final until
+        // it is listed above.
+        _ => false,
     }
 }
 

@@ -293,6 +293,7 @@
 //!   installs no subscriber.
 
 mod admin;
+mod attempt;
 mod batch;
 mod client;
 mod coalesce;
@@ -310,6 +311,7 @@ mod salted;
 mod scan;
 mod scan_worker;
 mod table;
+pub mod transport;
 mod validate;
 
 pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};

@@ -91,11 +91,32 @@ impl Get {
         if read.max_versions == Some(0) {
             return Err(InvalidInput::Option("max_versions must be at least 1".into()).into());
         }
+        if !read.family_time_ranges.is_empty() {
+            return Err(InvalidInput::Untranslatable {
+                what: "a per-family time range on a get",
+                why: "Thrift2's TGet has no colFamTimeRangeMap (TScan has; use a scan of the row)",
+            }
+            .into());
+        }
+        // An exact timestamp: the get's own, else the read options' (never both).
+        let timestamp = match (self.timestamp, read.timestamp) {
+            (Some(_), Some(_)) => {
+                return Err(InvalidInput::Option("the get's timestamp is set twice".into()).into());
+            }
+            (ts, None) | (None, ts) => ts,
+        };
+        if timestamp.is_some() && read.time_range.is_some() {
+            return Err(InvalidInput::Option("set either a timestamp or a time range, not both".into()).into());
+        }
+        let time_range = match read.time_range {
+            Some((min, max)) => ReadOptions::new().time_range(min, max).thrift_time_range()?,
+            None => None,
+        };
         Ok(TGet::new(
             self.row.to_vec(),
             read.thrift_columns()?,
-            self.timestamp,
-            read.thrift_time_range()?,
+            timestamp,
+            time_range,
             read.max_versions,
             read.rendered_filter()?,
             None,
@@ -253,6 +274,8 @@ enum DeleteSpec {
     ColumnAllVersions(Bytes, Bytes, Option<i64>),
     /// Every column of a family (versions at or before `ts`).
     Family(Bytes, Option<i64>),
+    /// Every column of a family, only the versions at exactly `ts`.
+    FamilyVersion(Bytes, i64),
 }
 
 /// A delete with explicit intent. Thrift2's own default (a `TDelete` without type)
@@ -303,8 +326,19 @@ impl Delete {
     }
 
     /// Removes the cells of `family` at or before `ts`.
+    ///
+    /// Several family deletes of one family in one `Delete` remove the union of what
+    /// each removes: `family("a").family_until("a", 100)` removes every cell of `a`.
+    /// (HBase's own `Delete.addFamily` keeps only the last one given.)
     pub fn family_until(mut self, family: impl Into<Bytes>, ts: i64) -> Delete {
         self.specs.push(DeleteSpec::Family(family.into(), Some(ts)));
+        self
+    }
+
+    /// Removes the cells of every column of `family` written at exactly `ts` (HBase's
+    /// `addFamilyVersion`).
+    pub fn family_version(mut self, family: impl Into<Bytes>, ts: i64) -> Delete {
+        self.specs.push(DeleteSpec::FamilyVersion(family.into(), ts));
         self
     }
 
@@ -326,6 +360,35 @@ impl Delete {
     }
 
     /// One `TDelete` per delete type (Thrift2 applies one type to all listed columns).
+    /// The delete as HBase deletes of a single kind each (one for a whole-row delete),
+    /// in the order their kinds first appear: what one `TDelete` or one native delete
+    /// carries. Validated like the encoding.
+    pub(crate) fn split_by_kind(&self) -> Result<Vec<Delete>> {
+        // The encoding checks everything a part could get wrong.
+        self.to_thrift()?;
+        if self.specs.is_empty() {
+            return Ok(vec![self.clone()]);
+        }
+        let mut parts: Vec<Delete> = Vec::new();
+        for spec in &self.specs {
+            let kind = std::mem::discriminant(spec);
+            match parts.iter_mut().find(|p| p.specs.first().map(std::mem::discriminant) == Some(kind)) {
+                Some(part) => part.specs.push(spec.clone()),
+                None => parts.push(Delete { specs: vec![spec.clone()], ..self.clone_without_specs() }),
+            }
+        }
+        Ok(parts)
+    }
+
+    fn clone_without_specs(&self) -> Delete {
+        Delete {
+            row: self.row.clone(),
+            specs: Vec::new(),
+            row_timestamp: self.row_timestamp,
+            durability: self.durability,
+        }
+    }
+
     pub(crate) fn to_thrift(&self) -> Result<Vec<TDelete>> {
         validate::row_key(&self.row)?;
         let durability = self.durability.to_thrift();
@@ -357,8 +420,29 @@ impl Delete {
                     validate::family(f)?;
                     (TDeleteType::DELETE_FAMILY, TColumn::new(f.to_vec(), None, *ts))
                 }
+                DeleteSpec::FamilyVersion(f, ts) => {
+                    validate::family(f)?;
+                    (TDeleteType::DELETE_FAMILY_VERSION, TColumn::new(f.to_vec(), None, Some(*ts)))
+                }
             };
+            if column.timestamp.is_some_and(|ts| ts < 0) {
+                return Err(InvalidInput::Option("a delete's timestamp must not be negative".into()).into());
+            }
             match groups.iter_mut().find(|(k, _)| *k == kind) {
+                // The gateway's `addFamily` replaces an earlier family delete of the same
+                // family: merge them into one covering both (the later timestamp; none
+                // is the latest, which covers every other).
+                Some((TDeleteType::DELETE_FAMILY, columns)) => {
+                    match columns.iter_mut().find(|c| c.family == column.family) {
+                        Some(earlier) => {
+                            earlier.timestamp = match (earlier.timestamp, column.timestamp) {
+                                (Some(a), Some(b)) => Some(a.max(b)),
+                                (None, _) | (_, None) => None,
+                            }
+                        }
+                        None => columns.push(column),
+                    }
+                }
                 Some((_, columns)) => columns.push(column),
                 None => groups.push((kind, vec![column])),
             }
@@ -542,6 +626,25 @@ mod tests {
         );
         assert!(Delete::row("").to_thrift().is_err());
         assert!(Delete::row("r").family("").to_thrift().is_err());
+    }
+
+    #[test]
+    fn repeated_family_deletes_merge_into_their_union() {
+        let family_ts = |d: &Delete| -> Vec<(Vec<u8>, Option<i64>)> {
+            let t = d.to_thrift().unwrap();
+            assert_eq!(t.len(), 1);
+            t[0].columns.clone().unwrap().into_iter().map(|c| (c.family, c.timestamp)).collect()
+        };
+        assert_eq!(family_ts(&Delete::row("r").family("a").family_until("a", 100)), vec![(b"a".to_vec(), None)]);
+        assert_eq!(family_ts(&Delete::row("r").family_until("a", 100).family("a")), vec![(b"a".to_vec(), None)]);
+        assert_eq!(
+            family_ts(&Delete::row("r").family_until("a", 60).family_until("b", 1).family_until("a", 20)),
+            vec![(b"a".to_vec(), Some(60)), (b"b".to_vec(), Some(1))]
+        );
+        let version = Delete::row("r").family_version("a", 7).to_thrift().unwrap();
+        assert_eq!(version[0].delete_type, Some(TDeleteType::DELETE_FAMILY_VERSION));
+        assert_eq!(version[0].columns.as_ref().unwrap()[0].timestamp, Some(7));
+        assert!(Delete::row("r").family_version("a", -1).to_thrift().is_err());
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! What a read returns, shared by [`Get`](crate::Get), [`Scan`](crate::Scan) and salted
 //! scans: one value instead of the same setters on every builder.
 
+use std::collections::BTreeMap;
+
 use basalt_thrift::hbase::{TColumn, TTimeRange};
 use bytes::Bytes;
 
@@ -28,6 +30,10 @@ pub struct ReadOptions {
     pub(crate) columns: Vec<ColumnSpec>,
     pub(crate) filter: Option<Filter>,
     pub(crate) time_range: Option<(i64, i64)>,
+    /// Only cells written at exactly this time (Java's `setTimestamp`).
+    pub(crate) timestamp: Option<i64>,
+    /// Per-family time ranges (Java's `setColumnFamilyTimeRange`), scans only.
+    pub(crate) family_time_ranges: Vec<(Bytes, i64, i64)>,
     pub(crate) max_versions: Option<i32>,
     pub(crate) caching: Option<u32>,
     pub(crate) batch: Option<i32>,
@@ -61,6 +67,21 @@ impl ReadOptions {
     /// Only versions with `min <= timestamp < max`.
     pub fn time_range(mut self, min: i64, max: i64) -> ReadOptions {
         self.time_range = Some((min, max));
+        self
+    }
+
+    /// Only cells written at exactly `ts` (the time range `[ts, ts + 1)`); not
+    /// together with [`ReadOptions::time_range`].
+    pub fn timestamp(mut self, ts: i64) -> ReadOptions {
+        self.timestamp = Some(ts);
+        self
+    }
+
+    /// Scans: in `family`, only versions with `min <= timestamp < max` (other families
+    /// keep the scan's time range). Given twice for one family, the later range holds.
+    /// Gets refuse it: Thrift2's `TGet` cannot carry it.
+    pub fn family_time_range(mut self, family: impl Into<Bytes>, min: i64, max: i64) -> ReadOptions {
+        self.family_time_ranges.push((family.into(), min, max));
         self
     }
 
@@ -113,7 +134,21 @@ impl ReadOptions {
         self.thrift_columns()?;
         self.rendered_filter()?;
         self.thrift_time_range()?;
+        self.thrift_family_time_ranges()?;
         Ok(())
+    }
+
+    /// The per-family time ranges as Thrift2's `colFamTimeRangeMap`.
+    pub(crate) fn thrift_family_time_ranges(&self) -> Result<Option<BTreeMap<Vec<u8>, TTimeRange>>> {
+        if self.family_time_ranges.is_empty() {
+            return Ok(None);
+        }
+        let mut map = BTreeMap::new();
+        for (family, min, max) in &self.family_time_ranges {
+            validate::family(family)?;
+            map.insert(family.to_vec(), checked_range(*min, *max)?);
+        }
+        Ok(Some(map))
     }
 
     pub(crate) fn thrift_columns(&self) -> Result<Option<Vec<TColumn>>> {
@@ -141,13 +176,26 @@ impl ReadOptions {
     }
 
     pub(crate) fn thrift_time_range(&self) -> Result<Option<TTimeRange>> {
-        match self.time_range {
-            None => Ok(None),
-            Some((min, max)) if min >= 0 && min <= max => Ok(Some(TTimeRange::new(min, max))),
-            Some((min, max)) => {
-                Err(InvalidInput::Option(format!("time range [{min}, {max}) is empty or negative")).into())
+        match (self.time_range, self.timestamp) {
+            (None, None) => Ok(None),
+            (Some((min, max)), None) => checked_range(min, max).map(Some),
+            (None, Some(ts)) if (0..i64::MAX).contains(&ts) => Ok(Some(TTimeRange::new(ts, ts + 1))),
+            (None, Some(ts)) => {
+                Err(InvalidInput::Option(format!("timestamp {ts} must be in [0, {})", i64::MAX)).into())
+            }
+            (Some(_), Some(_)) => {
+                Err(InvalidInput::Option("set either a timestamp or a time range, not both".into()).into())
             }
         }
+    }
+}
+
+/// `[min, max)` as a Thrift2 time range: HBase refuses a negative or reversed one.
+fn checked_range(min: i64, max: i64) -> Result<TTimeRange> {
+    if min >= 0 && min <= max {
+        Ok(TTimeRange::new(min, max))
+    } else {
+        Err(InvalidInput::Option(format!("time range [{min}, {max}) is empty or negative")).into())
     }
 }
 

@@ -30,7 +30,7 @@ use crate::error::Result;
 use crate::paging::{PagePlan, FIRST_PAGE_ROWS};
 use crate::region::cut_at_regions;
 use crate::row::Row;
-use crate::scan::{Scan, ScanStats};
+use crate::scan::{RowLimit, Scan, ScanStats};
 use crate::scan_worker::Worker;
 use crate::table::Table;
 
@@ -62,28 +62,6 @@ pub(crate) fn pieces<'a>(
     pieces.into()
 }
 
-/// How many of a page's items fit in the `remaining` rows of a limit, counting whole
-/// rows only (the parts of a batched wide row count once, at its last part); moves
-/// `remaining` down.
-fn within_limit(last_parts: impl Iterator<Item = bool>, remaining: &mut u64) -> usize {
-    let mut keep = 0;
-    for last_part in last_parts {
-        if *remaining == 0 {
-            break;
-        }
-        keep += 1;
-        if last_part {
-            *remaining -= 1;
-        }
-    }
-    keep
-}
-
-/// Whether an item ends its row (the last part of a batched wide row, or a whole row).
-fn ends_row(row: &Row) -> bool {
-    !row.is_partial()
-}
-
 /// One running piece: its pages, and its own counters.
 struct Piece {
     pages: mpsc::Receiver<Result<Vec<Row>>>,
@@ -104,7 +82,7 @@ struct Coordinator {
     scan: Scan,
     stats: Arc<ScanStats>,
     started: Instant,
-    remaining: Option<u64>,
+    limit: RowLimit,
     waiting: VecDeque<(Bytes, Bytes)>,
     running: VecDeque<Piece>,
     started_pieces: usize,
@@ -132,7 +110,7 @@ pub(crate) fn spawn(
     let coordinator = Coordinator {
         client,
         table,
-        remaining: scan.limit,
+        limit: RowLimit::new(scan.limit),
         scan,
         stats,
         started: Instant::now(),
@@ -171,7 +149,7 @@ impl Coordinator {
         self.waiting = pieces(&start, &stop, regions.iter().map(|r| &r.start_key), self.scan.reversed);
         tracing::debug!(pieces = self.waiting.len(), regions = regions.len(), "parallel scan planned");
         loop {
-            if self.remaining == Some(0) {
+            if self.limit.finished() {
                 return Ok(());
             }
             self.start_pieces();
@@ -186,10 +164,8 @@ impl Coordinator {
             self.first_answered = true;
             match page {
                 Some(Ok(mut rows)) => {
-                    if let Some(remaining) = &mut self.remaining {
-                        let keep = within_limit(rows.iter().map(ends_row), remaining);
-                        rows.truncate(keep);
-                    }
+                    let keep = self.limit.admit_page(&rows);
+                    rows.truncate(keep);
                     self.count(rows.len());
                     let Ok(permit) = tx.reserve().await else {
                         return Ok(()); // the stream was dropped
@@ -218,7 +194,8 @@ impl Coordinator {
             let mut scan = self.scan.clone();
             scan.start = start;
             scan.stop = stop;
-            scan.limit = self.remaining;
+            // Rows still allowed to start (a row in progress lies in an earlier piece).
+            scan.limit = self.limit.remaining();
             scan.parallel = 1;
             let (tx, rx) = mpsc::channel(PARALLEL_PAGES_AHEAD);
             let stats = Arc::new(ScanStats::default());
@@ -326,16 +303,5 @@ mod tests {
         assert_eq!(show(&pieces(&Bytes::new(), &Bytes::new(), one.iter(), false)), pairs(&[("", "")]));
         // No region known at all: the whole range.
         assert_eq!(show(&pieces(&b("a"), &b("z"), [].iter(), false)), pairs(&[("a", "z")]));
-    }
-
-    #[test]
-    fn the_limit_counts_whole_rows_across_pages() {
-        let mut remaining = 3;
-        assert_eq!(within_limit([true, true].into_iter(), &mut remaining), 2);
-        // A wide row in parts: the parts count once, at the row's last part; the parts
-        // of the next row after the limit are not delivered.
-        assert_eq!(within_limit([false, false, true, false, true].into_iter(), &mut remaining), 3);
-        assert_eq!(remaining, 0);
-        assert_eq!(within_limit([true].into_iter(), &mut remaining), 0);
     }
 }

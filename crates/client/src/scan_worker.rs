@@ -1,15 +1,12 @@
 //! The task behind a [`RowStream`](crate::RowStream): pages, positions and recovery.
 //!
-//! - **One call path**: every call (open, page, close) goes through
-//!   [`Client::call_on`] (request timeout, error mapping) on a connection from
-//!   [`Client::checkout`] (gateway choice), and retries use [`Client::retry_after`]
-//!   (policy and budget), like every other call.
-//! - **Pinning**: a server-side scanner lives in one gateway process, and its id means
-//!   another scanner in any other process (ids restart at 0). The scanner is therefore
-//!   used only on the connection that opened it; that connection is taken out of the
-//!   pool while the scanner is open (its pool slot is taken only during calls). When
-//!   the connection is lost, the scan reopens from its position: never the old id on a
-//!   new connection.
+//! - **One call path**: every call (open, page, close) is one attempt of the client's
+//!   [`Transport`](crate::transport::Transport), and retries use
+//!   [`Attempts::retry_after`](crate::attempt::Attempts::retry_after) (policy and
+//!   budget), like every other call.
+//! - **Scanners**: a server-side scanner is the transport's
+//!   [`Scanner`]; when it can no longer be paged (its connection was lost), the scan
+//!   reopens from its position.
 //! - **Checked pages**: every row of a page must lie in the part of the range not yet
 //!   returned, in the scan's direction; a page that breaks this is dropped whole and
 //!   the scan reopens, and a second bad page in a row ends the scan with
@@ -23,7 +20,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use basalt_rowkey::ScanRange;
-use basalt_thrift::hbase::TScan;
 use bytes::Bytes;
 use tokio::sync::{mpsc, Semaphore};
 use tracing::Instrument;
@@ -31,11 +27,11 @@ use tracing::Instrument;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
-use crate::options::render_filter;
 use crate::paging::{PagePlan, PageSizer};
-use crate::pool::Detached;
 use crate::row::Row;
-use crate::scan::{after_row, Scan, ScanPaging, ScanStats};
+use crate::scan::{after_row, key_before, Scan, ScanPaging, ScanStats};
+use crate::transport::{MoreRows, ScanRequest, Scanner};
+use crate::validate;
 
 /// Reopens after expiry or a lost connection allowed without a page in between.
 const MAX_QUIET_REOPENS: u32 = 3;
@@ -46,27 +42,17 @@ const MAX_QUIET_REOPENS: u32 = 3;
 pub(crate) struct Position {
     pub(crate) lower: Bytes,
     pub(crate) upper: Bytes,
-    /// (key, items already returned for it): set while a batched row is incomplete.
+    /// (key, items already returned for it): set while a batched row may have more
+    /// parts. HBase flags a row's last part as partial when hidden older versions
+    /// follow it, so a row is known complete only at a non-partial part or when
+    /// another row's key (or the end of the scan) arrives.
     pub(crate) partial: Option<(Bytes, usize)>,
     /// The last complete row returned since `lower`/`upper` were brought up to date by
-    /// [`Position::settle`]: a page costs one [`after_row`], not an allocation per row.
+    /// [`Position::settle`]: a page costs one [`after_row`], not one per row.
     last: Option<Bytes>,
 }
 
 impl Position {
-    /// Notes a delivered row; true when it is complete (not a part of a batched row).
-    fn advance(&mut self, row: &Row) -> bool {
-        if row.is_partial() {
-            match &mut self.partial {
-                Some((key, n)) if key[..] == *row.key() => *n += 1,
-                _ => self.partial = Some((row.key_bytes(), 1)),
-            }
-            return false;
-        }
-        self.partial = None;
-        true
-    }
-
     /// Moves `lower`/`upper` past the last complete row returned.
     fn settle(&mut self, reversed: bool) {
         if let Some(last) = self.last.take() {
@@ -80,13 +66,32 @@ impl Position {
 pub(crate) struct Rejected(pub(crate) String);
 
 /// The pure part of a scan: position, limit, and the check of each page.
+///
+/// The limit counts rows as the Java client does: a row counts when its first part
+/// arrives (its key differs from the previous part's), and once the limit is used up
+/// the scan still delivers the remaining parts of the last row, stopping at the next
+/// row's key.
 #[derive(Debug, Clone)]
 pub(crate) struct Tracker {
     pub(crate) position: Position,
     pub(crate) reversed: bool,
+    /// Rows the limit still allows to start.
     pub(crate) remaining: Option<u64>,
     /// After a reopen inside a batched row: (key, parts already returned) to drop.
     skip: Option<(Bytes, usize)>,
+    /// The limit is used up and the next row has begun: nothing more is delivered.
+    done: bool,
+    /// Reversed scans: send the greatest key below the exclusive upper bound as the
+    /// (inclusive) start row, so that the server never sees the excluded row (its
+    /// filters would count it or stop on it). Otherwise the bound itself is sent and
+    /// the row equal to it dropped here, which is cheaper (a short start row).
+    exact_upper: bool,
+    /// The longest row key of the table (see [`validate::max_row_key_len`]): the
+    /// greatest key below a bound is padded to it.
+    max_key_len: usize,
+    /// Batched scans (`batch` set) in a reversed scan do not send the limit: HBase's
+    /// own count of rows is wrong there.
+    batched: bool,
 }
 
 impl Tracker {
@@ -96,7 +101,25 @@ impl Tracker {
             reversed,
             remaining: limit,
             skip: None,
+            done: false,
+            exact_upper: false,
+            max_key_len: validate::MAX_ROW_KEY_LEN,
+            batched: false,
         }
+    }
+
+    /// The tracker of `scan` on `table`.
+    pub(crate) fn for_scan(scan: &Scan, table: &str) -> Tracker {
+        let mut tracker = Tracker::new(scan.start.clone(), scan.stop.clone(), scan.reversed, scan.limit);
+        tracker.exact_upper = scan.read.has_filter();
+        tracker.max_key_len = validate::max_row_key_len(table);
+        tracker.batched = scan.read.batch.is_some();
+        tracker
+    }
+
+    /// Whether the scan has delivered everything its limit allows.
+    pub(crate) fn finished(&self) -> bool {
+        self.done || (self.remaining == Some(0) && self.position.partial.is_none())
     }
 
     /// Called when a scanner is (re)opened at the position.
@@ -109,26 +132,42 @@ impl Tracker {
     pub(crate) fn accept(&mut self, results: impl ExactSizeIterator<Item = Row>) -> Result<Vec<Row>, Rejected> {
         let mut next = self.clone();
         let mut rows: Vec<Row> = Vec::with_capacity(results.len());
-        // The page's last complete row (its key is compared, not copied, per row).
-        let mut last_complete: Option<usize> = None;
+        // The page's last complete row.
+        let mut last_complete: Option<Bytes> = None;
         for row in results {
-            if next.remaining == Some(0) {
+            if next.done {
                 break;
             }
-            let page_last = last_complete.and_then(|i| rows.get(i)).map(Row::key);
-            if !next.keep(&row, page_last)? {
+            if !next.keep(&row, last_complete.as_deref())? {
                 continue;
             }
-            if next.position.advance(&row) {
-                last_complete = Some(rows.len());
+            let continues = matches!(&next.position.partial, Some((key, _)) if key[..] == *row.key());
+            if !continues {
+                // Another row: the one in progress (if any) is complete.
+                if let Some((key, _)) = next.position.partial.take() {
+                    last_complete = Some(key);
+                }
+                if next.remaining == Some(0) {
+                    next.done = true;
+                    break;
+                }
                 if let Some(n) = &mut next.remaining {
                     *n -= 1;
                 }
             }
+            if row.is_partial() {
+                match &mut next.position.partial {
+                    Some((_, n)) => *n += 1,
+                    None => next.position.partial = Some((row.key_bytes(), 1)),
+                }
+            } else {
+                next.position.partial = None;
+                last_complete = Some(row.key_bytes());
+            }
             rows.push(row);
         }
-        if let Some(row) = last_complete.and_then(|i| rows.get(i)) {
-            next.position.last = Some(row.key_bytes());
+        if last_complete.is_some() {
+            next.position.last = last_complete;
         }
         next.position.settle(next.reversed);
         *self = next;
@@ -187,16 +226,22 @@ impl Tracker {
         Ok(true)
     }
 
-    /// The `TScan` that resumes at the position.
-    pub(crate) fn tscan(&self, scan: &Scan) -> Result<TScan> {
+    /// The request that resumes at the position; `None` when nothing is left to read
+    /// (an empty range is never sent: the gateway turns equal bounds into a get).
+    pub(crate) fn scan_request(&self, scan: &Scan) -> Result<Option<ScanRequest>> {
         let read = &scan.read;
         let mut filter = read.filter.clone();
         let mut position = self.position.clone();
         position.settle(self.reversed);
         let Position { lower, upper, partial, .. } = &position;
+        if partial.is_none() && !upper.is_empty() && lower >= upper {
+            return Ok(None);
+        }
+        // Whether the server may return the row equal to the start, which `keep` drops.
+        let mut spare_row = false;
         let (start, stop) = if self.reversed {
             // HBase's reversed scan: start is the larger (inclusive) key, stop the
-            // smaller (exclusive) one; `keep` drops a row equal to the start.
+            // smaller (exclusive) one.
             let range = ScanRange {
                 bucket: None,
                 start: lower.clone(),
@@ -205,7 +250,18 @@ impl Tracker {
                 stop_may_be_row: true,
             };
             let bounds = range.reversed();
-            let start = partial.as_ref().map(|(key, _)| key.clone()).unwrap_or(bounds.start_row);
+            let start = match partial {
+                Some((key, _)) => key.clone(),
+                None if upper.is_empty() => Bytes::new(),
+                None if self.exact_upper => match key_before(upper, self.max_key_len) {
+                    Some(before) => before,
+                    None => return Ok(None), // no key lies below `upper`
+                },
+                None => {
+                    spare_row = true;
+                    upper.clone()
+                }
+            };
             match bounds.missing_row {
                 // No finite exclusive bound includes `lower`: stop at it inclusively.
                 Some(missing) if !missing.is_empty() => {
@@ -222,48 +278,29 @@ impl Tracker {
             let start = partial.as_ref().map(|(key, _)| key.clone()).unwrap_or_else(|| lower.clone());
             (start, upper.clone())
         };
-        // One spare row covers the reversed scan's inclusive start, which may be dropped.
-        let server_limit = self.remaining.map(|n| i32::try_from(n.saturating_add(1)).unwrap_or(i32::MAX));
-        // The gateway's caching toward the region server: the caller's page size, else
-        // unset, so that the region server answers by size (2 MB per call by default)
-        // and the growing pages are served from the gateway's cache.
-        let caching = read.caching.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
-        Ok(TScan::new(
-            non_empty(start),
-            non_empty(stop),
-            read.thrift_columns()?,
-            caching,
-            read.max_versions,
-            read.thrift_time_range()?,
-            render_filter(filter.as_ref())?,
-            read.batch,
-            None,
-            None,
-            self.reversed,
-            read.cache_blocks,
-            None,
-            None,
-            server_limit,
-            None,
-            None,
-            crate::filter::filter_bytes(filter.as_ref())?,
-        ))
+        if !start.is_empty() && !stop.is_empty() {
+            let empty = if self.reversed { start <= stop } else { start >= stop };
+            if empty {
+                return Ok(None);
+            }
+        }
+        let server_limit = match self.remaining {
+            // HBase's reversed batched scans miscount rows: the limit is kept here only.
+            Some(_) if self.reversed && self.batched => None,
+            Some(n) => {
+                // The row in progress is counted again by the reopened scanner, and a
+                // spare row covers a reversed start that is dropped.
+                let n = n + u64::from(partial.is_some()) + u64::from(spare_row);
+                Some(i32::try_from(n.max(1)).unwrap_or(i32::MAX))
+            }
+            None => None,
+        };
+        Ok(Some(ScanRequest { start, stop, reversed: self.reversed, read: read.clone(), filter, limit: server_limit }))
     }
 }
 
-fn non_empty(b: Bytes) -> Option<Vec<u8>> {
-    if b.is_empty() {
-        None
-    } else {
-        Some(b.to_vec())
-    }
-}
-
-/// An open server-side scanner and the connection it is pinned to.
-struct Pinned {
-    conn: Detached,
-    id: i32,
-}
+/// An open server-side scanner.
+type Pinned = Box<dyn Scanner>;
 
 /// Why a page did not arrive.
 enum Interrupt {
@@ -325,9 +362,9 @@ impl Worker {
         tx: mpsc::Sender<Result<Vec<Row>>>,
         plan: PagePlan,
     ) {
-        let tracker = Tracker::new(scan.start.clone(), scan.stop.clone(), scan.reversed, scan.limit);
+        let tracker = Tracker::for_scan(&scan, &table);
         let has_filter = scan.read.has_filter();
-        let sizer = PageSizer::new(scan.read.caching, plan, client.inner.pool.max_response_bytes());
+        let sizer = PageSizer::new(scan.read.caching, plan, client.transport().max_reply_bytes());
         let span = tracing::debug_span!("hbase.scan", table = %table, reversed = scan.reversed);
         let worker = Worker {
             client,
@@ -351,7 +388,7 @@ impl Worker {
         let mut quiet_reopens = 0u32;
         let mut rejected_in_a_row = 0u32;
         loop {
-            if self.tracker.remaining == Some(0) {
+            if self.tracker.finished() {
                 break;
             }
             // Wait until the consumer has room: at most one page ahead.
@@ -404,7 +441,7 @@ impl Worker {
             };
             failures += 1;
             let since = *failing_since.get_or_insert_with(Instant::now);
-            match self.client.retry_after(failures, since, &error) {
+            match self.client.attempts().retry_after(failures, since, &error) {
                 Some(after) => {
                     self.stats.reopens.fetch_add(1, Ordering::Relaxed);
                     tracing::debug!(%error, ?after, "scan interrupted; reopening after the last row returned");
@@ -432,29 +469,21 @@ impl Worker {
         self.stats.rows.fetch_add(rows.len() as u64, Ordering::Relaxed);
     }
 
-    /// Closes the pinned scanner (on its own connection only) and returns the
-    /// connection to the pool if it is still clean.
+    /// Closes the open scanner, if any.
     async fn unpin(&self, pinned: &mut Option<Pinned>) {
-        let Some(Pinned { mut conn, id }) = pinned.take() else { return };
-        let addr = conn.addr().to_owned();
-        if let Some(c) = conn.conn() {
-            if c.is_reusable() {
-                let _ = self
-                    .client
-                    .call_on("close_scanner", Some(&self.table), &addr, c, &mut |c| Box::pin(c.close_scanner(id)))
-                    .await;
-            }
+        if let Some(scanner) = pinned.take() {
+            scanner.close().await;
         }
-        self.client.inner.pool.give_back(conn);
     }
 
     /// Rows asked for in the next page.
-    fn want(&self) -> i32 {
+    fn want(&self) -> u32 {
         let page = self.sizer.rows();
         let mut want = match self.tracker.remaining {
-            // One spare row covers the reversed scan's inclusive start, which may be dropped.
-            Some(n) => n.saturating_add(1).min(u64::from(page)),
-            None => u64::from(page),
+            // One spare row covers the reversed scan's inclusive start, which may be
+            // dropped. With `batch`, a page's items are parts of rows: not capped.
+            Some(n) if self.scan.read.batch.is_none() => n.saturating_add(1).min(u64::from(page)),
+            _ => u64::from(page),
         };
         if self.scan.paging == ScanPaging::Stateless {
             // Every stateless page starts over at the position: it re-reads the parts of
@@ -466,7 +495,7 @@ impl Worker {
             // dropped): each page that delivered nothing doubles the next one.
             want = want.saturating_mul(self.stateless_boost);
         }
-        i32::try_from(want).unwrap_or(i32::MAX)
+        u32::try_from(want).unwrap_or(u32::MAX)
     }
 
     async fn next_page(&mut self, pinned: &mut Option<Pinned>) -> Result<Page, Interrupt> {
@@ -480,88 +509,59 @@ impl Worker {
         }
     }
 
-    /// A page from the pinned scanner, opening one (at the position) if needed.
+    /// A page from the open scanner, opening one (at the position) if needed.
     async fn scanner_page(&mut self, pinned: &mut Option<Pinned>) -> Result<Page, Interrupt> {
-        let table = Some(self.table.as_str());
-        if let Some(p) = pinned.as_mut() {
-            if !p.conn.conn().is_some_and(|c| c.is_reusable()) {
-                // The server closed the idle connection (or it broke): the scanner is
-                // unreachable; reopen on another connection, never reuse the id.
-                pinned.take();
-                return Err(Interrupt::Reopen(Error::ScannerExpired {
-                    message: "the scanner's connection was closed".into(),
-                }));
-            }
+        if pinned.as_ref().is_some_and(|scanner| !scanner.is_usable()) {
+            // The server closed the idle connection (or it broke): the scanner is
+            // unreachable; reopen on another connection, never reuse the id.
+            pinned.take();
+            return Err(Interrupt::Reopen(Error::ScannerExpired {
+                message: "the scanner's connection was closed".into(),
+            }));
         }
         let want = self.want();
-        let (results, addr) = match pinned.as_mut() {
-            Some(p) => {
-                let _slot = self.client.slot().await?;
-                let addr = p.conn.addr().to_owned();
-                let Some(conn) = p.conn.conn() else {
-                    return Err(Interrupt::Reopen(Error::ScannerExpired { message: "no connection".into() }));
-                };
-                let id = p.id;
-                let results = self
-                    .client
-                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.scanner_rows(id, want)))
-                    .await?;
-                (results, addr)
-            }
+        let attempts = self.client.attempts();
+        let page = match pinned.as_mut() {
+            Some(scanner) => attempts.once(scanner.next_page(want)).await?,
             None => {
-                let tscan = self.tracker.tscan(&self.scan)?;
-                let mut pooled = self.client.checkout().await?;
-                let addr = pooled.addr().to_owned();
-                let name = self.table.as_bytes().to_vec();
-                let id = self
-                    .client
-                    .call_on("open_scanner", table, &addr, pooled.conn(), &mut |c| {
-                        Box::pin(c.open_scanner(name.clone(), tscan.clone()))
-                    })
-                    .await?;
+                let Some(request) = self.tracker.scan_request(&self.scan)? else {
+                    return Ok(Page::Last(Vec::new()));
+                };
+                let opened = attempts.transport.open_scanner(&self.table, &request, want);
+                let (scanner, first) = attempts.once(opened).await?;
                 self.tracker.reopened();
-                // The first page on the same connection, within the checkout's slot.
-                let first = self
-                    .client
-                    .call_on("get_scanner_rows", table, &addr, pooled.conn(), &mut |c| {
-                        Box::pin(c.scanner_rows(id, want))
-                    })
-                    .await;
-                *pinned = Some(Pinned { conn: pooled.detach(), id });
-                (first?, addr)
+                *pinned = Some(scanner);
+                first
             }
         };
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
-        self.sizer.record(results.len(), results.reply_bytes().len());
-        if results.is_empty() {
-            return Ok(Page::Last(Vec::new()));
-        }
-        let rows = self.tracker.accept(Row::from_batch(results)).map_err(|why| Interrupt::Rejected { addr, why })?;
-        Ok(Page::Rows(rows))
+        self.sizer.record(page.rows.len(), page.reply_bytes);
+        let last = match page.more {
+            MoreRows::No => true,
+            MoreRows::Yes | MoreRows::Unknown => false,
+        };
+        let addr = page.source;
+        let rows = self.tracker.accept(page.rows.into_iter()).map_err(|why| Interrupt::Rejected { addr, why })?;
+        Ok(if last { Page::Last(rows) } else { Page::Rows(rows) })
     }
 
-    /// A page from a stateless `getScannerResults` call at the position.
+    /// A page from a scan opened and closed in one call, at the position.
     async fn stateless_page(&mut self) -> Result<Page, Interrupt> {
-        let mut tscan = self.tracker.tscan(&self.scan)?;
+        let Some(request) = self.tracker.scan_request(&self.scan)? else {
+            return Ok(Page::Last(Vec::new()));
+        };
         let want = self.want();
-        // The call reads `want` rows and closes: the region server need not send more.
-        tscan.caching = Some(tscan.caching.unwrap_or(want));
-        let mut pooled = self.client.checkout().await?;
-        let addr = pooled.addr().to_owned();
-        let name = self.table.as_bytes().to_vec();
-        let results = self
-            .client
-            .call_on("get_scanner_results", Some(&self.table), &addr, pooled.conn(), &mut |c| {
-                Box::pin(c.scanner_results(name.clone(), tscan.clone(), want))
-            })
-            .await?;
-        drop(pooled);
+        let attempts = self.client.attempts();
+        let page = attempts.once(attempts.transport.stateless_page(&self.table, &request, want)).await?;
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
-        self.sizer.record(results.len(), results.reply_bytes().len());
-        // `getScannerResults` reads until it has `want` rows or the scan ends.
-        let last = results.len() < usize::try_from(want).unwrap_or(usize::MAX);
+        self.sizer.record(page.rows.len(), page.reply_bytes);
+        let last = match page.more {
+            MoreRows::No => true,
+            MoreRows::Yes | MoreRows::Unknown => false,
+        };
         self.tracker.reopened();
-        let rows = self.tracker.accept(Row::from_batch(results)).map_err(|why| Interrupt::Rejected { addr, why })?;
+        let addr = page.source;
+        let rows = self.tracker.accept(page.rows.into_iter()).map_err(|why| Interrupt::Rejected { addr, why })?;
         self.stateless_boost = if rows.is_empty() && !last { self.stateless_boost.saturating_mul(2) } else { 1 };
         Ok(if last { Page::Last(rows) } else { Page::Rows(rows) })
     }
@@ -569,8 +569,18 @@ impl Worker {
 
 #[cfg(test)]
 mod tests {
+    use basalt_thrift::hbase::TScan;
+
     use super::*;
     use crate::row::Cell;
+    use crate::transport::thrift::encode_scan;
+
+    impl Tracker {
+        /// The request as the Thrift transport encodes it.
+        fn tscan(&self, scan: &Scan) -> Result<Option<TScan>> {
+            self.scan_request(scan)?.map(|request| encode_scan(&request)).transpose()
+        }
+    }
 
     fn result(key: &str, partial: bool) -> Row {
         let cell = Cell::new("d", "q", "v", 1);
@@ -648,14 +658,63 @@ mod tests {
     }
 
     #[test]
+    fn empty_ranges_are_never_sent() {
+        let scan = Scan::new();
+        for reversed in [false, true] {
+            let t = Tracker::new(Bytes::from("x"), Bytes::from("x"), reversed, None);
+            assert!(t.tscan(&scan).unwrap().is_none(), "[x, x), reversed {reversed}");
+        }
+        // After returning `b` from [a, b\0): nothing is left, and no `[b\0, b\0)` is sent.
+        let mut t = Tracker::new(Bytes::from("a"), Bytes::from_static(b"b\0"), false, None);
+        t.accept(vec![result("a", false), result("b", false)].into_iter()).unwrap();
+        assert!(t.tscan(&scan).unwrap().is_none());
+        // Reversed: after returning `b` from [b, c): nothing is left.
+        let mut t = Tracker::new(Bytes::from("b"), Bytes::from("c"), true, None);
+        t.accept(vec![result("b", false)].into_iter()).unwrap();
+        assert!(t.tscan(&scan).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_reversed_scan_with_a_filter_starts_below_its_bound() {
+        let scan = Scan::new().reversed(true).filter(Filter::key_only()).limit(2);
+        let t = Tracker::for_scan(&scan.clone().start("r1").stop("r5"), "t");
+        let tscan = t.tscan(&scan).unwrap().unwrap();
+        let start = tscan.start_row.unwrap();
+        assert_eq!(&start[..2], b"r4");
+        assert_eq!(start.len(), validate::max_row_key_len("t"));
+        assert!(start[2..].iter().all(|b| *b == 0xFF));
+        assert_eq!(tscan.limit, Some(2), "exact: no spare row");
+        // Without a filter: the bound itself, and one spare row for it.
+        let plain = Scan::new().reversed(true).limit(2);
+        let tscan = Tracker::for_scan(&plain.clone().start("r1").stop("r5"), "t").tscan(&plain).unwrap().unwrap();
+        assert_eq!(tscan.start_row.as_deref(), Some(&b"r5"[..]));
+        assert_eq!(tscan.limit, Some(3));
+        // Reversed and batched: the limit stays on this side.
+        let batched = plain.clone().batch(2);
+        let tscan = Tracker::for_scan(&batched, "t").tscan(&batched).unwrap().unwrap();
+        assert_eq!(tscan.limit, None);
+    }
+
+    #[test]
+    fn a_row_whose_last_part_is_flagged_partial_counts_once() {
+        let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, Some(1));
+        let rows = t.accept(vec![result("m1", true)].into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["m1"]);
+        assert!(!t.finished(), "m1 may have more parts");
+        let rows = t.accept(vec![result("m2", false), result("m3", false)].into_iter()).unwrap();
+        assert!(rows.is_empty());
+        assert!(t.finished());
+    }
+
+    #[test]
     fn reversed_tscan_bounds_use_the_row_key_crate() {
         let scan = Scan::new().reversed(true);
         let t = Tracker::new(Bytes::from_static(b"b\0"), Bytes::from("m"), true, None);
-        let tscan = t.tscan(&scan).unwrap();
+        let tscan = t.tscan(&scan).unwrap().unwrap();
         assert_eq!(tscan.start_row.as_deref(), Some(&b"m"[..]));
         assert_eq!(tscan.stop_row.as_deref(), Some(&b"b"[..]));
         let t = Tracker::new(Bytes::from("b"), Bytes::new(), true, None);
-        let tscan = t.tscan(&scan).unwrap();
+        let tscan = t.tscan(&scan).unwrap().unwrap();
         assert_eq!(tscan.start_row, None);
         assert_eq!(tscan.stop_row, None);
         assert!(tscan.filter_string.unwrap().starts_with(b"InclusiveStopFilter"));

@@ -103,7 +103,9 @@ impl Salt {
     /// count of `10^k + 1` (11, 101, ..), where the seed writes the last salt one digit
     /// wider than the others and its own split keys misplace it; and the keys whose two
     /// hashes XOR to `Integer.MIN_VALUE` (only non-digit text), where the seed writes a
-    /// negative salt (`-2_`) of another width.
+    /// negative salt (`-2_`) of another width; and phones shorter than 4 UTF-16 units
+    /// (the seed's `substring(length - 4)` throws). The last four are UTF-16 units, as
+    /// Java counts them (a character outside the BMP is two).
     pub fn seed003(phone: &str, calltime: &str, regions: u32) -> Salt {
         let w = java_int_text_len(i64::from(regions) - 2);
         Salt::new(

@@ -325,6 +325,34 @@ fn seed003() {
     t.finish();
 }
 
+/// Seed 003 with phones holding characters outside the BMP: the last four UTF-16 units
+/// (Java's `substring(length - 4)`, which may split a surrogate pair) feed the hash, and
+/// a phone shorter than four units is refused, as the seed's Java throws.
+#[test]
+fn seed003_utf16_units() {
+    let mut t = Tally::new("seed 003 with UTF-16 phones");
+    for r in rows("seed003_utf16.tsv") {
+        let n: u32 = r[0].parse().unwrap();
+        let (tel, date) = (text(&r[1]), text(&r[2]));
+        let schema = Schema::builder()
+            .field("phone", FieldType::Str(Width::Delimited(b'_')))
+            .field("calltime", FieldType::Str(Width::Rest))
+            .salt(Salt::seed003("phone", "calltime", n))
+            .build()
+            .unwrap();
+        let values = [Value::str(tel.as_str()), Value::str(date.as_str())];
+        if r[3] == "ERR" {
+            let e = schema.encode(&values).unwrap_err().to_string();
+            assert!(e.contains("UTF-16"), "{e}");
+            t.refusal();
+        } else {
+            let res = same_key(&schema, &values, &unhex(&r[3]));
+            t.check(res.is_ok(), || format!("{r:?}: {res:?}"));
+        }
+    }
+    t.finish();
+}
+
 #[test]
 fn seed002() {
     let mut t = Tally::new("seed 002 (byte) (Long.hashCode(ts) % N)");

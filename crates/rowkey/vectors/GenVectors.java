@@ -416,6 +416,31 @@ public class GenVectors {
         }
     }
 
+    /** Seed 003 with phones holding characters outside the BMP (two UTF-16 units each) and phones
+     *  shorter than four units, where the seed's substring(length - 4) throws. */
+    static void seed003Utf16() throws IOException {
+        String[] extra = {"\uD83D\uDCDE", "\uD840\uDC00", "\uD835\uDFD9", "\u00E9", "\u4E2D"};
+        String[] shortPhones = {"", "1", "12", "123", "\uD83D\uDCDE1", "\uD83D\uDCDE12"};
+        Random r = new Random(21);
+        try (PrintWriter w = file("seed003_utf16.tsv")) {
+            for (int i = 0; i < 120; i++) {
+                String digits = randomPhone(r);
+                String c = extra[i % extra.length];
+                int at = digits.length() - (i % 6);
+                String tel = i < 114 ? digits.substring(0, at) + c + digits.substring(at) : shortPhones[i - 114];
+                String date = randomCallTime(r);
+                int n = 2 + (i % 8);
+                String key;
+                try {
+                    key = hex(SeedCode.seed003RowKey(tel, date, n).getBytes(StandardCharsets.UTF_8));
+                } catch (RuntimeException e) {
+                    key = "ERR";
+                }
+                w.println(n + "\t" + hex(tel.getBytes(StandardCharsets.UTF_8)) + "\t" + hex(date.getBytes(StandardCharsets.UTF_8)) + "\t" + key);
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         out = Paths.get(args.length > 0 ? args[0] : "generated");
         Files.createDirectories(out);
@@ -425,6 +450,7 @@ public class GenVectors {
         phoenixKeys();
         opentsdb();
         seeds();
+        seed003Utf16();
         javaHashes();
     }
 }

@@ -1,7 +1,7 @@
 //! Checks the zero-copy row calls against the generated ones on a real HBase, in all
-//! four transport/protocol combinations: `get_row` vs `get`, `get_rows` vs
-//! `get_multiple`, `scanner_rows` vs `get_scanner_rows`, `scanner_results` vs
-//! `get_scanner_results` must return the same rows. Starts a local HBase (or uses
+//! four transport/protocol combinations: `get_row` vs `get`, and `get_multiple`,
+//! `get_scanner_rows`, `get_scanner_results` (zero-copy) vs the same requests decoded
+//! by the generated code (`Connection::call`) must return the same rows. Starts a local HBase (or uses
 //! `BASALT_THRIFT_ADDR`) and, with a launched HBase, three extra gateways.
 //!
 //! ```text
@@ -10,7 +10,7 @@
 
 use basalt_testkit::{HBase, LaunchOptions};
 use basalt_thrift::hbase::{
-    TColumnFamilyDescriptor, TColumnValue, TGet, TPut, TResult, TScan, TTableDescriptor, TTableName,
+    calls, TColumnFamilyDescriptor, TColumnValue, TGet, TPut, TResult, TScan, TTableDescriptor, TTableName,
 };
 use basalt_thrift::{Connection, ConnectionOptions, Framing, Protocol, RowData};
 use bytes::Bytes;
@@ -101,14 +101,14 @@ async fn compare(addr: &str, framing: Framing, protocol: Protocol) -> Result<(),
         checked += check("get", vec![zero_copy], &[generated])?;
     }
     let gets: Vec<TGet> = (0..ROWS + 10).step_by(3).map(|i| tget(format!("row-{i:05}").into_bytes())).collect();
-    let generated = conn.get_multiple(TABLE.to_vec(), gets.clone()).await?;
-    checked += check("getMultiple", conn.get_rows(TABLE.to_vec(), gets).await?.to_rows(), &generated)?;
+    let generated = conn.call(&calls::GetMultiple::new(TABLE.to_vec(), gets.clone())).await?;
+    checked += check("getMultiple", conn.get_multiple(TABLE.to_vec(), gets).await?.to_rows(), &generated)?;
     for batch in [None, Some(2)] {
         let a = conn.open_scanner(TABLE.to_vec(), tscan(batch)).await?;
         let b = conn.open_scanner(TABLE.to_vec(), tscan(batch)).await?;
         loop {
-            let generated = conn.get_scanner_rows(a, 250).await?;
-            let zero_copy = conn.scanner_rows(b, 250).await?;
+            let generated = conn.call(&calls::GetScannerRows::new(a, 250)).await?;
+            let zero_copy = conn.get_scanner_rows(b, 250).await?;
             checked += check("getScannerRows", zero_copy.to_rows(), &generated)?;
             if generated.is_empty() {
                 break;
@@ -117,10 +117,10 @@ async fn compare(addr: &str, framing: Framing, protocol: Protocol) -> Result<(),
         conn.close_scanner(a).await?;
         conn.close_scanner(b).await?;
     }
-    let generated = conn.get_scanner_results(TABLE.to_vec(), tscan(None), 500).await?;
-    let zero_copy = conn.scanner_results(TABLE.to_vec(), tscan(None), 500).await?;
+    let generated = conn.call(&calls::GetScannerResults::new(TABLE.to_vec(), tscan(None), 500)).await?;
+    let zero_copy = conn.get_scanner_results(TABLE.to_vec(), tscan(None), 500).await?;
     checked += check("getScannerResults", zero_copy.to_rows(), &generated)?;
-    match conn.scanner_rows(987_654, 10).await {
+    match conn.get_scanner_rows(987_654, 10).await {
         Err(basalt_thrift::CallError::IllegalArgument { .. }) => {}
         other => return Err(format!("an unknown scanner id gave {other:?}").into()),
     }

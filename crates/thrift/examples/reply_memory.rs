@@ -18,7 +18,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Instant;
 
-use basalt_thrift::hbase::{TColumnValue, TResult};
+use basalt_thrift::hbase::{calls, TColumnValue, TResult};
 use basalt_thrift::{Connection, ConnectionOptions, ConnectionStream, Framing, Protocol};
 use bytes::Bytes;
 use thrift::protocol::{
@@ -156,7 +156,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     let (seen, kept) = match mode.as_str() {
         "generated" => {
-            let results = conn.get_scanner_rows(1, rows as i32).await?;
+            let results = conn.call(&calls::GetScannerRows::new(1, rows as i32)).await?;
             // What a client does next: every field into a `Bytes`.
             let converted: Vec<ClientRow> = results
                 .into_iter()
@@ -172,11 +172,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             (converted.iter().map(|(_, c)| c.len()).sum::<usize>(), converted.len())
         }
         "owned" => {
-            let rows = conn.scanner_rows(1, rows as i32).await?.to_rows();
+            let rows = conn.get_scanner_rows(1, rows as i32).await?.to_rows();
             (rows.iter().map(|r| r.cells.len()).sum(), rows.len())
         }
         _ => {
-            let batch = conn.scanner_rows(1, rows as i32).await?;
+            let batch = conn.get_scanner_rows(1, rows as i32).await?;
             let seen = batch.iter().flat_map(|r| r.cells()).filter(|c| !c.value().is_empty()).count();
             (seen, batch.len())
         }

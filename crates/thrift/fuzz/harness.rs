@@ -7,7 +7,7 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use basalt_thrift::hbase::{TGet, TScan, TTableName};
+use basalt_thrift::hbase::{calls, TGet, TScan, TTableName};
 use basalt_thrift::{CallError, Connection, ConnectionOptions, ConnectionStream, Framing, Protocol};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
@@ -90,13 +90,13 @@ async fn run(conn: &mut Connection, call: usize) -> Result<usize, CallError> {
     let t = b"t".to_vec();
     Ok(match call {
         0 => conn.get_row(t, tget()).await?.cells.len(),
-        1 => conn.get_rows(t, vec![tget()]).await?.to_rows().len(),
-        2 => conn.scanner_rows(1, 10).await?.to_rows().len(),
-        3 => conn.scanner_results(t, tscan(), 10).await?.to_rows().len(),
+        1 => conn.get_multiple(t, vec![tget()]).await?.to_rows().len(),
+        2 => conn.get_scanner_rows(1, 10).await?.to_rows().len(),
+        3 => conn.get_scanner_results(t, tscan(), 10).await?.to_rows().len(),
         4 => conn.get(t, tget()).await?.column_values.len(),
-        5 => conn.get_multiple(t, vec![tget()]).await?.len(),
-        6 => conn.get_scanner_rows(1, 10).await?.len(),
-        7 => conn.get_scanner_results(t, tscan(), 10).await?.len(),
+        5 => conn.call(&calls::GetMultiple::new(t, vec![tget()])).await?.len(),
+        6 => conn.call(&calls::GetScannerRows::new(1, 10)).await?.len(),
+        7 => conn.call(&calls::GetScannerResults::new(t, tscan(), 10)).await?.len(),
         8 => conn.get_all_region_locations(t).await?.len(),
         9 => conn.get_table_descriptors_by_pattern(".*".into(), false).await?.len(),
         10 => conn.exists_all(t, vec![tget()]).await?.len(),

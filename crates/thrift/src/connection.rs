@@ -2,47 +2,21 @@
 //!
 //! Thrift's binary and compact protocols carry no request ids, so a connection has one
 //! call in flight at a time; concurrency comes from a pool of connections (the `basalt`
-//! crate's). Encoding and decoding reuse the `thrift` crate's generated types on
-//! in-memory buffers; all network I/O is tokio's, so no thread ever blocks on a socket.
+//! crate's). Encoding and decoding are `basalt-thrift-protocol`'s, on in-memory
+//! buffers; all network I/O is tokio's, so no thread ever blocks on a socket.
 
 use std::time::Duration;
 
-use bytes::{Buf, Bytes, BytesMut};
-use thrift::protocol::{
-    TBinaryOutputProtocol, TCompactOutputProtocol, TInputProtocol, TMessageIdentifier, TMessageType, TOutputProtocol,
+use basalt_thrift_protocol::{
+    decode_reply, encode_call, frame_len, Call, Framing, MessageScanner, Protocol, RowBatch, RowReplyReader, RowsCall,
+    ScanError, FRAME_HEADER_LEN,
 };
+use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::bounded_input::BoundedInput;
 use crate::error::CallError;
-use crate::guard::{check_reply, ResultCost};
-use crate::message_scan::{MessageScanner, ScanError};
-use crate::row_reply::{RowCall, RowReplyDecoder};
-use crate::rows::RowBatch;
 use crate::stream::ConnectionStream;
-
-/// How messages are delimited on the socket (the server's `-f` flag).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Framing {
-    /// Plain stream, no length prefix: HBase's default (`TBufferedTransport`).
-    #[default]
-    Buffered,
-    /// Each message prefixed by its 4-byte length (`-f`, and the nonblocking servers).
-    Framed,
-}
-
-/// How values are encoded (the server's `-c` flag).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Protocol {
-    /// `TBinaryProtocol`, strict: HBase's default.
-    #[default]
-    Binary,
-    /// `TCompactProtocol` (`-c`).
-    Compact,
-}
 
 /// Settings of one connection. `Default` matches HBase's default Thrift2 server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -78,9 +52,11 @@ impl Default for ConnectionOptions {
 /// How much the read buffer grows by when a reply needs more room.
 const READ_CHUNK: usize = 64 * 1024;
 
-/// One open connection to a Thrift2 gateway. The per-method calls (`get`, `put`,
-/// `open_scanner`, ...) are defined in [`crate::hbase`]'s call table; the zero-copy
-/// row calls (`get_row`, `get_rows`, `scanner_rows`, `scanner_results`) beside them.
+/// One open connection to a Thrift2 gateway, with one method per THBaseService call
+/// (`get`, `put`, `open_scanner`, ...; the calls whose replies carry rows, `get_multiple`,
+/// `get_scanner_rows` and `get_scanner_results`, return a zero-copy [`RowBatch`]), and
+/// [`Connection::call`] / [`Connection::call_rows`] for any request type of
+/// [`hbase::calls`](crate::hbase::calls).
 #[derive(Debug)]
 pub struct Connection {
     stream: Box<dyn ConnectionStream>,
@@ -169,40 +145,29 @@ impl Connection {
         self.request_written
     }
 
-    /// Sends one call and reads its reply with the generated code. `write_args` writes
-    /// the argument struct; `read_result` reads the result struct and turns it into the
-    /// call's value. The reply is walked first ([`check_reply`]): lengths and counts
-    /// within its bytes, container memory within a multiple of its size.
-    pub(crate) async fn call<R: ResultCost>(
-        &mut self,
-        method: &'static str,
-        write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
-        read_result: impl FnOnce(&mut dyn TInputProtocol) -> thrift::Result<R>,
-    ) -> Result<R, CallError> {
-        let seq = self.start(method, write_args)?;
+    /// Sends `request` and reads its reply with the generated code, in one bounded
+    /// pass ([`decode_reply`]): lengths and counts within the reply's bytes, container
+    /// memory within a multiple of its size. Every named call method (`get`,
+    /// `open_scanner`, ...) is this with its request type.
+    pub async fn call<C: Call + Sync + ?Sized>(&mut self, request: &C) -> Result<C::Reply, CallError> {
+        let seq = self.start(request)?;
         let reply = self.exchange().await;
         let reply = self.settle(reply)?;
-        let checked = check_reply(self.options.protocol, &reply, R::TOP_ELEMENT);
-        let protocol = self.options.protocol;
-        let result = checked.and_then(|()| decode(protocol, &reply, method, seq, R::TOP_ELEMENT, read_result));
+        let result = decode_reply::<C>(self.options.protocol, &reply, seq).map_err(CallError::from);
         if matches!(result, Err(CallError::Protocol(_))) {
             self.broken = true;
         }
         result
     }
 
-    /// Sends one call whose reply carries rows and decodes it without copying.
-    pub(crate) async fn call_rows(
-        &mut self,
-        method: &'static str,
-        call: RowCall,
-        write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
-    ) -> Result<RowBatch, CallError> {
-        let seq = self.start(method, write_args)?;
-        let mut decoder = RowReplyDecoder::new(self.options.protocol, call, method, seq);
-        let reply = self.exchange_rows(&mut decoder).await;
-        let reply = self.settle(reply)?;
-        let result = decoder.finish(reply);
+    /// Sends `request`, whose reply carries rows, and decodes the reply without copying
+    /// (for buffered transport, in the same pass that finds its end).
+    pub async fn call_rows<C: RowsCall + Sync>(&mut self, request: &C) -> Result<RowBatch, CallError> {
+        // The reader is made first (for the number `start` gives the call), so that no
+        // failure can come between the call's start and its exchange.
+        let reader = RowReplyReader::for_call::<C>(self.options.protocol, self.seq.wrapping_add(1))?;
+        self.start(request)?;
+        let result = self.exchange_rows(reader).await;
         if matches!(result, Err(CallError::Protocol(_))) {
             self.broken = true;
         }
@@ -210,18 +175,14 @@ impl Connection {
     }
 
     /// Checks the connection can take a call, numbers it and encodes it.
-    fn start(
-        &mut self,
-        method: &'static str,
-        write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
-    ) -> Result<i32, CallError> {
+    fn start<C: Call + ?Sized>(&mut self, request: &C) -> Result<i32, CallError> {
         self.request_written = false;
         if self.in_flight || self.broken {
             return Err(CallError::ConnectionUnusable);
         }
         self.seq = self.seq.wrapping_add(1);
         let seq = self.seq;
-        self.encode(method, seq, write_args)?;
+        encode_call(self.options.protocol, self.options.framing, request, seq, &mut self.write_buf)?;
         self.in_flight = true;
         Ok(seq)
     }
@@ -238,32 +199,6 @@ impl Connection {
                 Err(e)
             }
         }
-    }
-
-    fn encode(
-        &mut self,
-        method: &'static str,
-        seq: i32,
-        write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
-    ) -> Result<(), CallError> {
-        self.write_buf.clear();
-        let framed = self.options.framing == Framing::Framed;
-        if framed {
-            self.write_buf.extend_from_slice(&[0; 4]);
-        }
-        let ident = TMessageIdentifier::new(method, TMessageType::Call, seq);
-        let buf = &mut self.write_buf;
-        let written = match self.options.protocol {
-            Protocol::Binary => write_message(&mut TBinaryOutputProtocol::new(buf, true), &ident, write_args),
-            Protocol::Compact => write_message(&mut TCompactOutputProtocol::new(buf), &ident, write_args),
-        };
-        written.map_err(|e| CallError::Encode(e.to_string()))?;
-        if framed {
-            let len = u32::try_from(self.write_buf.len() - 4)
-                .map_err(|_| CallError::Encode("request larger than 4 GiB".into()))?;
-            self.write_buf[..4].copy_from_slice(&len.to_be_bytes());
-        }
-        Ok(())
     }
 
     /// Writes the encoded request and makes room for the reply.
@@ -300,25 +235,25 @@ impl Connection {
         }
     }
 
-    /// Writes the encoded request and reads one reply through `decoder`, which for a
+    /// Writes the encoded request and reads one reply through `reader`, which for a
     /// buffered reply finds its end and indexes its rows in the same pass.
-    async fn exchange_rows(&mut self, decoder: &mut RowReplyDecoder) -> Result<Bytes, CallError> {
+    async fn exchange_rows(&mut self, mut reader: RowReplyReader) -> Result<RowBatch, CallError> {
+        let reply = self.exchange_rows_bytes(&mut reader).await;
+        let reply = self.settle(reply)?;
+        match reply {
+            RowsReply::Framed(frame) => Ok(reader.decode_complete(frame)?),
+            RowsReply::Buffered(reply) => Ok(reader.finish(reply)?),
+        }
+    }
+
+    async fn exchange_rows_bytes(&mut self, reader: &mut RowReplyReader) -> Result<RowsReply, CallError> {
         self.send().await?;
         match self.options.framing {
-            Framing::Framed => {
-                let frame = self.read_frame().await?;
-                match decoder.advance(&frame, frame.len(), true)? {
-                    Some(end) if end == frame.len() => Ok(frame.freeze()),
-                    Some(end) => {
-                        Err(CallError::Protocol(format!("{} unexpected bytes after the reply", frame.len() - end)))
-                    }
-                    None => Err(CallError::Protocol("reply ends early".into())),
-                }
-            }
+            Framing::Framed => Ok(RowsReply::Framed(self.read_frame().await?.freeze())),
             Framing::Buffered => loop {
-                if let Some(len) = decoder.advance(&self.read_buf, self.options.max_response_bytes, false)? {
+                if let Some(len) = reader.advance(&self.read_buf, self.options.max_response_bytes)? {
                     self.check_no_trailing(len)?;
-                    return Ok(self.read_buf.split_to(len).freeze());
+                    return Ok(RowsReply::Buffered(self.read_buf.split_to(len).freeze()));
                 }
                 self.read_more(usize::MAX).await?;
             },
@@ -329,13 +264,10 @@ impl Connection {
     /// bytes arrive; nothing is reserved from the length the server declared.
     async fn read_frame(&mut self) -> Result<BytesMut, CallError> {
         let limit = self.options.max_response_bytes;
-        while self.read_buf.len() < 4 {
-            self.read_more(4 - self.read_buf.len()).await?;
+        while self.read_buf.len() < FRAME_HEADER_LEN {
+            self.read_more(FRAME_HEADER_LEN - self.read_buf.len()).await?;
         }
-        let len = self.read_buf.get_u32() as usize;
-        if len > limit {
-            return Err(CallError::ResponseTooLarge { limit, declared: Some(len) });
-        }
+        let len = frame_len(self.read_buf.get_u32().to_be_bytes(), limit)?;
         while self.read_buf.len() < len {
             self.read_more(len - self.read_buf.len()).await?;
         }
@@ -367,49 +299,8 @@ impl Connection {
     }
 }
 
-fn write_message(
-    out: &mut dyn TOutputProtocol,
-    ident: &TMessageIdentifier,
-    write_args: impl FnOnce(&mut dyn TOutputProtocol) -> thrift::Result<()>,
-) -> thrift::Result<()> {
-    out.write_message_begin(ident)?;
-    write_args(out)?;
-    out.write_message_end()?;
-    out.flush()
-}
-
-fn decode<R>(
-    protocol: Protocol,
-    reply: &[u8],
-    method: &'static str,
-    seq: i32,
-    top_element: usize,
-    read_result: impl FnOnce(&mut dyn TInputProtocol) -> thrift::Result<R>,
-) -> Result<R, CallError> {
-    let mut input = BoundedInput::new(protocol, reply, top_element);
-    let ident = input.read_message_begin().map_err(CallError::from_decode)?;
-    if ident.name != method || ident.sequence_number != seq {
-        return Err(CallError::Protocol(format!(
-            "reply {}#{} does not answer call {method}#{seq}",
-            ident.name, ident.sequence_number
-        )));
-    }
-    match ident.message_type {
-        TMessageType::Reply => {
-            let value = read_result(&mut input);
-            match value {
-                Ok(value) => {
-                    input.read_message_end().map_err(CallError::from_decode)?;
-                    Ok(value)
-                }
-                Err(e) => Err(CallError::from_thrift(e)),
-            }
-        }
-        TMessageType::Exception => {
-            let app =
-                thrift::Error::read_application_error_from_in_protocol(&mut input).map_err(CallError::from_decode)?;
-            Err(CallError::Application { kind: format!("{:?}", app.kind), message: app.message })
-        }
-        other => Err(CallError::Protocol(format!("unexpected message type {other:?}"))),
-    }
+/// A row reply's bytes: a whole frame, or a buffered reply already walked by the reader.
+enum RowsReply {
+    Framed(Bytes),
+    Buffered(Bytes),
 }

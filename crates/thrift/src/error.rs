@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::hbase::{TIOError, TIllegalArgument};
+use basalt_thrift_protocol::ReplyError;
 
 /// Why one call on one [`Connection`](crate::Connection) failed.
 ///
@@ -83,30 +83,21 @@ pub enum CallError {
 }
 
 impl CallError {
-    /// Maps an error produced while decoding a reply.
-    pub(crate) fn from_decode(e: thrift::Error) -> CallError {
-        CallError::Protocol(e.to_string())
-    }
-
-    /// Maps the error returned by a generated `read_from_in_protocol` + `ok_or`.
-    pub(crate) fn from_thrift(e: thrift::Error) -> CallError {
-        match e {
-            thrift::Error::User(boxed) => match boxed.downcast::<TIOError>() {
-                Ok(io) => CallError::Server { message: io.message.unwrap_or_default(), can_retry: io.can_retry },
-                Err(boxed) => match boxed.downcast::<TIllegalArgument>() {
-                    Ok(ia) => CallError::IllegalArgument { message: ia.message.unwrap_or_default() },
-                    Err(other) => CallError::Protocol(format!("unexpected exception: {other}")),
-                },
-            },
-            thrift::Error::Application(app) => {
-                CallError::Application { kind: format!("{:?}", app.kind), message: app.message }
-            }
-            other => CallError::Protocol(other.to_string()),
-        }
-    }
-
     /// Whether the connection that produced this error can carry further calls.
     pub fn leaves_connection_usable(&self) -> bool {
         matches!(self, CallError::Server { .. } | CallError::IllegalArgument { .. } | CallError::Application { .. })
+    }
+}
+
+impl From<ReplyError> for CallError {
+    fn from(e: ReplyError) -> CallError {
+        match e {
+            ReplyError::TooLarge { limit, declared } => CallError::ResponseTooLarge { limit, declared },
+            ReplyError::Malformed(what) => CallError::Protocol(what),
+            ReplyError::Encode(what) => CallError::Encode(what),
+            ReplyError::Application { kind, message } => CallError::Application { kind, message },
+            ReplyError::Server { message, can_retry } => CallError::Server { message, can_retry },
+            ReplyError::IllegalArgument { message } => CallError::IllegalArgument { message },
+        }
     }
 }

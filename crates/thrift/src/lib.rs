@@ -1,22 +1,26 @@
 //! HBase Thrift2 bindings and a truly async transport on tokio.
 //!
+//! The I/O-free half (generated types, request encoding, bounded reply decoding, the
+//! zero-copy row decoder, framing) is the `basalt-thrift-protocol` crate, re-exported
+//! here; this crate adds the sockets, TLS, HTTP and SASL.
+//!
 //! - [`hbase`]: the Thrift2 types (`TGet`, `TPut`, `TScan`, `TResult`, ...) generated
-//!   from `thrift-idl/hbase.thrift`, and the generated synchronous client (kept as a
-//!   baseline for benchmarks).
+//!   from `thrift-idl/hbase.thrift`, the generated synchronous client (kept as a
+//!   baseline for benchmarks), and [`hbase::calls`]: one request type per call.
 //! - [`Connection`]: one connection to a Thrift2 gateway with one async method per
 //!   THBaseService call. Buffered or framed transport, binary or compact protocol
 //!   ([`ConnectionOptions`]); all network I/O is tokio's; a reply is read in time
 //!   linear in its size and refused once it exceeds
 //!   [`ConnectionOptions::max_response_bytes`], before it is buffered.
 //!
-//! - Zero-copy rows: [`Connection::get_row`], [`Connection::get_rows`],
-//!   [`Connection::scanner_rows`] and [`Connection::scanner_results`] decode the replies
+//! - Zero-copy rows: [`Connection::get_row`], [`Connection::get_multiple`],
+//!   [`Connection::get_scanner_rows`] and [`Connection::get_scanner_results`] decode the replies
 //!   that carry rows into a [`RowBatch`] whose keys, families, qualifiers and values are
 //!   slices of the received bytes (no allocation per cell; a buffered reply is delimited
 //!   and indexed in one pass). [`decode_row_reply`] does the same for a reply in memory.
 //! - Hostile replies: every length and count is checked against the bytes that remain
-//!   before anything is allocated; replies still read by the generated code are walked
-//!   first, and refused if decoding them would reserve more than a small multiple of
+//!   before anything is allocated; replies read by the generated code are refused, in
+//!   the same pass, once decoding them would reserve more than a small multiple of
 //!   their size. A framed reply's buffer grows as bytes arrive, never from the length
 //!   the server declared.
 //! - Other transports: [`Connection::from_stream`] runs over any
@@ -47,17 +51,11 @@
 //! # Ok(()) }
 //! ```
 
-mod bounded_input;
+mod calls;
 mod connection;
 mod error;
-mod guard;
-pub mod hbase;
 mod http;
-pub mod idl;
 mod kerberos;
-mod message_scan;
-mod row_reply;
-mod rows;
 #[cfg(feature = "kerberos")]
 mod sasl;
 #[cfg(not(feature = "kerberos"))]
@@ -65,23 +63,16 @@ mod sasl;
 mod sasl;
 mod secure;
 mod stream;
-// The unit tests share the integration tests' reply writer, written against the
-// public API: `basalt_thrift` names this crate inside it.
-#[cfg(test)]
-extern crate self as basalt_thrift;
-#[cfg(test)]
-#[path = "../tests/support/replies.rs"]
-mod test_replies;
 mod tls;
-mod wire;
 
-pub use connection::{Connection, ConnectionOptions, Framing, Protocol};
+pub use basalt_thrift_protocol::{
+    decode_reply, decode_row_reply, encode_call, hbase, idl, Call, CellData, CellRef, Cells, Framing, MessageScanner,
+    Protocol, ReplyError, RowBatch, RowData, RowRef, RowReplyReader, Rows, RowsCall, ScanError,
+};
+pub use connection::{Connection, ConnectionOptions};
 pub use error::CallError;
 pub use http::{HttpOptions, HttpStream};
 pub use kerberos::{KerberosOptions, Qop, KERBEROS_SUPPORTED};
-pub use message_scan::{MessageScanner, ScanError};
-pub use row_reply::{decode_row_reply, RowReplyReader};
-pub use rows::{CellData, CellRef, Cells, RowBatch, RowData, RowRef, Rows};
 #[cfg(feature = "kerberos")]
 pub use sasl::SaslStream;
 pub use secure::{SecureError, Security};

@@ -18,12 +18,13 @@ use std::time::Duration;
 
 use tokio::net::TcpStream;
 
-use crate::connection::{Connection, ConnectionOptions, Framing};
+use crate::connection::{Connection, ConnectionOptions};
 use crate::error::CallError;
 use crate::http::{self, HttpOptions};
 use crate::kerberos::{KerberosOptions, KERBEROS_SUPPORTED};
 use crate::sasl;
 use crate::tls::{self, TlsOptions};
+use crate::Framing;
 
 /// Which security a connection uses. `Default` is plain TCP.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

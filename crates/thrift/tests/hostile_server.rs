@@ -4,9 +4,10 @@
 //! in a typed error, without a panic and with bounded memory; valid replies must read
 //! the same through the generated and the zero-copy paths.
 
+#[path = "../../thrift-protocol/tests/support/mod.rs"]
 mod support;
 
-use basalt_thrift::hbase::{TColumnValue, TGet, TResult, TScan};
+use basalt_thrift::hbase::{calls, TColumnValue, TGet, TResult, TScan};
 use basalt_thrift::{CallError, Connection, ConnectionOptions, Framing, MessageScanner, Protocol};
 use support::{reply, Success};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -165,9 +166,12 @@ async fn hostile_replies_give_typed_errors_and_bounded_memory() {
                 None,
             )];
             if row_call {
-                assert_refused(&format!("{mode} 10^9 rows, zero-copy"), conn.get_rows(b"t".to_vec(), gets).await);
+                assert_refused(&format!("{mode} 10^9 rows, zero-copy"), conn.get_multiple(b"t".to_vec(), gets).await);
             } else {
-                assert_refused(&format!("{mode} 10^9 rows, generated"), conn.get_multiple(b"t".to_vec(), gets).await);
+                assert_refused(
+                    &format!("{mode} 10^9 rows, generated"),
+                    conn.call(&calls::GetMultiple::new(b"t".to_vec(), gets)).await,
+                );
             }
             assert!(!conn.is_reusable());
         }
@@ -179,7 +183,7 @@ async fn hostile_replies_give_typed_errors_and_bounded_memory() {
             let addr = serve(framing, protocol, vec![Answer::BytesThenClose(bytes)]).await;
             let opts = ConnectionOptions { max_response_bytes: usize::MAX, ..options(framing, protocol) };
             let mut conn = Connection::connect(&addr, opts).await.unwrap();
-            assert_refused(&format!("{mode} 4 GiB frame"), conn.scanner_rows(1, 10).await);
+            assert_refused(&format!("{mode} 4 GiB frame"), conn.get_scanner_rows(1, 10).await);
         }
         // 3. Millions of empty structs (1 byte each on the wire, ~56-176 in memory).
         for call in ["getMultiple", "getScannerRows", "getTableDescriptorsByPattern"] {
@@ -188,9 +192,11 @@ async fn hostile_replies_give_typed_errors_and_bounded_memory() {
             let mut conn = Connection::connect(&addr, options(framing, protocol)).await.unwrap();
             let case = format!("{mode} {call} of {empty_structs} empty structs");
             match call {
-                "getMultiple" => assert_refused(&case, conn.get_multiple(b"t".to_vec(), Vec::new()).await),
+                "getMultiple" => {
+                    assert_refused(&case, conn.call(&calls::GetMultiple::new(b"t".to_vec(), Vec::new())).await)
+                }
                 "getScannerRows" => {
-                    assert_refused(&format!("{case}, zero-copy"), conn.scanner_rows(1, 10).await);
+                    assert_refused(&format!("{case}, zero-copy"), conn.get_scanner_rows(1, 10).await);
                 }
                 _ => assert_refused(&case, conn.get_table_descriptors_by_pattern(".*".into(), false).await),
             }
@@ -211,9 +217,9 @@ async fn hostile_replies_give_typed_errors_and_bounded_memory() {
             let mut conn = Connection::connect(&addr, options(framing, protocol)).await.unwrap();
             let case = format!("{mode} 2 GiB row key");
             if row_call {
-                assert_refused(&case, conn.scanner_rows(1, 10).await);
-            } else {
                 assert_refused(&case, conn.get_scanner_rows(1, 10).await);
+            } else {
+                assert_refused(&case, conn.call(&calls::GetScannerRows::new(1, 10)).await);
             }
         }
         // 5. A valid reply cut anywhere, then the server hangs up.
@@ -224,7 +230,7 @@ async fn hostile_replies_give_typed_errors_and_bounded_memory() {
             bytes.truncate(cut + if framing == Framing::Framed { 4 } else { 0 });
             let addr = serve(framing, protocol, vec![Answer::BytesThenClose(bytes)]).await;
             let mut conn = Connection::connect(&addr, options(framing, protocol)).await.unwrap();
-            assert_refused(&format!("{mode} cut at {cut}"), conn.scanner_rows(1, 10).await);
+            assert_refused(&format!("{mode} cut at {cut}"), conn.get_scanner_rows(1, 10).await);
         }
     }
     let peak = peak_rss_mib();
@@ -273,12 +279,12 @@ async fn valid_replies_read_the_same_through_both_paths() {
         ];
         let addr = serve(framing, protocol, answers).await;
         let mut conn = Connection::connect(&addr, options(framing, protocol)).await.unwrap();
-        let generated = conn.get_scanner_rows(1, 200).await.unwrap();
+        let generated = conn.call(&calls::GetScannerRows::new(1, 200)).await.unwrap();
         assert_eq!(generated, results);
-        let batch = conn.scanner_rows(1, 200).await.unwrap();
+        let batch = conn.get_scanner_rows(1, 200).await.unwrap();
         assert_eq!(batch.to_rows(), support::expected(&results));
         assert!(batch.last().unwrap().partial());
-        let rows = conn.get_rows(b"t".to_vec(), Vec::new()).await.unwrap();
+        let rows = conn.get_multiple(b"t".to_vec(), Vec::new()).await.unwrap();
         assert_eq!(rows.to_rows(), support::expected(&results[..5]));
         let tget = TGet::new(
             b"row-7".to_vec(),
@@ -303,20 +309,20 @@ async fn valid_replies_read_the_same_through_both_paths() {
         let scan = TScan::new(
             None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
         );
-        assert!(conn.scanner_results(b"t".to_vec(), scan, 10).await.unwrap().is_empty());
-        let err = conn.scanner_rows(1, 10).await.unwrap_err();
-        assert!(
-            matches!(&err, CallError::Application { kind, message } if kind == "InternalError" && message == "boom"),
-            "{err:?}"
-        );
-        // A declared error leaves the connection usable.
-        assert_eq!(conn.scanner_rows(1, 10).await.unwrap().len(), 1);
-        // The same through the generated path.
+        assert!(conn.get_scanner_results(b"t".to_vec(), scan, 10).await.unwrap().is_empty());
         let err = conn.get_scanner_rows(1, 10).await.unwrap_err();
         assert!(
             matches!(&err, CallError::Application { kind, message } if kind == "InternalError" && message == "boom"),
             "{err:?}"
         );
-        assert_eq!(conn.get_scanner_rows(1, 10).await.unwrap().len(), 2);
+        // A declared error leaves the connection usable.
+        assert_eq!(conn.get_scanner_rows(1, 10).await.unwrap().len(), 1);
+        // The same through the generated path.
+        let err = conn.call(&calls::GetScannerRows::new(1, 10)).await.unwrap_err();
+        assert!(
+            matches!(&err, CallError::Application { kind, message } if kind == "InternalError" && message == "boom"),
+            "{err:?}"
+        );
+        assert_eq!(conn.call(&calls::GetScannerRows::new(1, 10)).await.unwrap().len(), 2);
     }
 }

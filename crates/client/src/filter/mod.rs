@@ -42,6 +42,8 @@ mod scan_check;
 mod tests;
 #[cfg(test)]
 mod tests_parse;
+#[cfg(test)]
+mod tests_proto;
 
 use bytes::Bytes;
 

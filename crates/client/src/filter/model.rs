@@ -75,7 +75,8 @@ pub enum Comparator {
     Binary(Bytes),
     /// `binaryprefix:` — compares only the first `value.len()` bytes of the cell.
     BinaryPrefix(Bytes),
-    /// `regexstring:` — Java regex match; only valid with `=` / `!=`.
+    /// `regexstring:` — a Java regex found anywhere in the bytes (`.` matches newlines);
+    /// only valid with `=` / `!=`.
     RegexString(String),
     /// `regexstringnocase:` — Java regex match, case-insensitive, `.` matching newlines;
     /// only valid with `=` / `!=`.
@@ -87,8 +88,9 @@ pub enum Comparator {
     Long(i64),
     /// HBase's `BitComparator` (see [`BitwiseOp`]); only `=` / `!=` make sense. Protobuf only.
     Bit(Bytes, BitwiseOp),
-    /// HBase's `NullComparator`: `=` matches an empty (or absent) value, `!=` a non-empty one.
-    /// Protobuf only.
+    /// HBase's `NullComparator`: a stored cell's value is never null, so `=` matches no
+    /// cell and `!=` every cell (with `single_column_value`, `=` keeps the rows lacking
+    /// the column). Protobuf only.
     Null,
     /// HBase's `BinaryComponentComparator`: compares `value` with the cell's bytes at
     /// `offset..offset + value.len()`. Protobuf only.

@@ -1,8 +1,15 @@
 //! The serialized protobuf form of a filter: HBase's `hbase.pb.Filter` (`Filter.proto`,
-//! `Comparator.proto`), as `ProtobufUtil.toFilter` writes it and Thrift2's `filterBytes`
-//! carries it. The handful of messages involved are written field by field here.
+//! `Comparator.proto`, the messages generated in `basalt-rpc-protocol`), as
+//! `ProtobufUtil.toFilter` writes it and Thrift2's `filterBytes` carries it: byte for byte
+//! what HBase 2.6.1's Java client writes (checked against its output in the tests).
 
-use super::model::{BitwiseOp, Comparator, CompareOp, ListOp, Node, PageStart};
+use basalt_rpc_protocol::pb;
+use bytes::Bytes;
+use prost::Message;
+
+use super::model::{
+    BitwiseOp, Comparator, CompareKind, CompareOp, ListOp, Node, PageStart, QuotedKind, SingleColumnValue,
+};
 use super::render::{check_node, in_language};
 use super::{Filter, FilterError};
 
@@ -18,303 +25,214 @@ pub(crate) fn filter_bytes(filter: Option<&Filter>) -> crate::error::Result<Opti
     }
 }
 
-/// `hbase.pb.Filter { name = 1, serialized_filter = 2 }`.
+/// `hbase.pb.Filter`, encoded.
 pub(super) fn encode(filter: &Filter) -> Result<Vec<u8>, FilterError> {
-    let (class, body) = message(filter)?;
-    let mut out = Msg::default();
-    out.bytes(1, format!("{PACKAGE}{class}").as_bytes());
-    out.bytes(2, &body.0);
-    Ok(out.0)
+    Ok(to_pb(filter)?.encode_to_vec())
 }
 
-/// A protobuf message being written.
-#[derive(Default)]
-struct Msg(Vec<u8>);
+/// `name` = the Java class, `serialized_*` = its own message.
+fn filter_pb(class: &str, body: impl Message) -> pb::Filter {
+    pb::Filter { name: format!("{PACKAGE}{class}"), serialized_filter: Some(body.encode_to_vec().into()) }
+}
 
-impl Msg {
-    fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.0.push((v as u8) | 0x80);
-            v >>= 7;
-        }
-        self.0.push(v as u8);
-    }
-
-    fn key(&mut self, field: u32, wire_type: u8) {
-        self.varint((u64::from(field) << 3) | u64::from(wire_type));
-    }
-
-    /// `int64`, `uint32`, `bool` and enums: a varint.
-    fn uint(&mut self, field: u32, v: u64) {
-        self.key(field, 0);
-        self.varint(v);
-    }
-
-    /// `int32`/`int64`: negative values are sign-extended to ten bytes.
-    fn int(&mut self, field: u32, v: i64) {
-        self.uint(field, v as u64);
-    }
-
-    fn boolean(&mut self, field: u32, v: bool) {
-        self.uint(field, u64::from(v));
-    }
-
-    fn bytes(&mut self, field: u32, v: &[u8]) {
-        self.key(field, 2);
-        self.varint(v.len() as u64);
-        self.0.extend_from_slice(v);
-    }
-
-    fn message(&mut self, field: u32, m: Msg) {
-        self.bytes(field, &m.0);
-    }
-
-    fn float(&mut self, field: u32, v: f32) {
-        self.key(field, 5);
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
+fn comparator_pb(class: &str, body: impl Message) -> pb::Comparator {
+    pb::Comparator { name: format!("{PACKAGE}{class}"), serialized_comparator: Some(body.encode_to_vec().into()) }
 }
 
 /// `hbase.pb.CompareType`.
-fn compare_type(op: CompareOp) -> u64 {
-    match op {
-        CompareOp::Less => 0,
-        CompareOp::LessOrEqual => 1,
-        CompareOp::Equal => 2,
-        CompareOp::NotEqual => 3,
-        CompareOp::GreaterOrEqual => 4,
-        CompareOp::Greater => 5,
-    }
+fn compare_type(op: CompareOp) -> i32 {
+    let t = match op {
+        CompareOp::Less => pb::CompareType::Less,
+        CompareOp::LessOrEqual => pb::CompareType::LessOrEqual,
+        CompareOp::Equal => pb::CompareType::Equal,
+        CompareOp::NotEqual => pb::CompareType::NotEqual,
+        CompareOp::GreaterOrEqual => pb::CompareType::GreaterOrEqual,
+        CompareOp::Greater => pb::CompareType::Greater,
+    };
+    t as i32
 }
 
-/// `CompareType.NO_OP`: a `DependentColumnFilter` without a value test.
-const NO_OP: u64 = 6;
-
+/// Java's `Pattern.DOTALL`, the flags of `regexstring:` (HBase's `RegexStringComparator(String)`).
+const REGEX_FLAGS: i32 = 0x20;
 /// Java's `Pattern.CASE_INSENSITIVE | Pattern.DOTALL`, what `regexstringnocase:` sets.
-const NO_CASE_FLAGS: i64 = 0x02 | 0x20;
+const NO_CASE_FLAGS: i32 = 0x02 | 0x20;
 
-/// `ByteArrayComparable { value = 1 }`.
-fn comparable(value: &[u8]) -> Msg {
-    let mut m = Msg::default();
-    m.bytes(1, value);
-    m
+fn comparable(value: &[u8]) -> pb::ByteArrayComparable {
+    pb::ByteArrayComparable { value: Some(Bytes::copy_from_slice(value)) }
 }
 
-/// `hbase.pb.Comparator { name = 1, serialized_comparator = 2 }`.
-fn comparator(cmp: &Comparator) -> Msg {
-    let mut body = Msg::default();
-    let class = match cmp {
-        Comparator::Binary(v) => {
-            body.message(1, comparable(v));
-            "BinaryComparator"
-        }
+fn comparator(cmp: &Comparator) -> pb::Comparator {
+    match cmp {
+        Comparator::Binary(v) => comparator_pb("BinaryComparator", pb::BinaryComparator { comparable: comparable(v) }),
         Comparator::BinaryPrefix(v) => {
-            body.message(1, comparable(v));
-            "BinaryPrefixComparator"
+            comparator_pb("BinaryPrefixComparator", pb::BinaryPrefixComparator { comparable: comparable(v) })
         }
         Comparator::RegexString(pattern) | Comparator::RegexStringNoCase(pattern) => {
-            body.bytes(1, pattern.as_bytes());
-            body.int(2, if matches!(cmp, Comparator::RegexStringNoCase(_)) { NO_CASE_FLAGS } else { 0 });
-            body.bytes(3, b"UTF-8");
-            "RegexStringComparator"
+            let flags = if matches!(cmp, Comparator::RegexStringNoCase(_)) { NO_CASE_FLAGS } else { REGEX_FLAGS };
+            let body = pb::RegexStringComparator {
+                pattern: pattern.clone(),
+                pattern_flags: flags,
+                charset: "UTF-8".to_owned(),
+                engine: Some("JAVA".to_owned()),
+            };
+            comparator_pb("RegexStringComparator", body)
         }
+        // HBase lowercases the needle when it builds the comparator.
         Comparator::Substring(needle) => {
-            // HBase lowercases the needle when it builds the comparator.
-            body.bytes(1, needle.to_lowercase().as_bytes());
-            "SubstringComparator"
+            comparator_pb("SubstringComparator", pb::SubstringComparator { substr: needle.to_lowercase() })
         }
         Comparator::Long(v) => {
-            body.message(1, comparable(&v.to_be_bytes()));
-            "LongComparator"
+            comparator_pb("LongComparator", pb::LongComparator { comparable: comparable(&v.to_be_bytes()) })
         }
         Comparator::Bit(v, op) => {
-            body.message(1, comparable(v));
-            body.uint(
-                2,
-                match op {
-                    BitwiseOp::And => 1,
-                    BitwiseOp::Or => 2,
-                    BitwiseOp::Xor => 3,
-                },
-            );
-            "BitComparator"
+            let op = match op {
+                BitwiseOp::And => pb::bit_comparator::BitwiseOp::And,
+                BitwiseOp::Or => pb::bit_comparator::BitwiseOp::Or,
+                BitwiseOp::Xor => pb::bit_comparator::BitwiseOp::Xor,
+            };
+            comparator_pb("BitComparator", pb::BitComparator { comparable: comparable(v), bitwise_op: op as i32 })
         }
-        Comparator::Null => "NullComparator",
-        Comparator::BinaryComponent { value, offset } => {
-            body.bytes(1, value);
-            body.uint(2, u64::from(*offset));
-            "BinaryComponentComparator"
-        }
-    };
-    let mut m = Msg::default();
-    m.bytes(1, format!("{PACKAGE}{class}").as_bytes());
-    m.message(2, body);
-    m
-}
-
-/// `CompareFilter { compare_op = 1, comparator = 2 }`.
-fn compare_filter(op: u64, cmp: Option<&Comparator>) -> Msg {
-    let mut m = Msg::default();
-    m.uint(1, op);
-    if let Some(cmp) = cmp {
-        m.message(2, comparator(cmp));
+        Comparator::Null => comparator_pb("NullComparator", pb::NullComparator {}),
+        Comparator::BinaryComponent { value, offset } => comparator_pb(
+            "BinaryComponentComparator",
+            pb::BinaryComponentComparator { value: value.clone(), offset: *offset },
+        ),
     }
-    m
 }
 
-/// A nested `hbase.pb.Filter`.
-fn nested(filter: &Filter) -> Result<Msg, FilterError> {
-    Ok(Msg(encode(filter)?))
+fn compare_filter(op: CompareOp, cmp: &Comparator) -> pb::CompareFilter {
+    pb::CompareFilter { compare_op: compare_type(op), comparator: Some(comparator(cmp)) }
 }
 
-/// The filter's Java class (without the package) and its own message.
-fn message(filter: &Filter) -> Result<(&'static str, Msg), FilterError> {
+fn single_column_value(s: &SingleColumnValue) -> pb::SingleColumnValueFilter {
+    pb::SingleColumnValueFilter {
+        column_family: Some(s.family.clone()),
+        column_qualifier: Some(s.qualifier.clone()),
+        compare_op: compare_type(s.op),
+        comparator: comparator(&s.cmp),
+        filter_if_missing: Some(s.filter_if_missing),
+        latest_version_only: Some(s.latest_version_only),
+    }
+}
+
+/// The filter as `hbase.pb.Filter`, after the checks HBase's constructors make.
+fn to_pb(filter: &Filter) -> Result<pb::Filter, FilterError> {
     check_node(&filter.node)?;
-    let mut m = Msg::default();
-    let class = match &filter.node {
-        Node::SingleColumnValue(s) => {
-            let mut scv = Msg::default();
-            scv.bytes(1, &s.family);
-            scv.bytes(2, &s.qualifier);
-            scv.uint(3, compare_type(s.op));
-            scv.message(4, comparator(&s.cmp));
-            scv.boolean(5, s.filter_if_missing);
-            scv.boolean(6, s.latest_version_only);
-            if s.exclude {
-                m.message(1, scv);
-            } else {
-                m = scv;
-            }
-            s.class_name()
-        }
+    let out = match &filter.node {
+        Node::SingleColumnValue(s) if s.exclude => filter_pb(
+            s.class_name(),
+            pb::SingleColumnValueExcludeFilter { single_column_value_filter: single_column_value(s) },
+        ),
+        Node::SingleColumnValue(s) => filter_pb(s.class_name(), single_column_value(s)),
         Node::Quoted(kind, value) => {
-            m.bytes(1, value);
-            kind.class_name()
-        }
-        Node::Page(size) => {
-            m.int(1, *size);
-            "PageFilter"
-        }
-        Node::MultipleColumnPrefix(prefixes) => {
-            let mut sorted: Vec<_> = prefixes.iter().collect();
-            sorted.sort();
-            for p in sorted {
-                m.bytes(1, p);
+            let class = kind.class_name();
+            match kind {
+                QuotedKind::Prefix => filter_pb(class, pb::PrefixFilter { prefix: Some(value.clone()) }),
+                QuotedKind::ColumnPrefix => filter_pb(class, pb::ColumnPrefixFilter { prefix: value.clone() }),
+                QuotedKind::InclusiveStop => {
+                    filter_pb(class, pb::InclusiveStopFilter { stop_row_key: Some(value.clone()) })
+                }
             }
-            "MultipleColumnPrefixFilter"
+        }
+        Node::Page(size) => filter_pb("PageFilter", pb::PageFilter { page_size: *size }),
+        Node::MultipleColumnPrefix(prefixes) => {
+            let mut sorted_prefixes = prefixes.clone();
+            sorted_prefixes.sort();
+            filter_pb("MultipleColumnPrefixFilter", pb::MultipleColumnPrefixFilter { sorted_prefixes })
         }
         Node::Compare(kind, op, cmp) => {
-            m.message(1, compare_filter(compare_type(*op), Some(cmp)));
-            kind.class_name()
+            let compare_filter = compare_filter(*op, cmp);
+            let class = kind.class_name();
+            match kind {
+                CompareKind::Row => filter_pb(class, pb::RowFilter { compare_filter }),
+                CompareKind::Value => filter_pb(class, pb::ValueFilter { compare_filter }),
+                CompareKind::Qualifier => filter_pb(class, pb::QualifierFilter { compare_filter }),
+                CompareKind::Family => filter_pb(class, pb::FamilyFilter { compare_filter }),
+            }
         }
-        Node::KeyOnly(len_as_value) => {
-            m.boolean(1, *len_as_value);
-            "KeyOnlyFilter"
-        }
-        Node::FirstKeyOnly => "FirstKeyOnlyFilter",
+        Node::KeyOnly(len_as_val) => filter_pb("KeyOnlyFilter", pb::KeyOnlyFilter { len_as_val: *len_as_val }),
+        Node::FirstKeyOnly => filter_pb("FirstKeyOnlyFilter", pb::FirstKeyOnlyFilter {}),
         Node::Timestamps(ts) => {
-            if !ts.is_empty() {
-                let mut packed = Msg::default();
-                for t in ts {
-                    packed.varint(*t as u64);
-                }
-                m.message(1, packed);
-            }
-            m.boolean(2, false);
-            "TimestampsFilter"
+            // Sorted and without repeats, as HBase holds them.
+            let mut timestamps = ts.clone();
+            timestamps.sort_unstable();
+            timestamps.dedup();
+            filter_pb("TimestampsFilter", pb::TimestampsFilter { timestamps, can_hint: Some(false) })
         }
-        Node::ColumnRange(min, max) => {
-            if let Some((b, _)) = min {
-                m.bytes(1, b);
-            }
-            m.boolean(2, min.as_ref().is_none_or(|(_, inclusive)| *inclusive));
-            if let Some((b, _)) = max {
-                m.bytes(3, b);
-            }
-            m.boolean(4, max.as_ref().is_some_and(|(_, inclusive)| *inclusive));
-            "ColumnRangeFilter"
-        }
-        Node::ColumnCountGet(limit) => {
-            m.int(1, i64::from(*limit));
-            "ColumnCountGetFilter"
-        }
+        Node::ColumnRange(min, max) => filter_pb(
+            "ColumnRangeFilter",
+            pb::ColumnRangeFilter {
+                min_column: min.as_ref().map(|(b, _)| b.clone()),
+                min_column_inclusive: Some(min.as_ref().is_none_or(|(_, inclusive)| *inclusive)),
+                max_column: max.as_ref().map(|(b, _)| b.clone()),
+                max_column_inclusive: Some(max.as_ref().is_some_and(|(_, inclusive)| *inclusive)),
+            },
+        ),
+        Node::ColumnCountGet(limit) => filter_pb("ColumnCountGetFilter", pb::ColumnCountGetFilter { limit: *limit }),
         Node::ColumnPagination(limit, start) => {
-            m.int(1, i64::from(*limit));
-            match start {
-                PageStart::Offset(offset) => m.int(2, i64::from(*offset)),
-                PageStart::Column(column) => m.bytes(3, column),
-            }
-            "ColumnPaginationFilter"
+            let (offset, column_offset) = match start {
+                PageStart::Offset(offset) => (Some(*offset), None),
+                PageStart::Column(column) => (None, Some(column.clone())),
+            };
+            filter_pb("ColumnPaginationFilter", pb::ColumnPaginationFilter { limit: *limit, offset, column_offset })
         }
         Node::DependentColumn(d) => {
-            let (op, cmp) = match &d.value {
-                Some((op, cmp)) => (compare_type(*op), Some(cmp)),
-                None => (NO_OP, None),
+            let compare_filter = match &d.value {
+                Some((op, cmp)) => compare_filter(*op, cmp),
+                None => pb::CompareFilter { compare_op: pb::CompareType::NoOp as i32, comparator: None },
             };
-            m.message(1, compare_filter(op, cmp));
-            m.bytes(2, &d.family);
-            m.bytes(3, &d.qualifier);
-            m.boolean(4, d.drop_dependent_column);
-            "DependentColumnFilter"
+            let body = pb::DependentColumnFilter {
+                compare_filter,
+                column_family: Some(d.family.clone()),
+                column_qualifier: Some(d.qualifier.clone()),
+                drop_dependent_column: Some(d.drop_dependent_column),
+            };
+            filter_pb("DependentColumnFilter", body)
         }
         Node::ColumnValue(family, qualifier, op, cmp) => {
-            m.bytes(1, family);
-            m.bytes(2, qualifier);
-            m.uint(3, compare_type(*op));
-            m.message(4, comparator(cmp));
-            "ColumnValueFilter"
+            let body = pb::ColumnValueFilter {
+                family: family.clone(),
+                qualifier: qualifier.clone(),
+                compare_op: compare_type(*op),
+                comparator: comparator(cmp),
+            };
+            filter_pb("ColumnValueFilter", body)
         }
         Node::FuzzyRow(keys) => {
-            for (key, mask) in keys {
-                let mut pair = Msg::default();
-                pair.bytes(1, key);
-                pair.bytes(2, mask);
-                m.message(1, pair);
-            }
+            let fuzzy_keys_data = keys
+                .iter()
+                .map(|(key, mask)| pb::BytesBytesPair { first: key.clone(), second: mask.clone() })
+                .collect();
             // Masks are in the public form (0 fixed, 1 any), which the v2 reading expects.
-            m.boolean(2, true);
-            "FuzzyRowFilter"
+            filter_pb("FuzzyRowFilter", pb::FuzzyRowFilter { fuzzy_keys_data, is_mask_v2: Some(true) })
         }
         Node::MultiRowRange(ranges) => {
-            for r in ranges {
-                let mut range = Msg::default();
-                range.bytes(1, &r.start);
-                range.boolean(2, r.start_inclusive);
-                range.bytes(3, &r.stop);
-                range.boolean(4, r.stop_inclusive);
-                m.message(1, range);
-            }
-            "MultiRowRangeFilter"
+            let row_range_list = ranges
+                .iter()
+                .map(|r| pb::RowRange {
+                    start_row: Some(r.start.clone()),
+                    start_row_inclusive: Some(r.start_inclusive),
+                    stop_row: Some(r.stop.clone()),
+                    stop_row_inclusive: Some(r.stop_inclusive),
+                })
+                .collect();
+            filter_pb("MultiRowRangeFilter", pb::MultiRowRangeFilter { row_range_list })
         }
-        Node::RandomRow(bits) => {
-            m.float(1, f32::from_bits(*bits));
-            "RandomRowFilter"
-        }
+        Node::RandomRow(bits) => filter_pb("RandomRowFilter", pb::RandomRowFilter { chance: f32::from_bits(*bits) }),
         Node::Raw(text) => {
             let parsed = super::parse::parse(text).map_err(|e| FilterError::RawUnparsable(Box::new(e)))?;
-            return message(&parsed);
+            to_pb(&parsed)?
         }
         Node::List(op, members) => {
-            m.uint(
-                1,
-                match op {
-                    ListOp::All => 1,
-                    ListOp::Any => 2,
-                },
-            );
-            for member in members {
-                m.message(2, nested(member)?);
-            }
-            "FilterList"
+            let operator = match op {
+                ListOp::All => pb::filter_list::Operator::MustPassAll,
+                ListOp::Any => pb::filter_list::Operator::MustPassOne,
+            };
+            let filters = members.iter().map(to_pb).collect::<Result<Vec<_>, _>>()?;
+            filter_pb("FilterList", pb::FilterList { operator: operator as i32, filters })
         }
-        Node::Skip(inner) => {
-            m.message(1, nested(inner)?);
-            "SkipFilter"
-        }
-        Node::While(inner) => {
-            m.message(1, nested(inner)?);
-            "WhileMatchFilter"
-        }
+        Node::Skip(inner) => filter_pb("SkipFilter", pb::SkipFilter { filter: to_pb(inner)? }),
+        Node::While(inner) => filter_pb("WhileMatchFilter", pb::WhileMatchFilter { filter: to_pb(inner)? }),
     };
-    Ok((class, m))
+    Ok(out)
 }

@@ -47,7 +47,7 @@ use crate::ops::{Delete, Get, Put};
 use crate::options::ReadOptions;
 use crate::region::cut_at_regions;
 use crate::row::Row;
-use crate::scan::{after_row, Scan, ScanStats};
+use crate::scan::{after_row, RowLimit, Scan, ScanStats};
 use crate::table::Table;
 use cursor::QueryDigest;
 pub use cursor::{CursorError, CursorKey, SaltedCursor};
@@ -315,7 +315,7 @@ impl SaltedScan {
                 .map(|(i, s)| -> TaggedStream { Box::pin(s.map(move |r| r.map(|row| (i, row)))) });
             Inner::Unordered(futures::stream::select_all(tagged), logical)
         };
-        Ok(SaltedStream { inner, remaining: self.limit, last, query, cursor_key, stats, done: false })
+        Ok(SaltedStream { inner, limit: RowLimit::new(self.limit), last, query, cursor_key, stats, done: false })
     }
 }
 
@@ -382,7 +382,7 @@ impl BucketStats {
 /// The merged rows of a salted scan. Dropping it stops every bucket's scan.
 pub struct SaltedStream {
     inner: Inner,
-    remaining: Option<u64>,
+    limit: RowLimit,
     last: Vec<Option<Bytes>>,
     query: QueryDigest,
     cursor_key: CursorKey,
@@ -432,7 +432,7 @@ impl Stream for SaltedStream {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if this.done || this.remaining == Some(0) {
+        if this.done || this.limit.finished() {
             if !this.done {
                 this.finish();
             }
@@ -462,12 +462,13 @@ impl Stream for SaltedStream {
                 Poll::Ready(Some(Err(e)))
             }
             Some(Ok((logical_offset, range, row))) => {
+                if !this.limit.admit(&row) {
+                    this.finish();
+                    return Poll::Ready(None);
+                }
                 if !row.is_partial() {
                     this.last[range] = Some(row.key_bytes());
                     this.stats[range].emitted += 1;
-                    if let Some(n) = &mut this.remaining {
-                        *n -= 1;
-                    }
                 }
                 Poll::Ready(Some(Ok(SaltedRow { row, range, logical_offset })))
             }

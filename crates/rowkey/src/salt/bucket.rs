@@ -92,7 +92,16 @@ impl Salt {
             SaltStrategy::XorJavaHash { inputs, .. } => {
                 let mut x = 0i32;
                 for i in inputs {
-                    x ^= hash::java_string_hash_utf8(&part(i)?);
+                    let field = fields.get(i.index).ok_or_else(|| KeyError::InvalidQuery {
+                        reason: format!("salt field `{}` unresolved", i.field),
+                    })?;
+                    let v = value_of(i.index).ok_or_else(|| KeyError::InvalidQuery {
+                        reason: format!("salt needs a value for `{}`", i.field),
+                    })?;
+                    // `String.hashCode` of the part as Java holds it (UTF-16 units).
+                    x ^= part_units(field, v, i.part)?
+                        .iter()
+                        .fold(0i32, |h, &c| h.wrapping_mul(31).wrapping_add(i32::from(c)));
                 }
                 let name = inputs.first().map_or("", |i| i.field.as_str());
                 self.bucket_of_java(JavaBucketForm::AbsThenRem.apply(x, n), name)?
@@ -201,6 +210,33 @@ fn random_u64() -> u64 {
     h.finish()
 }
 
+/// The UTF-16 code units of `part` of value `v` of `field`, as Java holds the string:
+/// `First(n)` / `Last(n)` cut the text as Java's `substring(0, n)` /
+/// `substring(length - n)` do, counting UTF-16 units (a character outside the BMP is
+/// two), and refuse a text shorter than `n` units (Java throws there).
+pub(crate) fn part_units(field: &Field, v: &Value, part: Part) -> Result<Vec<u16>, KeyError> {
+    let (n, from_end) = match part {
+        Part::First(n) => (n, false),
+        Part::Last(n) => (n, true),
+        Part::Encoded | Part::Text | Part::Calendar(_) => {
+            return Ok(hash::java_utf8_decode(&part_bytes(field, v, part)?));
+        }
+    };
+    let units = hash::java_utf8_decode(&codec::text_bytes(field, v));
+    if units.len() < n {
+        return Err(KeyError::OutOfRange {
+            field: field.name.clone(),
+            reason: format!(
+                "the salt takes {} {n} UTF-16 units of this field (Java's substring), and its text has {}",
+                if from_end { "the last" } else { "the first" },
+                units.len()
+            ),
+        });
+    }
+    let kept = if from_end { units.get(units.len() - n..) } else { units.get(..n) };
+    Ok(kept.unwrap_or_default().to_vec())
+}
+
 /// Bytes of `part` of value `v` of `field`.
 pub(crate) fn part_bytes<'v>(field: &Field, v: &'v Value, part: Part) -> Result<Cow<'v, [u8]>, KeyError> {
     Ok(Cow::Owned(match part {
@@ -214,14 +250,11 @@ pub(crate) fn part_bytes<'v>(field: &Field, v: &'v Value, part: Part) -> Result<
             Value::Bytes(b) => return Ok(Cow::Borrowed(b)),
             _ => codec::text_bytes(field, v),
         },
-        Part::First(n) => {
-            let t = String::from_utf8_lossy(&codec::text_bytes(field, v)).into_owned();
-            t.chars().take(n).collect::<String>().into_bytes()
-        }
-        Part::Last(n) => {
-            let t = String::from_utf8_lossy(&codec::text_bytes(field, v)).into_owned();
-            let len = t.chars().count();
-            t.chars().skip(len.saturating_sub(n)).collect::<String>().into_bytes()
+        Part::First(_) | Part::Last(_) => {
+            // Java's `getBytes(UTF_8)` of the substring: a surrogate left alone by the
+            // cut becomes `?`.
+            let units = part_units(field, v, part)?;
+            char::decode_utf16(units).map(|c| c.unwrap_or('?')).collect::<String>().into_bytes()
         }
         Part::Calendar(unit) => {
             let per = match &field.ty {

@@ -33,10 +33,12 @@ pub enum Part {
     /// The value's text form (strings as given, decimal fields zero-padded, numbers in
     /// decimal, bytes raw).
     Text,
-    /// The first `n` characters of the text form (`date.substring(0, 6)` = `yyyyMM`).
+    /// The first `n` UTF-16 units of the text form, as Java's `date.substring(0, 6)`
+    /// (`yyyyMM`); a text shorter than `n` units is refused (Java throws).
     First(usize),
-    /// The last `n` characters of the text form (`tel.substring(len - 4)`); the whole
-    /// text if it is shorter.
+    /// The last `n` UTF-16 units of the text form, as Java's `tel.substring(len - 4)`
+    /// (a character outside the BMP counts two); a text shorter than `n` units is
+    /// refused (Java throws).
     Last(usize),
     /// A calendar bucket of a timestamp field, as text (`yyyy`, `yyyyMM`, `yyyyMMdd`, UTC).
     Calendar(CalendarUnit),

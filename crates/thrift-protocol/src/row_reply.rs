@@ -10,11 +10,11 @@
 
 use bytes::Bytes;
 
-use crate::error::CallError;
+use crate::error::ReplyError;
 use crate::message_scan::{MessageScanner, ScanError};
 use crate::rows::{CellEntry, RowBatch, RowEntry, HAS_TYPE, NONE, PARTIAL, STALE};
 use crate::wire::{malformed, Reader, WireError, WireResult, WireType};
-use crate::Protocol;
+use crate::{Protocol, RowsCall};
 
 /// Which result the reply carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -135,21 +135,21 @@ impl RowReplyDecoder {
     /// only grow between calls; the reply may not extend past `limit` bytes. Returns
     /// the reply's length once it is complete. When `complete` is set, `buf` is the
     /// whole reply and running out of bytes is an error.
-    pub(crate) fn advance(&mut self, buf: &[u8], limit: usize, complete: bool) -> Result<Option<usize>, CallError> {
+    pub(crate) fn advance(&mut self, buf: &[u8], limit: usize, complete: bool) -> Result<Option<usize>, ReplyError> {
         let too_large = || {
             if complete {
-                CallError::Protocol("reply declares more bytes than it holds".into())
+                ReplyError::Malformed("reply declares more bytes than it holds".into())
             } else {
-                CallError::ResponseTooLarge { limit, declared: None }
+                ReplyError::TooLarge { limit, declared: None }
             }
         };
         let (buf, limit) = match &mut self.fallback {
             Some(scanner) => match scanner.advance(buf) {
                 Ok(Some(end)) => (&buf[..end], end),
                 Ok(None) if !complete => return Ok(None),
-                Ok(None) => return Err(CallError::Protocol("reply ends early".into())),
+                Ok(None) => return Err(ReplyError::Malformed("reply ends early".into())),
                 Err(ScanError::TooLarge { .. }) => return Err(too_large()),
-                Err(ScanError::Malformed(what)) => return Err(CallError::Protocol(what.into())),
+                Err(ScanError::Malformed(what)) => return Err(ReplyError::Malformed(what.into())),
             },
             None => (buf, limit),
         };
@@ -162,7 +162,7 @@ impl RowReplyDecoder {
             match self.unit(&mut reader) {
                 Ok(()) => self.pos = reader.pos,
                 Err(WireError::Truncated) if finishing => {
-                    return Err(CallError::Protocol(format!(
+                    return Err(ReplyError::Malformed(format!(
                         "reply ends early, inside the value at byte {}",
                         reader.pos
                     )))
@@ -176,29 +176,29 @@ impl RowReplyDecoder {
                     return Ok(None);
                 }
                 Err(WireError::TooLarge) => return Err(too_large()),
-                Err(WireError::Malformed(what)) => return Err(CallError::Protocol(what)),
+                Err(WireError::Malformed(what)) => return Err(ReplyError::Malformed(what)),
             }
         }
     }
 
     /// Turns the decoded reply (whose bytes are `reply`) into its rows or its error.
-    pub(crate) fn finish(self, reply: Bytes) -> Result<RowBatch, CallError> {
+    pub(crate) fn finish(self, reply: Bytes) -> Result<RowBatch, ReplyError> {
         if self.stage != Stage::Done || reply.len() < self.pos {
-            return Err(CallError::Protocol("reply incomplete".into()));
+            return Err(ReplyError::Malformed("reply incomplete".into()));
         }
         let declared = self.app.or(self.io).or(self.ia);
         match declared {
             Some(Declared::Io { message, can_retry }) => {
-                Err(CallError::Server { message: message.unwrap_or_default(), can_retry })
+                Err(ReplyError::Server { message: message.unwrap_or_default(), can_retry })
             }
             Some(Declared::IllegalArgument { message }) => {
-                Err(CallError::IllegalArgument { message: message.unwrap_or_default() })
+                Err(ReplyError::IllegalArgument { message: message.unwrap_or_default() })
             }
-            Some(Declared::Application { kind, message }) => Err(CallError::Application { kind, message }),
+            Some(Declared::Application { kind, message }) => Err(ReplyError::Application { kind, message }),
             None if self.has_success => {
                 Ok(RowBatch { buf: reply, protocol: self.protocol, rows: self.rows, cells: self.cells })
             }
-            None => Err(CallError::Application {
+            None => Err(ReplyError::Application {
                 kind: "MissingResult".into(),
                 message: format!("no result received for THBaseService{}", capitalized(self.method)),
             }),
@@ -439,23 +439,15 @@ fn capitalized(method: &str) -> String {
 
 /// Decodes one complete reply message (`reply` holds exactly that message, without a
 /// frame length) to call `method` (`get`, `getMultiple`, `getScannerRows` or
-/// `getScannerResults`) number `seq`, as [`Connection`](crate::Connection)'s row calls
-/// do. Declared exceptions and `TApplicationException`s give the same
-/// [`CallError`]s as the calls.
-pub fn decode_row_reply(protocol: Protocol, method: &str, seq: i32, reply: Bytes) -> Result<RowBatch, CallError> {
-    let (method, call) = row_call(method)?;
-    let mut decoder = RowReplyDecoder::new(protocol, call, method, seq);
-    match decoder.advance(&reply, reply.len(), true)? {
-        Some(end) if end == reply.len() => decoder.finish(reply),
-        Some(end) => Err(CallError::Protocol(format!("{} unexpected bytes after the reply", reply.len() - end))),
-        None => Err(CallError::Protocol("reply ends early".into())),
-    }
+/// `getScannerResults`) number `seq`, as a connection's row calls do. Declared exceptions and `TApplicationException`s give the same
+/// [`ReplyError`]s as the calls.
+pub fn decode_row_reply(protocol: Protocol, method: &str, seq: i32, reply: Bytes) -> Result<RowBatch, ReplyError> {
+    RowReplyReader::new(protocol, method, seq)?.decode_complete(reply)
 }
 
 /// Reads one row-carrying reply incrementally, from a buffer that grows as bytes
-/// arrive: what [`Connection`](crate::Connection) does for buffered transport, for
-/// transports implemented outside this crate. The end of the reply is found and its
-/// rows indexed in the same pass.
+/// arrive (buffered transport: the end of the reply is found and its rows indexed in
+/// the same pass), or whole ([`Self::decode_complete`], framed transport).
 #[derive(Debug)]
 pub struct RowReplyReader {
     decoder: RowReplyDecoder,
@@ -464,33 +456,48 @@ pub struct RowReplyReader {
 impl RowReplyReader {
     /// A reader for the reply to call `method` (`get`, `getMultiple`,
     /// `getScannerRows` or `getScannerResults`) number `seq`.
-    pub fn new(protocol: Protocol, method: &str, seq: i32) -> Result<RowReplyReader, CallError> {
+    pub fn new(protocol: Protocol, method: &str, seq: i32) -> Result<RowReplyReader, ReplyError> {
         let (method, call) = row_call(method)?;
         Ok(RowReplyReader { decoder: RowReplyDecoder::new(protocol, call, method, seq) })
     }
 
+    /// A reader for the reply to request type `C` number `seq`.
+    pub fn for_call<C: RowsCall>(protocol: Protocol, seq: i32) -> Result<RowReplyReader, ReplyError> {
+        RowReplyReader::new(protocol, C::METHOD, seq)
+    }
+
     /// Reads as far as `buf` allows: `buf` starts at the reply's first byte and may only
     /// grow between calls; the reply may not exceed `limit` bytes
-    /// ([`CallError::ResponseTooLarge`] as soon as it declares more). Returns the
+    /// ([`ReplyError::TooLarge`] as soon as it declares more). Returns the
     /// reply's length once it is complete, `None` while more bytes are needed.
-    pub fn advance(&mut self, buf: &[u8], limit: usize) -> Result<Option<usize>, CallError> {
+    pub fn advance(&mut self, buf: &[u8], limit: usize) -> Result<Option<usize>, ReplyError> {
         self.decoder.advance(buf, limit, false)
     }
 
     /// The rows (or the declared error) of the complete reply, whose bytes are `reply`
     /// (the first `len` bytes of the buffer, `len` as returned by [`Self::advance`]).
-    pub fn finish(self, reply: Bytes) -> Result<RowBatch, CallError> {
+    pub fn finish(self, reply: Bytes) -> Result<RowBatch, ReplyError> {
         self.decoder.finish(reply)
+    }
+
+    /// Decodes a reply that has arrived whole (`reply` is exactly the message, without
+    /// a frame length): running out of bytes, or bytes after the message, are errors.
+    pub fn decode_complete(mut self, reply: Bytes) -> Result<RowBatch, ReplyError> {
+        match self.decoder.advance(&reply, reply.len(), true)? {
+            Some(end) if end == reply.len() => self.decoder.finish(reply),
+            Some(end) => Err(ReplyError::Malformed(format!("{} unexpected bytes after the reply", reply.len() - end))),
+            None => Err(ReplyError::Malformed("reply ends early".into())),
+        }
     }
 }
 
-fn row_call(method: &str) -> Result<(&'static str, RowCall), CallError> {
+fn row_call(method: &str) -> Result<(&'static str, RowCall), ReplyError> {
     Ok(match method {
         "get" => ("get", RowCall::Get),
         "getMultiple" => ("getMultiple", RowCall::List),
         "getScannerResults" => ("getScannerResults", RowCall::List),
         "getScannerRows" => ("getScannerRows", RowCall::ScannerRows),
-        other => return Err(CallError::Protocol(format!("{other} replies carry no rows"))),
+        other => return Err(ReplyError::Malformed(format!("{other} replies carry no rows"))),
     })
 }
 
@@ -565,6 +572,6 @@ mod tests {
         let msg = encode(Protocol::Binary, &results(40));
         let mut decoder = RowReplyDecoder::new(Protocol::Binary, RowCall::ScannerRows, "getScannerRows", 7);
         let err = decoder.advance(&msg, msg.len() - 1, false).unwrap_err();
-        assert!(matches!(err, CallError::ResponseTooLarge { declared: None, .. }), "{err:?}");
+        assert!(matches!(err, ReplyError::TooLarge { declared: None, .. }), "{err:?}");
     }
 }

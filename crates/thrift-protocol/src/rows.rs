@@ -53,7 +53,7 @@ pub(crate) const HAS_TYPE: u16 = 0x100;
 /// handed out keeps the whole reply alive; copy what you keep long-term.
 ///
 /// ```
-/// use basalt_thrift::{decode_row_reply, Protocol};
+/// use basalt_thrift_protocol::{decode_row_reply, Protocol};
 /// use bytes::Bytes;
 /// // A compact-protocol getScannerRows reply holding one row with one cell.
 /// let mut reply = vec![0x82, 0x41, 0x01, 14];
@@ -71,7 +71,7 @@ pub(crate) const HAS_TYPE: u16 = 0x100;
 /// assert_eq!(cell.timestamp(), Some(5));
 /// let owned = batch.to_rows(); // `RowData`s whose `Bytes` share the reply
 /// assert_eq!(owned[0].cells[0].value, Bytes::from_static(b"hi"));
-/// # Ok::<(), basalt_thrift::CallError>(())
+/// # Ok::<(), basalt_thrift_protocol::ReplyError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct RowBatch {

@@ -4,10 +4,11 @@
 //! (`scanner_page` groups), including the buffered transport's one pass (find the end
 //! and index while 64 KiB chunks arrive) against two (find the end, then decode).
 //!
-//! `cargo bench -p basalt-thrift --bench codec`
+//! `cargo bench -p basalt-thrift-protocol --bench codec`
 
-use basalt_thrift::hbase::{TColumnValue, TResult};
-use basalt_thrift::{decode_row_reply, MessageScanner, Protocol, RowReplyReader};
+use basalt_thrift_protocol::hbase::calls::GetScannerRows;
+use basalt_thrift_protocol::hbase::{TColumnValue, TResult};
+use basalt_thrift_protocol::{decode_row_reply, MessageScanner, Protocol, RowReplyReader};
 use bytes::Bytes;
 use criterion::{criterion_main, BenchmarkId, Criterion, Throughput};
 use thrift::protocol::TSerializable;
@@ -41,6 +42,12 @@ fn decode(protocol: Protocol, bytes: &[u8]) -> usize {
     cells
 }
 
+/// What a call decoded by the generated code costs as the connection runs it: the
+/// reply bounded and its container memory accounted, and the generated `TResult`s.
+fn bounded_decode(protocol: Protocol, bytes: &[u8]) -> usize {
+    basalt_thrift_protocol::decode_reply::<GetScannerRows>(protocol, bytes, 1).unwrap().len()
+}
+
 fn bench(c: &mut Criterion) {
     for protocol in [Protocol::Binary, Protocol::Compact] {
         let mut group = c.benchmark_group(format!("reply_{protocol:?}").to_lowercase());
@@ -67,6 +74,9 @@ fn bench(c: &mut Criterion) {
             });
             group.bench_with_input(BenchmarkId::new("decode", rows), &bytes, |b, bytes| {
                 b.iter(|| decode(protocol, bytes))
+            });
+            group.bench_with_input(BenchmarkId::new("bounded_decode", rows), &bytes, |b, bytes| {
+                b.iter(|| bounded_decode(protocol, bytes))
             });
         }
         group.finish();

@@ -9,8 +9,9 @@
 //! `limit = 0`, ... which the server rejects or misreads. Build these with `new(...)`
 //! and `None`s, as the `basalt` crate does.
 //!
-//! The async calls on [`Connection`](crate::Connection) live in the `calls` child
-//! module, which reuses the generated (private) argument and result structs.
+//! [`calls`] holds one request type per THBaseService call ([`Call`](crate::Call)),
+//! built on the generated (private) argument and result structs; `basalt-thrift`
+//! sends them.
 #![allow(
     missing_docs,
     unused_imports,
@@ -23,7 +24,7 @@
 
 include!("hbase/generated.rs");
 
-mod calls;
+pub mod calls;
 mod mutations;
 
 pub use mutations::PutSource;

@@ -4,8 +4,8 @@
 
 mod support;
 
-use basalt_thrift::hbase::{TColumnValue, TIOError, TIllegalArgument, TResult};
-use basalt_thrift::{decode_row_reply, CallError, Protocol};
+use basalt_thrift_protocol::hbase::{TColumnValue, TIOError, TIllegalArgument, TResult};
+use basalt_thrift_protocol::{decode_row_reply, Protocol, ReplyError};
 use bytes::Bytes;
 use proptest::prelude::*;
 use support::{expected, expected_row, generated_rows, reply, Success};
@@ -90,7 +90,7 @@ proptest! {
         let wire = reply(protocol, "getScannerRows", 3, Success::Many(&results));
         let at = cut.index(wire.len());
         let err = decode_row_reply(protocol, "getScannerRows", 3, Bytes::copy_from_slice(&wire[..at])).unwrap_err();
-        prop_assert!(matches!(err, CallError::Protocol(_)), "{err:?}");
+        prop_assert!(matches!(err, ReplyError::Malformed(_)), "{err:?}");
     }
 
     #[test]
@@ -120,19 +120,19 @@ fn declared_exceptions_map_like_the_generated_calls() {
         let wire = support::exception_reply(protocol, "getMultiple", 1, 1, &io);
         let err = decode_row_reply(protocol, "getMultiple", 1, Bytes::from(wire)).unwrap_err();
         assert!(
-            matches!(&err, CallError::Server { message, can_retry: Some(false) } if message == "table not found"),
+            matches!(&err, ReplyError::Server { message, can_retry: Some(false) } if message == "table not found"),
             "{err:?}"
         );
 
         let ia = TIllegalArgument::new("Invalid scanner Id".to_owned());
         let wire = support::exception_reply(protocol, "getScannerRows", 4, 2, &ia);
         let err = decode_row_reply(protocol, "getScannerRows", 4, Bytes::from(wire)).unwrap_err();
-        assert!(matches!(&err, CallError::IllegalArgument { message } if message == "Invalid scanner Id"), "{err:?}");
+        assert!(matches!(&err, ReplyError::IllegalArgument { message } if message == "Invalid scanner Id"), "{err:?}");
 
         let wire = support::application_exception(protocol, "get", 2, "Internal error processing get");
         let err = decode_row_reply(protocol, "get", 2, Bytes::from(wire)).unwrap_err();
         assert!(
-            matches!(&err, CallError::Application { kind, message }
+            matches!(&err, ReplyError::Application { kind, message }
                 if kind == "InternalError" && message == "Internal error processing get"),
             "{err:?}"
         );
@@ -143,9 +143,9 @@ fn declared_exceptions_map_like_the_generated_calls() {
 fn a_reply_to_another_call_is_refused() {
     let wire = reply(Protocol::Binary, "getMultiple", 5, Success::Many(&[]));
     let err = decode_row_reply(Protocol::Binary, "getMultiple", 6, Bytes::from(wire.clone())).unwrap_err();
-    assert!(matches!(&err, CallError::Protocol(m) if m.contains("does not answer")), "{err:?}");
+    assert!(matches!(&err, ReplyError::Malformed(m) if m.contains("does not answer")), "{err:?}");
     let err = decode_row_reply(Protocol::Binary, "getScannerRows", 5, Bytes::from(wire)).unwrap_err();
-    assert!(matches!(&err, CallError::Protocol(_)), "{err:?}");
+    assert!(matches!(&err, ReplyError::Malformed(_)), "{err:?}");
 }
 
 #[test]

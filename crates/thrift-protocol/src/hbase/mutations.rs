@@ -9,7 +9,8 @@
 //! (checked by the tests below, binary and compact).
 
 use super::*;
-use crate::{CallError, Connection};
+use crate::bounded_input::ResultCost;
+use crate::Call;
 
 /// One row of a `putMultiple` call, as the caller holds it: what a `TPut` carries,
 /// borrowed. Cells are numbered `0..cell_count()`.
@@ -51,28 +52,52 @@ impl PutSource for TPut {
     }
 }
 
-impl Connection {
-    /// `putMultiple` of borrowed rows: nothing is copied but into the request buffer,
-    /// so a retry costs no more than the first attempt. (No attributes or cell
-    /// visibility: use [`Connection::put_multiple`] for those.)
-    pub async fn put_rows<P: PutSource + Sync>(&mut self, table: &[u8], puts: &[P]) -> Result<(), CallError> {
-        self.call(
-            "putMultiple",
-            |out| write_put_multiple(out, table, puts),
-            |input| THBaseServicePutMultipleResult::read_from_in_protocol(input)?.ok_or(),
-        )
-        .await
+/// `putMultiple` of borrowed rows: nothing is copied but into the request buffer, so
+/// a retry costs no more than the first attempt. (No attributes or cell visibility:
+/// use [`PutMultiple`](super::calls::PutMultiple) for those.)
+#[derive(Debug, Clone, Copy)]
+pub struct PutRows<'a, P> {
+    /// The table, `namespace:name` or `name`.
+    pub table: &'a [u8],
+    /// The rows to write.
+    pub puts: &'a [P],
+}
+
+impl<P: PutSource> Call for PutRows<'_, P> {
+    type Reply = ();
+    const METHOD: &'static str = "putMultiple";
+    const TOP_ELEMENT: usize = <() as ResultCost>::TOP_ELEMENT;
+
+    fn write_args(&self, out: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+        write_put_multiple(out, self.table, self.puts)
     }
 
-    /// `deleteMultiple` of borrowed deletes; returns those HBase could not apply
-    /// (always empty in HBase 2).
-    pub async fn delete_rows(&mut self, table: &[u8], deletes: &[TDelete]) -> Result<Vec<TDelete>, CallError> {
-        self.call(
-            "deleteMultiple",
-            |out| write_delete_multiple(out, table, deletes),
-            |input| THBaseServiceDeleteMultipleResult::read_from_in_protocol(input)?.ok_or(),
-        )
-        .await
+    fn read_result(input: &mut dyn TInputProtocol) -> thrift::Result<()> {
+        THBaseServicePutMultipleResult::read_from_in_protocol(input)?.ok_or()
+    }
+}
+
+/// `deleteMultiple` of borrowed deletes; the reply lists those HBase could not apply
+/// (always empty in HBase 2).
+#[derive(Debug, Clone, Copy)]
+pub struct DeleteRows<'a> {
+    /// The table, `namespace:name` or `name`.
+    pub table: &'a [u8],
+    /// The deletes.
+    pub deletes: &'a [TDelete],
+}
+
+impl Call for DeleteRows<'_> {
+    type Reply = Vec<TDelete>;
+    const METHOD: &'static str = "deleteMultiple";
+    const TOP_ELEMENT: usize = <Vec<TDelete> as ResultCost>::TOP_ELEMENT;
+
+    fn write_args(&self, out: &mut dyn TOutputProtocol) -> thrift::Result<()> {
+        write_delete_multiple(out, self.table, self.deletes)
+    }
+
+    fn read_result(input: &mut dyn TInputProtocol) -> thrift::Result<Vec<TDelete>> {
+        THBaseServiceDeleteMultipleResult::read_from_in_protocol(input)?.ok_or()
     }
 }
 

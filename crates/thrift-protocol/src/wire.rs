@@ -97,6 +97,35 @@ impl WireType {
     }
 }
 
+/// The ULEB128 varint at the start of `b`, of at most `ceil(bits / 7)` bytes, whose
+/// value fits `bits` bits: `(value, bytes used)`. [`WireError::Truncated`] when `b` ends
+/// inside it. The one varint reader of the crate (the bounded [`Reader`] and the
+/// incremental message walker both use it).
+#[inline]
+pub(crate) fn varint(b: &[u8], bits: u32) -> WireResult<(u64, usize)> {
+    let max_bytes = bits.div_ceil(7) as usize;
+    let mut value = 0u64;
+    for (i, &byte) in b.iter().take(max_bytes).enumerate() {
+        value |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            if bits < 64 && value >> bits != 0 {
+                return malformed(format!("varint overflows {bits} bits"));
+            }
+            return Ok((value, i + 1));
+        }
+    }
+    if b.len() >= max_bytes {
+        return malformed(format!("varint longer than {max_bytes} bytes"));
+    }
+    Err(WireError::Truncated)
+}
+
+/// Decodes a zigzag-encoded signed value.
+#[inline]
+pub(crate) fn zigzag(raw: u64) -> i64 {
+    ((raw >> 1) as i64) ^ -((raw & 1) as i64)
+}
+
 /// A reply's message header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct MessageHeader<'a> {
@@ -177,26 +206,23 @@ impl<'a> Reader<'a> {
         Ok(self.fixed::<1>()?[0])
     }
 
-    /// A ULEB128 varint of at most `max_bytes` bytes whose value fits `bits` bits.
+    /// A ULEB128 varint whose value fits `bits` bits ([`varint`]), within the message.
     fn varint(&mut self, bits: u32) -> WireResult<u64> {
-        let max_bytes = bits.div_ceil(7) as usize;
-        let mut value = 0u64;
-        for i in 0..max_bytes {
-            let byte = self.byte()?;
-            value |= u64::from(byte & 0x7f) << (7 * i);
-            if byte & 0x80 == 0 {
-                if bits < 64 && value >> bits != 0 {
-                    return malformed(format!("varint overflows {bits} bits"));
-                }
-                return Ok(value);
+        let end = self.limit.min(self.buf.len());
+        let rest = self.buf.get(self.pos..end).unwrap_or_default();
+        match varint(rest, bits) {
+            Ok((value, used)) => {
+                self.pos += used;
+                Ok(value)
             }
+            // Cut where the message may not go on: it declares more than it may hold.
+            Err(WireError::Truncated) if end == self.limit => Err(WireError::TooLarge),
+            Err(e) => Err(e),
         }
-        malformed(format!("varint longer than {max_bytes} bytes"))
     }
 
     fn zigzag(&mut self, bits: u32) -> WireResult<i64> {
-        let raw = self.varint(bits)?;
-        Ok(((raw >> 1) as i64) ^ -((raw & 1) as i64))
+        self.varint(bits).map(zigzag)
     }
 
     pub(crate) fn i16(&mut self) -> WireResult<i16> {

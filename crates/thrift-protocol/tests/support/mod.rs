@@ -1,11 +1,12 @@
-//! Replies written by the `thrift` crate's own writer, and read back by the generated
+//! Replies written by the `thrift` crate's own writer (shared by the tests of
+//! `basalt-thrift-protocol` and `basalt-thrift`), and read back by the generated
 //! reader: the reference the zero-copy decoder is compared with.
 #![allow(dead_code)]
 
 mod replies;
 
-use basalt_thrift::hbase::TResult;
-use basalt_thrift::{CellData, RowData};
+use basalt_thrift_protocol::hbase::TResult;
+use basalt_thrift_protocol::{CellData, RowData};
 use bytes::Bytes;
 pub use replies::*;
 

@@ -8,6 +8,7 @@
 //! the configured maximum before the caller buffers that many bytes, so a hostile or
 //! broken server cannot make the client allocate gigabytes.
 
+use crate::wire::{varint, zigzag, WireError};
 use crate::Protocol;
 
 /// Deepest nesting of structs and containers accepted in a reply (HBase's are < 8).
@@ -17,7 +18,6 @@ const MAX_NAME_LEN: usize = 1024;
 
 /// Why a byte stream is not an acceptable Thrift message.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
 pub enum ScanError {
     /// The message is, or declares itself to be, longer than the configured maximum.
     #[error("reply exceeds the maximum of {limit} bytes")]
@@ -171,11 +171,11 @@ impl MessageScanner {
                 if b[1] & 0x1f != 1 {
                     return Err(ScanError::Malformed("bad compact protocol version"));
                 }
-                let Some((_, seq_len)) = read_varint(&b[2..])? else {
+                let Some((_, seq_len)) = read_varint(&b[2..], 32)? else {
                     return Ok(Step::NeedMore);
                 };
                 let at = 2 + seq_len;
-                let Some((name_len, len_len)) = read_varint(&b[at..])? else {
+                let Some((name_len, len_len)) = read_varint(&b[at..], 32)? else {
                     return Ok(Step::NeedMore);
                 };
                 let name_len = checked_name_len(i32::try_from(name_len).unwrap_or(-1))?;
@@ -213,7 +213,7 @@ impl MessageScanner {
                         let delta = head >> 4;
                         let mut used = 1;
                         if delta == 0 {
-                            let Some((raw, n)) = read_varint(&b[1..])? else {
+                            let Some((raw, n)) = read_varint(&b[1..], 16)? else {
                                 return Ok(Step::NeedMore);
                             };
                             used += n;
@@ -313,13 +313,13 @@ impl MessageScanner {
         match ty {
             // Booleans and bytes inside containers take one byte.
             1..=3 => Ok(if b.is_empty() { Step::NeedMore } else { Step::Took(1) }),
-            4..=6 => Ok(match read_varint(b)? {
+            4..=6 => Ok(match read_varint(b, [16, 32, 64][usize::from(ty - 4)])? {
                 Some((_, n)) => Step::Took(n),
                 None => Step::NeedMore,
             }),
             7 => Ok(if b.len() >= 8 { Step::Took(8) } else { Step::NeedMore }),
             8 => {
-                let Some((len, n)) = read_varint(b)? else {
+                let Some((len, n)) = read_varint(b, 32)? else {
                     return Ok(Step::NeedMore);
                 };
                 let len = usize::try_from(len).map_err(|_| ScanError::TooLarge { limit: self.limit })?;
@@ -333,7 +333,7 @@ impl MessageScanner {
                 };
                 let elem = head & 0x0f;
                 let (size, used) = if head >> 4 == 15 {
-                    let Some((size, n)) = read_varint(&b[1..])? else {
+                    let Some((size, n)) = read_varint(&b[1..], 31)? else {
                         return Ok(Step::NeedMore);
                     };
                     (size, 1 + n)
@@ -346,7 +346,7 @@ impl MessageScanner {
                 Ok(Step::Took(used))
             }
             11 => {
-                let Some((size, n)) = read_varint(b)? else {
+                let Some((size, n)) = read_varint(b, 31)? else {
                     return Ok(Step::NeedMore);
                 };
                 if size == 0 {
@@ -374,23 +374,14 @@ fn read_i32(b: &[u8], at: usize) -> Option<i32> {
     Some(i32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
 }
 
-/// A ULEB128 varint of at most 10 bytes: `Some((value, bytes used))`, `None` if cut.
-fn read_varint(b: &[u8]) -> Result<Option<(u64, usize)>, ScanError> {
-    let mut value = 0u64;
-    for (i, &byte) in b.iter().enumerate().take(10) {
-        value |= u64::from(byte & 0x7f) << (7 * i);
-        if byte & 0x80 == 0 {
-            return Ok(Some((value, i + 1)));
-        }
+/// A varint of at most `bits` bits ([`varint`]): `Some((value, bytes used))`, `None`
+/// while `b` ends inside it.
+fn read_varint(b: &[u8], bits: u32) -> Result<Option<(u64, usize)>, ScanError> {
+    match varint(b, bits) {
+        Ok(read) => Ok(Some(read)),
+        Err(WireError::Truncated) => Ok(None),
+        Err(WireError::TooLarge | WireError::Malformed(_)) => Err(ScanError::Malformed("bad varint")),
     }
-    if b.len() >= 10 {
-        return Err(ScanError::Malformed("varint longer than 10 bytes"));
-    }
-    Ok(None)
-}
-
-fn zigzag(raw: u64) -> i64 {
-    ((raw >> 1) as i64) ^ -((raw & 1) as i64)
 }
 
 fn checked_name_len(len: i32) -> Result<usize, ScanError> {

@@ -1,16 +1,18 @@
-//! A `TInputProtocol` for the generated code that cannot be made to over-allocate.
+//! A `TInputProtocol` for the generated code that cannot be made to over-allocate: the
+//! one pass that both bounds and accounts a reply read by generated code.
 //!
-//! The generated readers ignore a field's wire type: a known field id is read as the
-//! IDL's type whatever the wire says, so a walk by wire types (the [guard]) does not
-//! see what the generated code will read (found by fuzzing: an `i32` field 2 of a
-//! `TResult`, read as a list header, became `Vec::with_capacity(758 million)`). This
-//! protocol is what the generated code reads through: every length and count it
-//! hands out is checked against the bytes that remain, the container memory the
-//! generated code will reserve is added up against the same budget as the guard's,
-//! and nothing panics (compact field ids that overflow, negative sizes, deep nesting
-//! are errors).
-//!
-//! [guard]: crate::guard
+//! The `thrift` crate's generated readers trust the peer: a string length becomes
+//! `vec![0; len]` and a list size becomes `Vec::with_capacity(size)` before a single
+//! element is read, so 40 bytes declaring 10^9 elements abort the process. They also
+//! ignore a field's wire type: a known field id is read as the IDL's type whatever the
+//! wire says, so only the reads the generated code actually makes can be bounded
+//! (found by fuzzing: an `i32` field 2 of a `TResult`, read as a list header, became
+//! `Vec::with_capacity(758 million)`). This protocol is what the generated code reads
+//! through: every length and count it hands out is checked against the bytes that
+//! remain, the container memory the generated code will reserve (count x a per-element
+//! bound; an empty struct is 1 byte on the wire, up to 176 bytes in memory) is added up
+//! and refused beyond [`MEMORY_RATIO`] times the reply's size, and nothing panics
+//! (compact field ids that overflow, negative sizes, deep nesting are errors).
 
 use thrift::protocol::{
     TFieldIdentifier, TInputProtocol, TListIdentifier, TMapIdentifier, TMessageIdentifier, TMessageType,
@@ -18,9 +20,53 @@ use thrift::protocol::{
 };
 use thrift::{ProtocolError, ProtocolErrorKind};
 
-use crate::guard::{MEMORY_FLOOR, MEMORY_RATIO, STRUCT_COST};
+use crate::hbase::{TColumnFamilyDescriptor, THRegionLocation};
 use crate::wire::{ContainerHeader, Reader, WireError, WireType, MAX_DEPTH};
 use crate::Protocol;
+
+/// Container memory the generated code may reserve, as a multiple of the reply size.
+pub(crate) const MEMORY_RATIO: usize = 32;
+/// Container memory always allowed, whatever the reply's size.
+pub(crate) const MEMORY_FLOOR: usize = 1 << 20;
+
+/// In-memory size of the largest generated struct that appears inside a container
+/// of any reply (`TColumnFamilyDescriptor`, `THRegionLocation`, ...).
+pub(crate) const STRUCT_COST: usize =
+    max(std::mem::size_of::<TColumnFamilyDescriptor>(), std::mem::size_of::<THRegionLocation>());
+
+const fn max(a: usize, b: usize) -> usize {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// The in-memory size of one element of a call's top-level result, when it is a list
+/// (more precise than [`STRUCT_COST`] for the big lists, such as `Vec<TResult>`).
+pub(crate) trait ResultCost {
+    /// Bytes per element of the top-level list.
+    const TOP_ELEMENT: usize = STRUCT_COST;
+}
+
+impl<T> ResultCost for Vec<T> {
+    const TOP_ELEMENT: usize = std::mem::size_of::<T>();
+}
+
+macro_rules! default_cost {
+    ($($t:ty),*) => { $(impl ResultCost for $t {})* };
+}
+default_cost!(
+    (),
+    bool,
+    i32,
+    String,
+    crate::hbase::TResult,
+    crate::hbase::THRegionLocation,
+    crate::hbase::TTableDescriptor,
+    crate::hbase::TNamespaceDescriptor,
+    crate::hbase::TThriftServerType
+);
 
 /// Bytes per map entry the generated code may hold (a B-tree entry of the largest
 /// key and value types of the IDL's maps, with node overhead).
@@ -294,5 +340,66 @@ mod tests {
             true,
             false,
         ));
+    }
+
+    const TRESULT: usize = <Vec<TResult> as ResultCost>::TOP_ELEMENT;
+
+    fn get_multiple(protocol: Protocol, results: &[TResult]) -> Vec<u8> {
+        crate::test_replies::reply(protocol, "getMultiple", 1, crate::test_replies::Success::Many(results))
+    }
+
+    fn decode(protocol: Protocol, msg: &[u8]) -> Result<Vec<TResult>, crate::ReplyError> {
+        crate::decode_reply::<calls::GetMultiple>(protocol, msg, 1)
+    }
+
+    #[test]
+    fn valid_replies_pass_even_when_made_of_small_elements() {
+        assert_eq!(<calls::GetMultiple as crate::Call>::TOP_ELEMENT, TRESULT);
+        let missing = TResult::new(None, Vec::new(), None, None);
+        let tiny = TResult::new(
+            b"r".to_vec(),
+            vec![TColumnValue::new(b"d".to_vec(), Vec::new(), Vec::new(), None, None, None); 20],
+            None,
+            None,
+        );
+        for protocol in [Protocol::Binary, Protocol::Compact] {
+            // 30k missing rows of a getMultiple: 3 bytes each in compact.
+            let many = vec![missing.clone(); 30_000];
+            assert_eq!(decode(protocol, &get_multiple(protocol, &many)).unwrap(), many);
+            let tiny = vec![tiny.clone(); 5_000];
+            assert_eq!(decode(protocol, &get_multiple(protocol, &tiny)).unwrap(), tiny);
+        }
+    }
+
+    #[test]
+    fn floods_of_empty_structs_are_refused() {
+        // 2M empty structs (one stop byte each) in a compact list<TResult>.
+        let n = 2usize << 20;
+        let mut msg = get_multiple(Protocol::Compact, &[]);
+        let header_end = msg.len() - 2; // drop the empty list header and the struct's stop
+        msg.truncate(header_end);
+        msg.push(0xfc);
+        let mut count = n as u64;
+        while count >= 0x80 {
+            msg.push((count as u8) | 0x80);
+            count >>= 7;
+        }
+        msg.push(count as u8);
+        msg.extend(std::iter::repeat_n(0u8, n + 2));
+        let err = decode(Protocol::Compact, &msg).unwrap_err();
+        assert!(matches!(&err, crate::ReplyError::Malformed(m) if m.contains("refused")), "{err:?}");
+    }
+
+    #[test]
+    fn what_the_generated_code_would_panic_on_is_refused() {
+        let mut msg = get_multiple(Protocol::Binary, &[]);
+        let list_size_at = msg.len() - 6;
+        msg[list_size_at..list_size_at + 4].copy_from_slice(&(-5i32).to_be_bytes());
+        assert!(decode(Protocol::Binary, &msg).is_err(), "negative list size");
+        // Compact field-id deltas that overflow i16: 2,200 fields of delta 15.
+        let mut msg = get_multiple(Protocol::Compact, &[]);
+        msg.truncate(msg.len() - 4); // back to the end of the message header
+        msg.extend(std::iter::repeat_n([0xf3u8, 0x00], 2200).flatten());
+        assert!(decode(Protocol::Compact, &msg).is_err(), "field id overflow");
     }
 }

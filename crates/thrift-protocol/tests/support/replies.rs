@@ -1,13 +1,14 @@
 //! Thrift replies written by the `thrift` crate's own writer (as an HBase gateway
 //! writes them), and read back by the generated reader.
 //!
-//! One file for every test of this crate: the integration tests and the benches
+//! One file for every test of the Thrift crates (`basalt-thrift-protocol` and
+//! `basalt-thrift`): the integration tests and the benches
 //! include it as a module, and the crate's unit tests too (through `#[path]`, with
-//! `basalt_thrift` naming the crate itself), so it uses only the public API.
+//! `basalt_thrift_protocol` naming the crate itself), so it uses only the public API.
 #![allow(dead_code)] // each user takes its own part
 
-use basalt_thrift::hbase::TResult;
-use basalt_thrift::Protocol;
+use basalt_thrift_protocol::hbase::TResult;
+use basalt_thrift_protocol::Protocol;
 use thrift::protocol::{
     TBinaryInputProtocol, TBinaryOutputProtocol, TCompactInputProtocol, TCompactOutputProtocol, TFieldIdentifier,
     TInputProtocol, TListIdentifier, TMessageIdentifier, TMessageType, TOutputProtocol, TSerializable,
