@@ -780,7 +780,7 @@ async fn native_transport_serves_the_client_api(env: Env) -> TestResult {
     assert_eq!(native_rows.len(), 1000);
     for scan in [
         Scan::new().start("k0240").stop("k0760"),
-        Scan::new().reversed(true).start("k0760").stop("k0240"),
+        Scan::new().reversed(true).start("k0240").stop("k0760"),
         Scan::new().start("k0100").limit(333),
         Scan::new().filter(basalt::Filter::prefix("k05")),
     ] {
