@@ -341,7 +341,7 @@ fn to_row(result: RowResult) -> Row {
     let cells = result
         .cells
         .iter()
-        .map(|c| Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp() as i64));
+        .map(|c| Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp()));
     Row::new(key, cells.collect::<Vec<_>>()).with_partial(partial)
 }
 
