@@ -197,6 +197,12 @@ impl RpcClient {
         self.inner.pool.live_connections()
     }
 
+    /// Connections opened since the client was built (replacements included), and
+    /// connects that failed.
+    pub fn connection_counters(&self) -> (u64, u64) {
+        self.inner.pool.counters()
+    }
+
     /// How many regions of `table` are cached.
     pub fn cached_regions(&self, table: &str) -> usize {
         self.inner.regions.len(table)

@@ -235,6 +235,7 @@ macro_rules! apply_read {
 
 fn native_get(get: &Get) -> Result<basalt_rpc::Get, Error> {
     crate::validate::row_key(&get.row)?;
+    get.read.validate()?;
     let mut native = apply_read!(basalt_rpc::Get::new(get.row.clone()), &get.read, get.read.filter.as_ref());
     if let Some(ts) = get.timestamp {
         native = native.timestamp(timestamp(ts)?);
@@ -338,10 +339,8 @@ fn native_check(condition: &Condition) -> Check {
 fn to_row(result: RowResult) -> Row {
     let key = result.row_bytes();
     let partial = result.partial;
-    let cells = result
-        .cells
-        .iter()
-        .map(|c| Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp()));
+    let cells =
+        result.cells.iter().map(|c| Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp()));
     Row::new(key, cells.collect::<Vec<_>>()).with_partial(partial)
 }
 
@@ -350,6 +349,7 @@ fn reply_bytes(rows: &[RowResult]) -> usize {
 }
 
 fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error> {
+    scan.read.validate()?;
     let mut spec = ScanSpec::new().start(scan.start.clone()).stop(scan.stop.clone()).reversed(scan.reversed);
     spec = apply_read!(spec, &scan.read, scan.filter.as_ref());
     spec = spec.rows_per_page(scan.read.caching.unwrap_or(rows).max(1));
@@ -366,16 +366,40 @@ fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error> {
 struct NativeScanner {
     scanner: basalt_rpc::Scanner,
     table: String,
+    /// An error met after some rows of a page were read: reported by the next page.
+    pending: Option<RpcError>,
 }
 
 impl NativeScanner {
+    /// Up to `rows` rows; a page continues into the next region when the current one
+    /// ends before it is full (as a gateway's scanner does), so page sizes are the
+    /// core's, not the regions'.
     async fn page(&mut self, op: Operation, rows: u32) -> Result<Page, AttemptError> {
-        self.scanner.set_rows_per_page(rows);
-        let page = self.scanner.next_page().await.map_err(|e| attempt_error(op, Some(&self.table), &e))?;
-        let rows = page.unwrap_or_default();
-        let more = if self.scanner.is_finished() { MoreRows::No } else { MoreRows::Yes };
-        let reply_bytes = reply_bytes(&rows);
-        Ok(Page { rows: rows.into_iter().map(to_row).collect(), reply_bytes, more, source: self.table.clone() })
+        if let Some(error) = self.pending.take() {
+            return Err(attempt_error(op, Some(&self.table), &error));
+        }
+        let wanted = rows.max(1) as usize;
+        let mut page: Vec<RowResult> = Vec::new();
+        while page.len() < wanted && !self.scanner.is_finished() {
+            self.scanner.set_rows_per_page((wanted - page.len()) as u32);
+            match self.scanner.next_page().await {
+                Ok(Some(more)) => page.extend(more),
+                Ok(None) => break,
+                Err(error) => {
+                    if page.is_empty() {
+                        return Err(attempt_error(op, Some(&self.table), &error));
+                    }
+                    // Rows already read are delivered; the error comes with the next
+                    // page.
+                    self.pending = Some(error);
+                    break;
+                }
+            }
+        }
+        let finished = self.scanner.is_finished() && self.pending.is_none();
+        let more = if finished { MoreRows::No } else { MoreRows::Yes };
+        let reply_bytes = reply_bytes(&page);
+        Ok(Page { rows: page.into_iter().map(to_row).collect(), reply_bytes, more, source: self.table.clone() })
     }
 }
 
@@ -391,7 +415,8 @@ impl Scanner for NativeScanner {
     }
 
     fn is_usable(&self) -> bool {
-        !self.scanner.is_finished()
+        // The scanner reopens itself on a new connection when its own fails.
+        true
     }
 }
 
@@ -522,7 +547,7 @@ impl Transport for NativeTransport {
             let op = Operation::OpenScanner;
             let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?;
             let client = self.client(op).await?;
-            let mut scanner = NativeScanner { scanner: client.scan(table, spec), table: table.to_owned() };
+            let mut scanner = NativeScanner { scanner: client.scan(table, spec), table: table.to_owned(), pending: None };
             let page = scanner.page(op, rows).await?;
             Ok((Box::new(scanner) as Box<dyn Scanner>, page))
         })
@@ -536,7 +561,7 @@ impl Transport for NativeTransport {
                 scan.limit.and_then(|l| u64::try_from(l).ok()).filter(|l| *l > 0).map_or(wanted, |l| l.min(wanted));
             let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?.limit(limit);
             let client = self.client(op).await?;
-            let mut scanner = NativeScanner { scanner: client.scan(table, spec), table: table.to_owned() };
+            let mut scanner = NativeScanner { scanner: client.scan(table, spec), table: table.to_owned(), pending: None };
             let mut page = scanner.page(op, rows).await?;
             while page.more == MoreRows::Yes && (page.rows.len() as u64) < limit {
                 let next = scanner.page(op, rows).await?;
@@ -585,7 +610,13 @@ impl Transport for NativeTransport {
     }
 
     fn pool_stats(&self) -> PoolStats {
-        PoolStats::default()
+        match self.shared.client.get() {
+            Some(client) => {
+                let (opened, connect_failures) = client.connection_counters();
+                PoolStats { opened, connect_failures, ..PoolStats::default() }
+            }
+            None => PoolStats::default(),
+        }
     }
 
     fn warm_up(&self, _connections: usize) -> Pin<Box<dyn Future<Output = Result<usize, Error>> + Send + '_>> {
