@@ -28,8 +28,8 @@
 #
 # It builds the Basalt worker and bench_salted (cargo, release), installs happybase
 # and thriftpy2 into its own virtualenv, compiles the Java worker with javac against
-# the launcher's classpath (docker/hbase-local.sh classpath), starts a standalone
-# HBase with a Thrift2 and a Thrift1 gateway (docker/hbase-local.sh), runs
+# the launcher's classpath (crates/testkit/launcher/hbase-local.sh classpath), starts a standalone
+# HBase with a Thrift2 and a Thrift1 gateway (crates/testkit/launcher/hbase-local.sh), runs
 # benches/peers/driver.py, and stops every JVM by pid on exit. Figures go to
 # benches/results/latest.md and latest.json (another place: BENCH_OUT=DIR); the
 # workers' and HBase's logs to $CARGO_TARGET_DIR/peer-bench/; HBase's data is deleted
@@ -43,7 +43,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 work=$target/peer-bench
 out=${BENCH_OUT:-$root/benches/results}
-launcher=$root/docker/hbase-local.sh
+launcher=$root/crates/testkit/launcher/hbase-local.sh
 mkdir -p "$work"
 log() { echo "[$(date -u +%H:%M:%S)] run.sh: $*" >&2; }
 

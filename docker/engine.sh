@@ -7,7 +7,8 @@
 #                      the state dir), wait until it answers
 #   engine.sh images   the base image (pulled, or built locally when no registry
 #                      answers), then the project image from docker/Dockerfile
-#                      (`engine.sh base` and `engine.sh project` do one each)
+#                      (`engine.sh base` and `engine.sh project` do one each; the
+#                      project image's context is crates/testkit/launcher)
 #   engine.sh down     stop the dockerd this script started, by pid (TERM, then KILL);
 #                      an engine it did not start is left alone
 #   engine.sh status   "up" (exit 0) or "down" (exit 1)
@@ -20,7 +21,7 @@
 # apt proxy settings and its Maven settings (~/.m2/settings.xml: mirrors, proxies) are
 # added, so that apt and Maven work inside the build behind a TLS-intercepting proxy.
 # Each image is rebuilt only when its inputs change (Docker's layer cache; the Maven
-# jars sit in a layer keyed by docker/pom.xml).
+# jars sit in a layer keyed by crates/testkit/launcher/pom.xml).
 #
 # Environment:
 #   BASALT_DOCKER_IMAGE   project image name (default basalt-hbase:latest)
@@ -30,6 +31,8 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# The project image's build context: the launcher's files, kept in the crate that embeds them.
+launcher=$(cd "$here/../crates/testkit/launcher" && pwd)
 image=${BASALT_DOCKER_IMAGE:-basalt-hbase:latest}
 upstream=${BASALT_DOCKER_FROM:-eclipse-temurin:17-jdk}
 state=${BASALT_DOCKER_STATE:-/tmp/basalt-docker}
@@ -207,8 +210,8 @@ EOF
 
 cmd_project() {
   docker image inspect "$base_tag" >/dev/null 2>&1 || die "no $base_tag: run $0 images"
-  log "building $image from $here/Dockerfile (base $base_tag)"
-  docker build --network host --build-arg "BASE=$base_tag" -t "$image" "$here" >"$state/build-project.log" 2>&1 || { tail -n 30 "$state/build-project.log" >&2; die "building $image failed (log: $state/build-project.log)"; }
+  log "building $image from $here/Dockerfile, context $launcher (base $base_tag)"
+  docker build --network host --build-arg "BASE=$base_tag" -t "$image" -f "$here/Dockerfile" "$launcher" >"$state/build-project.log" 2>&1 || { tail -n 30 "$state/build-project.log" >&2; die "building $image failed (log: $state/build-project.log)"; }
   log "built $image"
 }
 

@@ -6,7 +6,7 @@
 # import's memory is bounded by its batches in flight, not by the input.
 #
 # Usage: benches/bulk/run.sh [N]        (default 1000000)
-# Needs: java + mvn (for docker/hbase-local.sh), python3 with venv, cargo.
+# Needs: java + mvn (for crates/testkit/launcher/hbase-local.sh), python3 with venv, cargo.
 # Writes: $CARGO_TARGET_DIR/bench-bulk/ (data, venv, HBase run dir, results.json/.txt)
 set -euo pipefail
 
@@ -17,7 +17,7 @@ root=$(cd "$here/../.." && pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 work=$target/bench-bulk
 mkdir -p "$work"
-launcher=$root/docker/hbase-local.sh
+launcher=$root/crates/testkit/launcher/hbase-local.sh
 schema=$root/examples/schemas/calls.toml
 batch=${BULK_BATCH:-1000}
 conc=${BULK_CONCURRENCY:-4}

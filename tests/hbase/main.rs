@@ -14,6 +14,7 @@ mod client_data;
 mod client_gets;
 mod client_resilience;
 mod client_scan;
+mod differential;
 mod faults;
 mod filters;
 mod hostile;
@@ -60,6 +61,7 @@ fn main() -> ExitCode {
         filters::trials(),
         secure::trials(),
         native::trials(),
+        differential::trials(),
     ]
     .into_iter()
     .flatten()

@@ -1,5 +1,5 @@
 //! Regions moving and splitting under load (issue 14): the suite's HBase runs two
-//! region servers in its master JVM, and `docker/RegionTool.java` (through
+//! region servers in its master JVM, and the launcher's `RegionTool.java` (through
 //! `Env::region_tool`) moves every region of a salted table to the other server and
 //! splits buckets while a merged salted scan and batched writes run through Basalt.
 //! The scan must return exactly the table's rows, in order; every acknowledged write

@@ -138,8 +138,8 @@ impl ConnOpts {
 /// Why `--kerberos` is refused by a build without the `kerberos` feature.
 const KERBEROS_NOT_BUILT: &str = "--kerberos: this basalt was built without Kerberos support; \
      rebuild it with the cargo feature `kerberos` (cargo install basalt-cli --features kerberos, or \
-     cargo run -p basalt-cli --features kerberos), which needs the GSSAPI headers and libclang \
-     (Debian: apt-get install libkrb5-dev libclang-dev pkg-config)";
+     cargo run -p basalt-cli --features kerberos); at run time it loads the system's GSSAPI \
+     library (Debian: libgssapi-krb5-2)";
 
 /// A client for one gateway.
 pub fn client_for(

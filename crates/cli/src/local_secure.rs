@@ -1,6 +1,6 @@
 //! `basalt local start --secure MODE`: a secured Thrift2 gateway beside the local HBase
 //! (TLS, HTTP(S), Kerberos against a KDC made for the run), started by the launcher
-//! (`hbase-local.sh gateway start --tls --http --kerberos QOP`, see `docker/secure.sh`).
+//! (`hbase-local.sh gateway start --tls --http --kerberos QOP`, see `crates/testkit/launcher/secure.sh`).
 
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -4,7 +4,7 @@
 //!
 //! It starts a local HBase and one secured gateway per mode (TLS through a terminator,
 //! HTTP, HTTPS, Kerberos SASL auth / auth-int / auth-conf, SPNEGO over HTTP), all
-//! against a real server configured that way (see `docker/secure.sh`).
+//! against a real server configured that way (see `crates/testkit/launcher/secure.sh`).
 //!
 //! ```text
 //! cargo run --release -p basalt --features kerberos --example secure_cost

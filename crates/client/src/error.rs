@@ -66,6 +66,24 @@ pub enum InvalidInput {
     },
 }
 
+/// What a busy HBase said it was short of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BusyKind {
+    /// A region refuses writes until its memstore is flushed (`RegionTooBusyException`).
+    RegionTooBusy,
+    /// A region server's call queue is full (`CallQueueTooBigException`).
+    CallQueueTooBig,
+}
+
+impl std::fmt::Display for BusyKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BusyKind::RegionTooBusy => "region too busy",
+            BusyKind::CallQueueTooBig => "call queue too big",
+        })
+    }
+}
+
 /// Everything that can go wrong in a Basalt call.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -117,6 +135,15 @@ pub enum Error {
         message: String,
         /// HBase's verdict: may the same call succeed if tried again?
         can_retry: bool,
+    },
+    /// HBase is too busy to take the call now (a region over its memstore limit, a
+    /// full call queue): retried with a longer back-off than other failures.
+    #[error("HBase is busy ({kind}): {message}")]
+    Busy {
+        /// What is busy.
+        kind: BusyKind,
+        /// HBase's message.
+        message: String,
     },
     /// The gateway could not be reached or the connection failed.
     #[error("transport error talking to {addr}: {source}")]
@@ -251,6 +278,7 @@ impl Error {
             | Error::ScannerExpired { .. }
             | Error::ScanIntegrity { .. } => true,
             Error::Server { can_retry, .. } => *can_retry,
+            Error::Busy { .. } => true,
             Error::BatchFailed { source, .. } => source.is_retryable(),
             Error::InvalidInput(_)
             | Error::TableNotFound { .. }
@@ -309,6 +337,7 @@ impl Error {
             | Error::GatewayDropped { .. }
             | Error::ScannerExpired { .. }
             | Error::ScanIntegrity { .. }
+            | Error::Busy { .. }
             | Error::Server { .. } => false,
         }
     }
@@ -430,6 +459,21 @@ pub(crate) fn is_connection_dropped(e: &CallError) -> bool {
 }
 
 fn classify_server(message: String, can_retry: bool, table: Option<&str>) -> Error {
+    // The gateway's client gives up on a busy region or server after its own retries;
+    // the exception's class is somewhere in the message (often not on its first line).
+    for (class, kind) in
+        [("RegionTooBusyException", BusyKind::RegionTooBusy), ("CallQueueTooBigException", BusyKind::CallQueueTooBig)]
+    {
+        if message.contains(class) {
+            let first = message.lines().next().unwrap_or_default().trim().to_owned();
+            return Error::Busy { kind, message: first };
+        }
+    }
+    // A NullPointerException anywhere in the reply (the gateway's message may list its
+    // own attempts, each failed by the region server) is a bug in HBase's code, such as
+    // HBase 2.6's filter lists with some members: it fails the same way every time, and
+    // the gateway has already retried it. Not retried here, so it fails fast.
+    let can_retry = can_retry && !message.contains("java.lang.NullPointerException");
     // HBase's messages carry the Java stack trace; its first line says what happened.
     let message = message.lines().next().unwrap_or_default().trim().to_owned();
     let first_line = message.as_str();
@@ -501,5 +545,11 @@ mod tests {
         assert!(e.is_retryable());
         let e = Error::from_call("h:1", None, CallError::Server { message: "busy".into(), can_retry: Some(true) });
         assert!(e.is_retryable());
+        // An NPE in HBase's code, even below the first line and marked retryable, is not.
+        let npe = "org.apache.hadoop.hbase.client.RetriesExhaustedException: Failed after attempts=16\n\
+                   java.lang.NullPointerException: Cannot invoke \"Filter$ReturnCode.ordinal()\" because \"localRC\" is null";
+        let e = Error::from_call("h:1", None, CallError::Server { message: npe.into(), can_retry: Some(true) });
+        assert!(matches!(e, Error::Server { can_retry: false, .. }), "{e:?}");
+        assert!(!e.is_retryable());
     }
 }

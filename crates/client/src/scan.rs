@@ -50,7 +50,11 @@ pub enum ScanPaging {
     /// Every page is a stateless `getScannerResults` call (open, read, close on the
     /// server) starting after the last row returned, on any connection to any gateway:
     /// nothing lives between pages, so no scanner can expire or be confused, at the
-    /// cost of a region seek per page.
+    /// cost of a region seek per page. Each page is a new server-side scan, so a scan
+    /// whose answer needs one server-side scanner's state is refused
+    /// ([`InvalidInput::Option`], before sending): a filter with state across rows
+    /// (`Filter::page`, `Filter::while_match`, `Filter::column_count_get`, anywhere in
+    /// the filter), and a limit with `batch`. Read those with [`ScanPaging::Scanner`].
     Stateless,
 }
 
@@ -275,6 +279,16 @@ impl Scan {
     /// first `PARALLEL_PAGES_AHEAD` pages ready and reads the rest of its region alone,
     /// so regions much larger than the read-ahead gain less. For a short range inside
     /// one region it costs one extra call (the region boundaries).
+    ///
+    /// Each piece is its own server-side scan, as each region is in the Java client.
+    /// Two kinds of scan are read with one scanner, region after region, whatever
+    /// `regions` says, so that they give the Java client's answer: a scan with both a
+    /// limit and `batch` (HBase counts such a limit itself, across regions), and a scan
+    /// whose filter can end the whole scan (`Filter::while_match`, `Filter::page`,
+    /// `Filter::column_count_get`, anywhere in the filter): HBase decides, as such a
+    /// filter ends in one region, whether the scan goes on to the next (a while-match
+    /// filter done before its region returned any row ends the whole scan), which
+    /// regions read at once cannot know.
     pub fn parallel_regions(mut self, regions: usize) -> Scan {
         self.parallel = regions.max(1);
         self
@@ -315,8 +329,40 @@ impl Scan {
             }
             .into());
         }
-        if !self.start.is_empty() && !self.stop.is_empty() && self.start > self.stop {
+        self.check_stateless_paging()?;
+        // `start_exclusive(k).stop(k)` is the empty range (k, k): no rows, as in Java.
+        let just_after_stop = self.start.len() == self.stop.len() + 1
+            && self.start.starts_with(&self.stop)
+            && self.start.last() == Some(&0);
+        if !self.start.is_empty() && !self.stop.is_empty() && self.start > self.stop && !just_after_stop {
             return Err(InvalidInput::Option("scan start is after its stop".into()).into());
+        }
+        Ok(())
+    }
+
+    /// What stateless paging cannot read as the Java client does, refused before
+    /// sending. Each stateless page is a new server-side scan, so a filter whose state
+    /// runs across rows (page, while-match, column-count-get) would start over at every
+    /// page, and HBase's own count of a limit with `batch` would restart mid-row; the
+    /// answers would differ from one scanner's. [`ScanPaging::Scanner`] reads both.
+    fn check_stateless_paging(&self) -> Result<()> {
+        if self.paging != ScanPaging::Stateless {
+            return Ok(());
+        }
+        if let Some(class) = self.read.filter.as_ref().and_then(|f| f.scan_spanning_filter()) {
+            return Err(InvalidInput::Option(format!(
+                "stateless paging cannot carry a {class}: its state would restart at every page \
+                 (each page is a new server-side scan); use ScanPaging::Scanner"
+            ))
+            .into());
+        }
+        if self.limit.is_some() && self.read.batch.is_some() {
+            return Err(InvalidInput::Option(
+                "stateless paging cannot carry a limit with batch: HBase counts such a limit itself, \
+                 and each page would restart its count mid-row; use ScanPaging::Scanner"
+                    .into(),
+            )
+            .into());
         }
         Ok(())
     }
@@ -504,7 +550,14 @@ impl RowStream {
         scan.validate()?;
         let (tx, rx) = mpsc::channel(1);
         let stats = Arc::new(ScanStats::default());
-        if scan.parallel > 1 && gate.is_none() {
+        // A limit with batch is counted by HBase itself across regions, as the Java
+        // client's one scanner sees them: read such scans with one scanner.
+        // So are scans whose filter can end the whole scan (`scan_spanning_filter`): as
+        // such a filter ends in one region, HBase decides whether the scan goes on to
+        // the next region; regions read at once would return their rows regardless.
+        let spanning = scan.read.filter.as_ref().and_then(|f| f.scan_spanning_filter()).is_some();
+        let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || spanning;
+        if scan.parallel > 1 && gate.is_none() && !one_scanner {
             crate::region_scan::spawn(client, table, scan, Arc::clone(&stats), tx);
         } else {
             // Salted buckets run many scans at once: smaller pages bound their memory.

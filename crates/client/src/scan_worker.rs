@@ -89,9 +89,6 @@ pub(crate) struct Tracker {
     /// The longest row key of the table (see [`validate::max_row_key_len`]): the
     /// greatest key below a bound is padded to it.
     max_key_len: usize,
-    /// Batched scans (`batch` set) in a reversed scan do not send the limit: HBase's
-    /// own count of rows is wrong there.
-    batched: bool,
 }
 
 impl Tracker {
@@ -104,16 +101,17 @@ impl Tracker {
             done: false,
             exact_upper: false,
             max_key_len: validate::MAX_ROW_KEY_LEN,
-            batched: false,
         }
     }
 
     /// The tracker of `scan` on `table`.
     pub(crate) fn for_scan(scan: &Scan, table: &str) -> Tracker {
         let mut tracker = Tracker::new(scan.start.clone(), scan.stop.clone(), scan.reversed, scan.limit);
-        tracker.exact_upper = scan.read.has_filter();
+        // Batched scans: HBase's own row count (which the Java client obeys, and which
+        // in reversed batched scans can end a row early) must count exactly the rows
+        // Java's would, so the excluded row must not reach the server either.
+        tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some();
         tracker.max_key_len = validate::max_row_key_len(table);
-        tracker.batched = scan.read.batch.is_some();
         tracker
     }
 
@@ -285,8 +283,6 @@ impl Tracker {
             }
         }
         let server_limit = match self.remaining {
-            // HBase's reversed batched scans miscount rows: the limit is kept here only.
-            Some(_) if self.reversed && self.batched => None,
             Some(n) => {
                 // The row in progress is counted again by the reopened scanner, and a
                 // spare row covers a reversed start that is dropped.
@@ -689,10 +685,12 @@ mod tests {
         let tscan = Tracker::for_scan(&plain.clone().start("r1").stop("r5"), "t").tscan(&plain).unwrap().unwrap();
         assert_eq!(tscan.start_row.as_deref(), Some(&b"r5"[..]));
         assert_eq!(tscan.limit, Some(3));
-        // Reversed and batched: the limit stays on this side.
+        // Reversed and batched: the exact start too, and the exact limit (the Java
+        // client's answer follows HBase's own count there).
         let batched = plain.clone().batch(2);
-        let tscan = Tracker::for_scan(&batched, "t").tscan(&batched).unwrap().unwrap();
-        assert_eq!(tscan.limit, None);
+        let tscan = Tracker::for_scan(&batched.clone().start("r1").stop("r5"), "t").tscan(&batched).unwrap().unwrap();
+        assert_eq!(&tscan.start_row.unwrap()[..2], b"r4");
+        assert_eq!(tscan.limit, Some(2));
     }
 
     #[test]

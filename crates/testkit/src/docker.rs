@@ -30,7 +30,7 @@ use crate::{LaunchOptions, TestkitError};
 /// Asks for Docker: set to `1` to prefer a container over the native launcher.
 pub const DOCKER_ENV: &str = "BASALT_TESTKIT_DOCKER";
 /// The image to run (default `basalt-hbase:latest`, built with `docker/engine.sh images`
-/// or `docker build -t basalt-hbase docker/`).
+/// or `docker build -t basalt-hbase -f docker/Dockerfile crates/testkit/launcher`).
 pub const IMAGE_ENV: &str = "BASALT_DOCKER_IMAGE";
 /// Seconds to wait for HBase in the container to answer a Thrift2 call (default 600:
 /// HBase took 95-150 s, extra gateways up to 250 s, on 2 cores shared with other work).
@@ -115,7 +115,7 @@ pub(crate) fn start(options: &LaunchOptions) -> Result<DockerHBase, TestkitError
     if !engine.has_image(&image) {
         return Err(TestkitError::MissingTool(format!(
             "the Docker image {image} is missing: build it with `docker/engine.sh images` (no registry needed) or \
-             `docker build -t {image} docker/`, or set {IMAGE_ENV} to another image"
+             `docker build -t {image} -f docker/Dockerfile crates/testkit/launcher`, or set {IMAGE_ENV} to another image"
         )));
     }
     let shim = engine.shim_for_testcontainers()?;

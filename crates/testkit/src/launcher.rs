@@ -1,5 +1,6 @@
-//! Running `docker/hbase-local.sh`, whose files are embedded in this crate so that the
-//! launcher works from any install of the CLI, not only from a checkout.
+//! Running `hbase-local.sh`, whose files (in `crates/testkit/launcher/`) are embedded in
+//! this crate so that the launcher works from any install of the CLI, not only from a
+//! checkout.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -7,16 +8,17 @@ use std::time::Duration;
 
 use crate::{LaunchOptions, TestkitError};
 
-/// The launcher's files, as in `docker/`.
+/// The launcher's files, as in `crates/testkit/launcher/`.
 const FILES: &[(&str, &str)] = &[
-    ("hbase-local.sh", include_str!("../../../docker/hbase-local.sh")),
-    ("pom.xml", include_str!("../../../docker/pom.xml")),
-    ("hbase-site.xml.in", include_str!("../../../docker/hbase-site.xml.in")),
-    ("log4j2.properties", include_str!("../../../docker/log4j2.properties")),
-    ("Probe.java", include_str!("../../../docker/Probe.java")),
-    ("RegionTool.java", include_str!("../../../docker/RegionTool.java")),
-    ("secure.sh", include_str!("../../../docker/secure.sh")),
-    ("SecureProbe.java", include_str!("../../../docker/SecureProbe.java")),
+    ("hbase-local.sh", include_str!("../launcher/hbase-local.sh")),
+    ("pom.xml", include_str!("../launcher/pom.xml")),
+    ("hbase-site.xml.in", include_str!("../launcher/hbase-site.xml.in")),
+    ("log4j2.properties", include_str!("../launcher/log4j2.properties")),
+    ("Probe.java", include_str!("../launcher/Probe.java")),
+    ("RegionTool.java", include_str!("../launcher/RegionTool.java")),
+    ("DiffTool.java", include_str!("../launcher/DiffTool.java")),
+    ("secure.sh", include_str!("../launcher/secure.sh")),
+    ("SecureProbe.java", include_str!("../launcher/SecureProbe.java")),
 ];
 
 /// What a successful start reports.

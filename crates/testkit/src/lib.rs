@@ -9,7 +9,7 @@
 //!    `BASALT_DOCKER_IMAGE`), run through `testcontainers` with the launch options'
 //!    settings and removed when dropped (no engine or no image is an error, not a
 //!    fallback; `BASALT_DOCKER_STARTUP_TIMEOUT` seconds, default 600);
-//! 3. the native launcher (`docker/hbase-local.sh`): standalone HBase 2.6 and the Thrift2
+//! 3. the native launcher (`launcher/hbase-local.sh` in this crate): standalone HBase 2.6 and the Thrift2
 //!    server in two JVMs from Maven Central's jars, on free ports, in a fresh directory.
 //!    It needs a JDK 17 and Maven; when one is missing, the error says what to install.
 //!
@@ -269,7 +269,7 @@ impl HBase {
         }
     }
 
-    /// The command running `docker/RegionTool.java` against this HBase (launched only,
+    /// The command running the launcher's `RegionTool.java` against this HBase (launched only,
     /// natively or in a container, where it runs through `docker exec -i`): it reads
     /// `servers`, `regions T`, `move T`, `split T KEYHEX`, `balancer on|off` lines on
     /// stdin and answers one `ok ...` / `err ...` line each (see its header).

@@ -2,7 +2,7 @@
 //! socket transport, SPNEGO over HTTP), each against a real server configured that way.
 //!
 //! [`GatewayLauncher::start_secure`] runs `hbase-local.sh gateway start` with `--tls`,
-//! `--http` and `--kerberos QOP` (see `docker/secure.sh`): the launcher makes a CA and a
+//! `--http` and `--kerberos QOP` (see `launcher/secure.sh` in this crate): the launcher makes a CA and a
 //! server certificate for the run, starts a real MIT KDC with principals and keytabs for
 //! the run, and waits until a reference Java client (Apache Thrift's own transports and
 //! the JDK's TLS and Kerberos) answers through the gateway. The returned
@@ -171,7 +171,9 @@ impl GatewayLauncher {
     /// Starts a secured Thrift2 gateway and waits until a reference Java client answers
     /// through it in that mode. Needs, besides the JDK and Maven: `openssl` (TLS),
     /// `stunnel4` (TLS on the socket transport), MIT Kerberos's `krb5-kdc`,
-    /// `krb5-admin-server` and `krb5-user` (Kerberos); the error says what is missing.
+    /// `krb5-admin-server` and `krb5-user` (Kerberos). The launcher installs the
+    /// missing ones with `apt-get` when it runs as root, as it fetches HBase's jars;
+    /// otherwise the error names the packages to install.
     pub fn start_secure(&self, mode: &SecureMode) -> Result<SecureGateway, TestkitError> {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let n = NEXT.fetch_add(1, Ordering::Relaxed);

@@ -1,9 +1,9 @@
 //! Kerberos settings of a connection, present in every build.
 //!
 //! The Kerberos transports themselves (SASL GSSAPI on the socket, SPNEGO over HTTP)
-//! bind to the system's GSSAPI library and are built only with the cargo feature
-//! `kerberos` (building it needs the GSSAPI headers and libclang: on Debian,
-//! `apt-get install libkrb5-dev libclang-dev pkg-config`). Without the feature these
+//! load the system's GSSAPI library at run time (`basalt-gssapi`; on Debian the package
+//! `libgssapi-krb5-2`) and are built only with the cargo feature `kerberos`, which
+//! needs nothing beyond Rust to build. Without the feature these
 //! options still exist, so code that sets them compiles the same either way; a
 //! connection that asks for Kerberos then fails at once with
 //! [`SecureError::KerberosNotBuilt`](crate::SecureError::KerberosNotBuilt), which names

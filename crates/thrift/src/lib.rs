@@ -27,13 +27,13 @@
 //!   [`ConnectionStream`]. Production gateways ([`Security`] in
 //!   [`ConnectionOptions::security`]): TLS (rustls), Thrift over HTTP(S) (hyper), and
 //!   Kerberos, SASL GSSAPI with auth / auth-int / auth-conf or SPNEGO over HTTP
-//!   (the system's GSSAPI through `libgssapi`).
+//!   (the system's GSSAPI library, loaded at run time by `basalt-gssapi`).
 //!
 //! # Cargo features
-//! - `kerberos` (off by default): the Kerberos transports. They link the system's
-//!   GSSAPI library, and building them needs its headers and libclang (Debian:
-//!   `apt-get install libkrb5-dev libclang-dev pkg-config`), so a library that only
-//!   some deployments need does not tax every build. Without it, [`KerberosOptions`]
+//! - `kerberos` (off by default): the Kerberos transports. They load the system's
+//!   GSSAPI library when a Kerberos connection is first made (Debian:
+//!   `libgssapi-krb5-2`; without it, [`SecureError::GssapiLibraryMissing`] names the
+//!   package); building them needs nothing beyond Rust. Without it, [`KerberosOptions`]
 //!   and [`Security::kerberos`] still exist (code compiles the same either way) and a
 //!   connection that asks for Kerberos fails at once with
 //!   [`SecureError::KerberosNotBuilt`]; [`KERBEROS_SUPPORTED`] tells the two builds

@@ -13,23 +13,21 @@
 //! layer is "none" (auth). [`SaslStream`] does this framing below the Thrift protocol:
 //! one frame per flush (one per call), and reads unwrap frames as they arrive.
 //!
-//! The Kerberos side uses the system's GSSAPI library (MIT krb5 or Heimdal) through the
-//! `libgssapi` crate: credentials come from the ticket cache (`KRB5CCNAME`) or, with
-//! MIT, a client keytab (`KRB5_CLIENT_KTNAME`); the configuration from `KRB5_CONFIG`.
-//! This module is built with the cargo feature `kerberos` only (`sasl_unbuilt.rs`
-//! stands in for it otherwise). SPNEGO's tokens for HTTP are made here too.
+//! The Kerberos side uses the system's GSSAPI library (MIT krb5 or Heimdal), loaded at
+//! run time by `basalt-gssapi`: credentials come from the ticket cache (`KRB5CCNAME`)
+//! or, with MIT, a client keytab (`KRB5_CLIENT_KTNAME`); the configuration from
+//! `KRB5_CONFIG`. A machine without the library fails here at once with
+//! [`SecureError::GssapiLibraryMissing`], which names the package. This module is built
+//! with the cargo feature `kerberos` only (`sasl_unbuilt.rs` stands in for it
+//! otherwise). SPNEGO's tokens for HTTP are made here too.
 
 use std::io;
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{ready, Context, Poll};
 
+use basalt_gssapi::{ClientContext, Credential, Flags, Name, NameType};
 use bytes::{Buf, BytesMut};
-use libgssapi::context::{ClientCtx, CtxFlags, SecurityContext};
-use libgssapi::credential::{Cred, CredUsage};
-use libgssapi::error::MajorFlags;
-use libgssapi::name::Name;
-use libgssapi::oid::{OidSet, GSS_MECH_KRB5, GSS_NT_HOSTBASED_SERVICE, GSS_NT_KRB5_PRINCIPAL};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 
 use crate::kerberos::{KerberosOptions, Qop};
@@ -45,23 +43,34 @@ fn layer_bit(qop: Qop) -> u8 {
     }
 }
 
+/// A GSSAPI failure in the words of a [`SecureError`]: a missing library names its
+/// package, an expired ticket says to run kinit, the rest say what was being done.
+fn gss(what: &str, e: basalt_gssapi::Error) -> SecureError {
+    if e.is_library_missing() {
+        SecureError::GssapiLibraryMissing { detail: e.to_string() }
+    } else if e.is_credentials_expired() {
+        SecureError::TicketExpired { principal: "the client".into(), detail: e.to_string() }
+    } else {
+        SecureError::Gssapi(format!("{what}: {e}"))
+    }
+}
+
 /// A GSSAPI client context for `target`, with credentials checked first so that a
 /// missing or expired ticket gets its own error. Blocking: may read files and ask the KDC.
 pub(crate) fn client_context(
     options: &KerberosOptions,
     target: &str,
-    flags: CtxFlags,
-) -> Result<ClientCtx, SecureError> {
-    let gss = |what: &str, e: libgssapi::error::Error| SecureError::Gssapi(format!("{what}: {e}"));
-    let mut mechs = OidSet::new();
-    mechs.add(GSS_MECH_KRB5).map_err(|e| gss("mechanism set", e))?;
+    flags: Flags,
+) -> Result<ClientContext, SecureError> {
     let who = match &options.principal {
-        Some(p) => Some(Name::new(p.as_bytes(), Some(GSS_NT_KRB5_PRINCIPAL)).map_err(|e| gss("client principal", e))?),
+        Some(p) => Some(Name::new(p, NameType::KerberosPrincipal).map_err(|e| gss("client principal", e))?),
         None => None,
     };
     let shown = options.principal.clone().unwrap_or_else(|| "the default principal".to_owned());
-    let cred = Cred::acquire(who.as_ref(), None, CredUsage::Initiate, Some(&mechs)).map_err(|e| {
-        if e.major.contains(MajorFlags::GSS_S_CREDENTIALS_EXPIRED) {
+    let cred = Credential::acquire(who.as_ref()).map_err(|e| {
+        if e.is_library_missing() {
+            gss("credentials", e)
+        } else if e.is_credentials_expired() {
             SecureError::TicketExpired { principal: shown.clone(), detail: e.to_string() }
         } else {
             SecureError::NoTicket { principal: shown.clone(), detail: e.to_string() }
@@ -74,31 +83,29 @@ pub(crate) fn client_context(
                 detail: "the ticket has no lifetime left".into(),
             })
         }
-        Err(e) if e.major.contains(MajorFlags::GSS_S_CREDENTIALS_EXPIRED) => {
+        Err(e) if e.is_credentials_expired() => {
             return Err(SecureError::TicketExpired { principal: shown, detail: e.to_string() })
         }
         _ => {}
     }
-    let name = Name::new(target.as_bytes(), Some(GSS_NT_HOSTBASED_SERVICE)).map_err(|e| gss("server name", e))?;
-    Ok(ClientCtx::new(Some(cred), name, flags, Some(GSS_MECH_KRB5)))
+    let name = Name::new(target, NameType::HostBasedService).map_err(|e| gss("server name", e))?;
+    Ok(ClientContext::new(cred, name, flags))
 }
 
 /// One GSSAPI step; a failure names the server principal (the usual mistake).
-pub(crate) fn step(ctx: &mut ClientCtx, token: Option<&[u8]>, target: &str) -> Result<Option<Vec<u8>>, SecureError> {
-    ctx.step(token, None).map(|t| t.map(|b| b.to_vec())).map_err(|e| {
-        if e.major.contains(MajorFlags::GSS_S_CREDENTIALS_EXPIRED) {
-            SecureError::TicketExpired { principal: "the client".into(), detail: e.to_string() }
-        } else {
-            SecureError::Gssapi(format!("establishing a Kerberos context with {target}: {e}"))
-        }
-    })
+pub(crate) fn step(
+    ctx: &mut ClientContext,
+    token: Option<&[u8]>,
+    target: &str,
+) -> Result<Option<Vec<u8>>, SecureError> {
+    ctx.step(token).map_err(|e| gss(&format!("establishing a Kerberos context with {target}"), e))
 }
 
 /// A fresh SPNEGO token (`Negotiate ...`, the value of an `Authorization` header) for
 /// one HTTP request to `target`. Blocking, like [`client_context`].
 pub(crate) fn spnego_token(options: &KerberosOptions, target: &str) -> Result<String, SecureError> {
     use base64::Engine;
-    let mut ctx = client_context(options, target, CtxFlags::GSS_C_MUTUAL_FLAG)?;
+    let mut ctx = client_context(options, target, Flags::MUTUAL)?;
     let token = step(&mut ctx, None, target)?.unwrap_or_default();
     Ok(format!("Negotiate {}", base64::engine::general_purpose::STANDARD.encode(token)))
 }
@@ -126,10 +133,7 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send,
 {
     let target = options.target(host);
-    let flags = CtxFlags::GSS_C_MUTUAL_FLAG
-        | CtxFlags::GSS_C_SEQUENCE_FLAG
-        | CtxFlags::GSS_C_INTEG_FLAG
-        | CtxFlags::GSS_C_CONF_FLAG;
+    let flags = Flags::MUTUAL | Flags::SEQUENCE | Flags::INTEG | Flags::CONF;
     let (mut ctx, first) = {
         let options = options.clone();
         let target = target.clone();
@@ -167,7 +171,8 @@ where
     }
     let offer = ctx
         .unwrap(&offer)
-        .map_err(|e| SecureError::Sasl { detail: format!("cannot unwrap the security-layer offer: {e}") })?;
+        .map_err(|e| SecureError::Sasl { detail: format!("cannot unwrap the security-layer offer: {e}") })?
+        .message;
     if offer.len() != 4 {
         return Err(SecureError::Sasl { detail: format!("security-layer offer of {} bytes, expected 4", offer.len()) });
     }
@@ -254,7 +259,7 @@ async fn receive<S: AsyncRead + Unpin>(stream: &mut S) -> Result<(u8, Vec<u8>), 
 /// what is written, one frame per flush; unframes and unwraps what is read.
 pub struct SaslStream<S> {
     inner: S,
-    ctx: Mutex<ClientCtx>,
+    ctx: Mutex<ClientContext>,
     qop: Qop,
     max_frame: usize,
     /// Plain bytes written since the last flush.
@@ -299,7 +304,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncWrite for SaslStream<S> {
                 let ctx = this.ctx.get_mut().map_err(|_| sasl_io("GSSAPI context poisoned"))?;
                 let wrapped = ctx.wrap(this.qop == Qop::AuthConf, &this.out).map_err(sasl_io)?;
                 this.out.clear();
-                wrapped.to_vec()
+                wrapped
             };
             let len = u32::try_from(body.len()).map_err(|_| sasl_io("message too large for a SASL frame"))?;
             this.pending.extend_from_slice(&len.to_be_bytes());
@@ -341,7 +346,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> AsyncRead for SaslStream<S> {
                     } else {
                         let ctx = this.ctx.get_mut().map_err(|_| sasl_io("GSSAPI context poisoned"))?;
                         let plain = ctx.unwrap(&frame).map_err(|e| sasl_io(format!("cannot unwrap a reply: {e}")))?;
-                        this.plain.extend_from_slice(&plain);
+                        if this.qop == Qop::AuthConf && !plain.encrypted {
+                            return Poll::Ready(Err(sasl_io(
+                                "a reply was not encrypted although auth-conf was negotiated",
+                            )));
+                        }
+                        this.plain.extend_from_slice(&plain.message);
                     }
                     continue;
                 }
@@ -375,6 +385,17 @@ impl<S: ConnectionStream> ConnectionStream for SaslStream<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_gssapi_library_is_its_own_error_naming_the_package() {
+        let missing = basalt_gssapi::Error::LibraryMissing {
+            tried: "libgssapi_krb5.so.2".into(),
+            detail: "cannot open shared object file".into(),
+        };
+        let err = gss("credentials", missing);
+        assert!(matches!(err, SecureError::GssapiLibraryMissing { .. }), "{err:?}");
+        assert!(err.to_string().contains(basalt_gssapi::DEBIAN_PACKAGE), "{err}");
+    }
 
     #[test]
     fn layers_are_described_by_name() {

@@ -141,10 +141,16 @@ pub enum SecureError {
     #[error(
         "Kerberos was asked for, but this build has no Kerberos support: rebuild with the cargo feature \
          `kerberos` (basalt-thrift/kerberos, basalt/kerberos, or `cargo install basalt-cli --features kerberos`); \
-         building it needs the GSSAPI headers and libclang (Debian: apt-get install libkrb5-dev libclang-dev \
-         pkg-config)"
+         it loads the system's GSSAPI library at run time (Debian: libgssapi-krb5-2)"
     )]
     KerberosNotBuilt,
+    /// Kerberos was asked for, but the system's GSSAPI library could not be loaded;
+    /// `detail` names the package to install.
+    #[error("{detail}")]
+    GssapiLibraryMissing {
+        /// What was tried, and the package that provides the library.
+        detail: String,
+    },
 }
 
 impl SecureError {

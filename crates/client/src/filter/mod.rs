@@ -108,6 +108,13 @@ pub enum FilterError {
     /// A `MultiRowRangeFilter` had no ranges.
     #[error("MultiRowRangeFilter needs at least one range")]
     EmptyRowRanges,
+    /// A filter HBase 2.6 cannot run inside `SKIP`: `SkipFilter` never passes it the row
+    /// key, and the region server fails with a `NullPointerException`.
+    #[error(
+        "HBase 2.6 cannot run {0} inside SKIP (SkipFilter never passes it the row key, and the region server \
+         fails with a NullPointerException): use it outside SKIP"
+    )]
+    UnsupportedUnderSkip(&'static str),
     /// A `MultiRowRangeFilter` range whose start is after its stop.
     #[error("MultiRowRangeFilter range starts after it stops")]
     InvertedRowRange,

@@ -23,6 +23,37 @@ impl Filter {
         self.non_essential_filter(family).is_none()
     }
 
+    /// The class of the first filter, in this tree, whose state runs across rows and can
+    /// end the whole scan: `PageFilter` (rows counted), `WhileMatchFilter` (ends at the
+    /// first failure), `ColumnCountGetFilter` (ends past its limit). HBase keeps that state
+    /// in one server-side scanner per region, so reading a range as several scanners
+    /// (stateless pages, regions read in parallel) changes the answer; `None` when no
+    /// such filter is present.
+    pub fn scan_spanning_filter(&self) -> Option<&'static str> {
+        match &self.node {
+            Node::Page(_) => Some("PageFilter"),
+            Node::While(_) => Some("WhileMatchFilter"),
+            Node::ColumnCountGet(_) => Some("ColumnCountGetFilter"),
+            Node::List(_, members) => members.iter().find_map(Filter::scan_spanning_filter),
+            Node::Skip(inner) => inner.scan_spanning_filter(),
+            Node::Raw(text) => super::parse::parse(text).ok().and_then(|f| f.scan_spanning_filter()),
+            Node::SingleColumnValue(_)
+            | Node::Quoted(..)
+            | Node::MultipleColumnPrefix(_)
+            | Node::Compare(..)
+            | Node::KeyOnly(_)
+            | Node::FirstKeyOnly
+            | Node::Timestamps(_)
+            | Node::ColumnRange(..)
+            | Node::ColumnPagination(..)
+            | Node::DependentColumn(_)
+            | Node::ColumnValue(..)
+            | Node::FuzzyRow(_)
+            | Node::MultiRowRange(_)
+            | Node::RandomRow(_) => None,
+        }
+    }
+
     /// The class of the first filter, in this tree, that decides on whole rows.
     fn row_level_filter(&self) -> Option<&'static str> {
         match &self.node {

@@ -62,6 +62,11 @@ fn protobuf_is_used_only_outside_the_language() {
     let inverted = Filter::multi_row_range([RowRange::new("b", true, "a", false)]);
     assert_eq!(inverted.to_protobuf(), Err(FilterError::InvertedRowRange));
     assert_eq!(Filter::column_pagination(-1, 0).to_protobuf(), Err(FilterError::NegativeColumnPagination("limit", -1)));
+    let range = || Filter::multi_row_range([RowRange::new("a", true, "b", false)]);
+    let skipped = Filter::skip(Filter::prefix("a").or(range()));
+    assert_eq!(skipped.to_protobuf(), Err(FilterError::UnsupportedUnderSkip("MultiRowRangeFilter")));
+    assert!(render::filter_string(Some(&skipped)).is_err());
+    assert!(Filter::while_match(range()).and(Filter::skip(Filter::key_only())).to_protobuf().is_ok());
     // A raw string is parsed to be serialized.
     let raw = Filter::raw("PrefixFilter('a')").and(Filter::random_row(0.5));
     let parsed = Filter::prefix("a").and(Filter::random_row(0.5));
@@ -92,6 +97,15 @@ fn row_level_filters_and_essential_families() {
     ];
     for (f, row_level) in cases {
         assert_eq!(f.has_filter_row(), row_level, "{f}");
+    }
+    let spanning = [
+        (Filter::page(1), Some("PageFilter")),
+        (Filter::prefix("a").and(Filter::skip(Filter::while_match(Filter::key_only()))), Some("WhileMatchFilter")),
+        (Filter::raw("ColumnCountGetFilter(2)"), Some("ColumnCountGetFilter")),
+        (Filter::inclusive_stop("z").or(Filter::multi_row_range([RowRange::new("a", true, "b", false)])), None),
+    ];
+    for (f, class) in spanning {
+        assert_eq!(f.scan_spanning_filter(), class, "{f}");
     }
     let missing = scv.clone().filter_if_missing(true).build();
     assert!(missing.is_family_essential(b"a") && !missing.is_family_essential(b"b"));

@@ -175,3 +175,39 @@ async fn security_and_configuration_failures_are_final() {
     };
     assert!(!refused.is_final() && refused.is_retryable() && refused.is_outage());
 }
+
+#[tokio::test]
+async fn a_busy_region_gets_its_own_kind_and_is_retried_with_a_longer_backoff() {
+    let busy = Error::from_call(
+        "fake:1",
+        Some("t"),
+        CallError::Server {
+            message: "Failed after attempts=16, exceptions:\norg.apache.hadoop.hbase.RegionTooBusyException: Over memstore limit".into(),
+            can_retry: Some(true),
+        },
+    );
+    assert!(matches!(busy, Error::Busy { kind: crate::BusyKind::RegionTooBusy, .. }), "{busy:?}");
+    assert!(busy.is_retryable() && !busy.is_outage() && !busy.is_final());
+    let policy = crate::DefaultRetryPolicy::default();
+    let timeout = timeout();
+    let (RetryDecision::Retry { after: busy_pause }, RetryDecision::Retry { after: other_pause }) =
+        (policy.decide(1, &busy), policy.decide(1, &timeout))
+    else {
+        panic!("both are retried");
+    };
+    assert!(busy_pause > other_pause, "{busy_pause:?} vs {other_pause:?}");
+    // More attempts than other failures (4), fewer than an outage's.
+    assert!(matches!(policy.decide(5, &busy), RetryDecision::Retry { .. }));
+    assert_eq!(policy.decide(8, &busy), RetryDecision::Fail);
+
+    // Through the core: retried until the region takes the call.
+    fn queue_full() -> Error {
+        Error::Busy { kind: crate::BusyKind::CallQueueTooBig, message: "queue full".into() }
+    }
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Get, (Delivery::Sent, queue_full));
+    fake.fail(Operation::Get, (Delivery::Sent, queue_full));
+    let client = client_on(&fake);
+    client.table("t").unwrap().get(Get::new("a")).await.unwrap();
+    assert_eq!(fake.attempts_of(Operation::Get), 3);
+}

@@ -1,5 +1,5 @@
 //! Arbitrary bytes as the server's reply, read by a real `Connection` for every call
-//! kind (the zero-copy row calls and generated ones guarded by the bounded walk), in
+//! kind (the zero-copy row calls, and generated ones read through the bounded reader), in
 //! every transport (buffered, framed) and protocol (binary, compact), delivered in
 //! chunks of varying size. It must never panic, and memory stays bounded (run with
 //! `-rss_limit_mb`).

@@ -15,6 +15,7 @@
 #   hbase-local.sh gateway list  --dir DIR   print "NAME HOST:PORT" per running gateway
 #   hbase-local.sh regions --dir DIR  run RegionTool.java (move/split regions on demand) against the
 #                                      HBase of DIR: commands on stdin, one answer line each
+#                                      (--tool DiffTool runs DiffTool.java the same way)
 #   hbase-local.sh classpath          resolve HBase's jars with Maven, print the classpath
 #   hbase-local.sh idl                print the Thrift2 IDL shipped in the hbase-thrift jar
 #
@@ -464,10 +465,11 @@ cmd_status() {
 
 # RegionTool.java in source-file mode with the run directory's conf and HBase's classpath.
 cmd_regions() {
-  local dir=""
+  local dir="" tool=RegionTool
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
+      --tool) tool=$2; shift 2; [[ $tool =~ ^(RegionTool|DiffTool)$ ]] || die "--tool takes RegionTool or DiffTool" ;;
       *) die "unknown option for regions: $1" ;;
     esac
   done
@@ -476,7 +478,7 @@ cmd_regions() {
   require_tools
   local cp
   cp=$(classpath)
-  exec "$java_bin" -Xmx256m -cp "$dir/conf:$cp" "$here/RegionTool.java"
+  exec "$java_bin" -Xmx256m -cp "$dir/conf:$cp" "$here/$tool.java"
 }
 
 cmd_idl() {

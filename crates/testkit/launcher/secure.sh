@@ -30,7 +30,9 @@
 # sets it so that the port can be published to the client on the host).
 #
 # Debian packages: openssl, util-linux (flock), stunnel4 (--tls without --http), krb5-kdc krb5-admin-server
-# krb5-user (--kerberos); the JDK's keytool.
+# krb5-user (--kerberos); the JDK's keytool. Missing ones are installed with apt-get when
+# the launcher runs as root (secure_install), as HBase's jars are fetched with Maven;
+# otherwise the launcher fails naming them.
 
 sec_realm=BASALT.TEST
 sec_store_pass=basalt-test
@@ -60,19 +62,65 @@ secure_check() {
   if [ "$sec_qop" = auth-conf ] && $sec_http && ! $sec_tls; then
     die "--kerberos auth-conf with --http needs --tls (HBase refuses privacy over plain HTTP)"
   fi
-  command -v openssl >/dev/null 2>&1 || ! $sec_tls || die "openssl is missing (apt-get install openssl)"
-  if secure_tunnel; then
-    command -v stunnel4 >/dev/null 2>&1 || command -v stunnel >/dev/null 2>&1 \
-      || die "stunnel is missing: --tls on the socket transport needs it (apt-get install stunnel4)"
-  fi
-  if [ -n "$sec_qop" ]; then
-    local tool
-    for tool in krb5kdc kdb5_util kadmin.local kinit; do
-      command -v "$tool" >/dev/null 2>&1 || [ -x "/usr/sbin/$tool" ] \
-        || die "$tool is missing: --kerberos needs MIT Kerberos (apt-get install krb5-kdc krb5-admin-server krb5-user)"
-    done
+  local missing
+  missing=$(secure_missing_packages)
+  if [ -n "$missing" ]; then
+    secure_install $missing
+    missing=$(secure_missing_packages)
+    [ -z "$missing" ] || die "still missing after installing them: $missing"
   fi
   return 0
+}
+
+# Whether a program is on PATH or in /usr/sbin (not on a non-root PATH).
+have_tool() { command -v "$1" >/dev/null 2>&1 || [ -x "/usr/sbin/$1" ]; }
+
+# The Debian packages whose programs this gateway's mode needs and this machine lacks.
+secure_missing_packages() {
+  local pkgs=()
+  if $sec_tls && ! have_tool openssl; then pkgs+=(openssl); fi
+  if secure_tunnel && ! have_tool stunnel4 && ! have_tool stunnel; then pkgs+=(stunnel4); fi
+  if [ -n "$sec_qop" ]; then
+    { have_tool krb5kdc && have_tool kdb5_util; } || pkgs+=(krb5-kdc)
+    have_tool kadmin.local || pkgs+=(krb5-admin-server)
+    have_tool kinit || pkgs+=(krb5-user)
+  fi
+  echo "${pkgs[*]}"
+}
+
+# Installs Debian packages, as the launcher fetches HBase's jars: with apt-get when
+# running as root (after apt-get update), one install at a time on this machine, with
+# no service started by the packages (a policy-rc.d for the install when there is none);
+# otherwise fails naming the packages to install.
+secure_install() {
+  local why="this secured gateway needs programs from: $*"
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    die "$why; install them (Debian/Ubuntu: apt-get install $*)"
+  fi
+  mkdir -p "$(cache_dir)"
+  (
+    flock 8
+    local still=() p
+    # Another launcher may have installed them while this one waited.
+    for p in $(secure_missing_packages); do still+=("$p"); done
+    [ ${#still[@]} -gt 0 ] || exit 0
+    log "$why; installing ${still[*]} (apt-get)"
+    local policy=/usr/sbin/policy-rc.d ours=false
+    if [ ! -e "$policy" ]; then
+      printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && ours=true
+    fi
+    local rc=0 wait=(-o DPkg::Lock::Timeout=600)
+    {
+      apt-get "${wait[@]}" update -qq \
+        && DEBIAN_FRONTEND=noninteractive apt-get "${wait[@]}" install -y -qq --no-install-recommends "${still[@]}"
+    } >"$(cache_dir)/apt-install.log" 2>&1 || rc=$?
+    if $ours; then rm -f "$policy"; fi
+    if [ "$rc" -ne 0 ]; then
+      tail -n 15 "$(cache_dir)/apt-install.log" >&2
+      die "installing ${still[*]} failed (log: $(cache_dir)/apt-install.log)"
+    fi
+    log "installed ${still[*]}"
+  ) 8>"$(cache_dir)/apt-install.lock" || exit 1
 }
 
 krb_tool() { command -v "$1" 2>/dev/null || echo "/usr/sbin/$1"; }
