@@ -25,7 +25,9 @@ use super::thrift::ThriftTransport;
 use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, Page, ScanRequest, Scanner, Transport,
 };
-use crate::error::{Error, InvalidInput};
+use basalt_thrift::CallError;
+
+use crate::error::{BusyKind, Error, InvalidInput};
 use crate::filter::{CompareOp, Filter};
 use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutations};
 use crate::options::{ColumnSpec, ReadOptions};
@@ -154,13 +156,13 @@ fn map_error(error: &RpcError, op: Operation, table: Option<&str>) -> Error {
                 Kind::UnknownScanner | Kind::ScannerReset | Kind::OutOfOrderScannerNext => {
                     Error::ScannerExpired { message }
                 }
+                Kind::RegionTooBusy => Error::Busy { kind: BusyKind::RegionTooBusy, message },
+                Kind::CallQueueTooBig => Error::Busy { kind: BusyKind::CallQueueTooBig, message },
                 Kind::NotServingRegion
                 | Kind::RegionMoved(_)
                 | Kind::RegionOpening
                 | Kind::RegionServerStopped
                 | Kind::ServerNotRunningYet
-                | Kind::RegionTooBusy
-                | Kind::CallQueueTooBig
                 | Kind::CallDropped
                 | Kind::RetryImmediately
                 | Kind::Throttled
@@ -171,10 +173,19 @@ fn map_error(error: &RpcError, op: Operation, table: Option<&str>) -> Error {
                 _ => Error::Server { message, can_retry: remote.is_retryable() },
             }
         }
-        RpcError::Connect { addr, reason }
-        | RpcError::ConnectionFailed { addr, reason }
-        | RpcError::Protocol { addr, reason } => {
-            Error::Server { message: format!("{addr}: {reason}"), can_retry: error.is_retryable() }
+        // A refused connection is an outage to the core (retried for its whole budget).
+        RpcError::Connect { addr, reason } => Error::Transport {
+            addr: addr.clone(),
+            source: CallError::Connect {
+                addr: addr.clone(),
+                source: std::io::Error::new(std::io::ErrorKind::ConnectionRefused, reason.clone()),
+            },
+        },
+        RpcError::ConnectionFailed { addr, reason } => {
+            Error::Transport { addr: addr.clone(), source: CallError::Io(std::io::Error::other(reason.clone())) }
+        }
+        RpcError::Protocol { addr, reason } => {
+            Error::Protocol { addr: addr.clone(), source: CallError::Io(std::io::Error::other(reason.clone())) }
         }
         RpcError::Bootstrap(_) | RpcError::RegionUnavailable(_) => {
             Error::Server { message: error.to_string(), can_retry: error.is_retryable() }
@@ -547,7 +558,8 @@ impl Transport for NativeTransport {
             let op = Operation::OpenScanner;
             let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?;
             let client = self.client(op).await?;
-            let mut scanner = NativeScanner { scanner: client.scan(table, spec), table: table.to_owned(), pending: None };
+            let mut scanner =
+                NativeScanner { scanner: client.scan(table, spec), table: table.to_owned(), pending: None };
             let page = scanner.page(op, rows).await?;
             Ok((Box::new(scanner) as Box<dyn Scanner>, page))
         })
@@ -561,7 +573,8 @@ impl Transport for NativeTransport {
                 scan.limit.and_then(|l| u64::try_from(l).ok()).filter(|l| *l > 0).map_or(wanted, |l| l.min(wanted));
             let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?.limit(limit);
             let client = self.client(op).await?;
-            let mut scanner = NativeScanner { scanner: client.scan(table, spec), table: table.to_owned(), pending: None };
+            let mut scanner =
+                NativeScanner { scanner: client.scan(table, spec), table: table.to_owned(), pending: None };
             let mut page = scanner.page(op, rows).await?;
             while page.more == MoreRows::Yes && (page.rows.len() as u64) < limit {
                 let next = scanner.page(op, rows).await?;
