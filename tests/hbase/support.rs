@@ -164,6 +164,11 @@ impl Env {
         Connection::connect(self.addr(), self.options()).await
     }
 
+    /// With `BASALT_TEST_TRANSPORT=native`, the region servers a client bootstraps from.
+    pub fn native_servers(&self) -> Option<&[String]> {
+        self.inner.native.get().map(Vec::as_slice)
+    }
+
     /// A pooled `basalt` client for the gateway.
     pub fn client(&self) -> basalt::Client {
         let builder = basalt::Client::builder()
