@@ -279,14 +279,22 @@ fn native_put(put: &Put, max_value: usize) -> Result<basalt_rpc::Mutation, Error
     Ok(mutation)
 }
 
-fn native_delete(delete: &Delete) -> Result<basalt_rpc::Mutation, Error> {
+/// A delete as native mutations: one per column or family it names (HBase's server
+/// keeps only the last family delete of one mutation's family, so several would not
+/// apply their union), or one for the whole row.
+fn native_delete(delete: &Delete) -> Result<Vec<basalt_rpc::Mutation>, Error> {
     crate::validate::row_key(&delete.row)?;
-    let mut mutation = basalt_rpc::Mutation::delete(delete.row.clone()).durability(durability(&delete.durability));
+    let mut base = basalt_rpc::Mutation::delete(delete.row.clone()).durability(durability(&delete.durability));
     if let Some(ts) = delete.row_timestamp {
-        mutation = mutation.at(timestamp(ts)?);
+        base = base.at(timestamp(ts)?);
     }
+    if delete.specs.is_empty() {
+        return Ok(vec![base]);
+    }
+    let mut mutations = Vec::with_capacity(delete.specs.len());
     for spec in &delete.specs {
-        mutation = match spec {
+        let mutation = base.clone();
+        mutations.push(match spec {
             DeleteSpec::ColumnVersion(family, qualifier, None) => {
                 mutation.delete_latest_version(family.clone(), qualifier.clone())
             }
@@ -302,9 +310,9 @@ fn native_delete(delete: &Delete) -> Result<basalt_rpc::Mutation, Error> {
             DeleteSpec::Family(family, None) => mutation.family(family.clone()),
             DeleteSpec::Family(family, Some(ts)) => mutation.family_at(family.clone(), timestamp(*ts)?),
             DeleteSpec::FamilyVersion(family, ts) => mutation.family_version(family.clone(), timestamp(*ts)?),
-        };
+        });
     }
-    Ok(mutation)
+    Ok(mutations)
 }
 
 fn native_row_mutations(mutations: &RowMutations, max_value: usize) -> Result<Vec<basalt_rpc::Mutation>, Error> {
@@ -320,7 +328,7 @@ fn native_row_mutations(mutations: &RowMutations, max_value: usize) -> Result<Ve
         if delete.row != mutations.row {
             return Err(InvalidInput::Option("a row mutation's delete targets another row".into()).into());
         }
-        native.push(native_delete(delete)?);
+        native.extend(native_delete(delete)?);
     }
     if native.is_empty() {
         return Err(InvalidInput::Option("row mutations need at least one put or delete".into()).into());
@@ -479,11 +487,10 @@ impl Transport for NativeTransport {
     fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<Bytes>> {
         Box::pin(async move {
             let op = if deletes.len() == 1 { Operation::Delete } else { Operation::DeleteMany };
-            let actions = deletes
-                .iter()
-                .map(|d| native_delete(d).map(BatchAction::Mutate))
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| invalid(op, e))?;
+            let mut actions = Vec::with_capacity(deletes.len());
+            for delete in deletes {
+                actions.extend(native_delete(delete).map_err(|e| invalid(op, e))?.into_iter().map(BatchAction::Mutate));
+            }
             let outcomes = self.attempt(op, table, |c| async move { c.batch(table, &actions).await }).await?;
             match outcomes.into_iter().find_map(Result::err) {
                 Some(error) => Err(attempt_error(op, Some(table), &error)),
@@ -511,7 +518,7 @@ impl Transport for NativeTransport {
             let max = self.shared.max_value_bytes;
             let (op, mutations) = match write {
                 CheckedWrite::Put(put) => (Operation::CheckAndPut, native_put(put, max).map(|m| vec![m])),
-                CheckedWrite::Delete(delete) => (Operation::CheckAndDelete, native_delete(delete).map(|m| vec![m])),
+                CheckedWrite::Delete(delete) => (Operation::CheckAndDelete, native_delete(delete)),
                 CheckedWrite::Mutations(mutations) => (Operation::CheckAndMutate, native_row_mutations(mutations, max)),
             };
             let mutations = mutations.map_err(|e| invalid(op, e))?;
