@@ -6,6 +6,12 @@
 //! - [`RpcClient`]: bootstrap through the connection registry (no ZooKeeper), region
 //!   locations from `hbase:meta` cached per table, gets, mutations, batches grouped by
 //!   region server, and scans that cross regions and survive moves and splits.
+//! - Reads take HBase's options natively: columns, versions, time ranges (whole and per
+//!   family), block caching, protobuf filters (typed or as bytes), exact start/stop
+//!   bounds, `batch`, limits; scans renew their leases in the background and are
+//!   `Stream`s ([`Scanner::into_stream`]).
+//! - Increments and appends carry nonces, so a retry after an unknown outcome is
+//!   applied once; row mutations are atomic, with or without a condition.
 //! - Replies are views over the reply's bytes: a [`Cell`]'s row, family, qualifier and
 //!   value are slices of the cell block, not copies.
 //!
