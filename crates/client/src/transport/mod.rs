@@ -26,7 +26,6 @@
 
 #[cfg(test)]
 pub(crate) mod fake;
-pub mod native;
 #[cfg(test)]
 mod tests;
 pub mod thrift;
