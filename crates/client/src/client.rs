@@ -322,7 +322,7 @@ impl Client {
     }
 
     /// Shuts the client down: idle connections are closed, calls waiting for a
-    /// connection and every later call fail with [`Error::ClientClosed`]. Calls in
+    /// connection and every later call fail with [`Error::ClientClosed`](crate::Error::ClientClosed). Calls in
     /// flight finish. Affects every clone of this client.
     pub fn shutdown(&self) {
         self.transport().shutdown();

@@ -9,7 +9,7 @@
 //! What the core expects of an implementation:
 //! - **One attempt per call.** A method makes one attempt (its own connection choice
 //!   and request timeout included) and never retries: retries, their budget and
-//!   back-off are the core's ([`crate::attempt`]).
+//!   back-off belong to the core's retry loop.
 //! - **Say whether the request left.** [`AttemptError::sent`] is
 //!   [`Delivery::NotSent`] only when the server provably cannot have seen the whole
 //!   request (no connection, or the request not completely written); the core retries
@@ -17,7 +17,7 @@
 //! - **Requests are the crate's own values** ([`Get`], [`Put`], [`Delete`],
 //!   [`RowMutations`], [`Increment`], [`Append`], [`ScanRequest`]): a transport encodes
 //!   them in its own file, and a new read option is a field of
-//!   [`ReadOptions`](crate::ReadOptions) plus a line in each encoder.
+//!   [`ReadOptions`] plus a line in each encoder.
 //! - **Scanners**: [`Transport::open_scanner`] opens a server-side scanner over the
 //!   whole [`ScanRequest`] range and returns it with its first page; the scanner then
 //!   pages on its own ([`Scanner::next_page`]). A region boundary inside the range is
