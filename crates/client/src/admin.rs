@@ -9,8 +9,11 @@ use basalt_thrift::hbase::{
 };
 use bytes::Bytes;
 
-use crate::client::{Client, Idempotence};
+use crate::attempt::Idempotence;
+use crate::client::Client;
 use crate::error::{InvalidInput, Result};
+use crate::transport::thrift::ThriftTransport;
+use crate::transport::Operation;
 use crate::validate;
 
 /// Bloom filter kind of a column family .
@@ -342,12 +345,21 @@ impl Client {
 }
 
 macro_rules! admin_call {
-    ($self:ident, $op:literal, $table:expr, $idem:expr, |$conn:ident| $call:expr) => {
-        $self.client.run($op, $table, $idem, |$conn| Box::pin($call)).await
-    };
+    ($self:ident, $op:literal, $table:expr, $idem:expr, |$conn:ident| $call:expr) => {{
+        let op = Operation::Admin($op);
+        let thrift = $self.thrift()?;
+        $self.client.attempts().run(op, $table, $idem, |_| thrift.raw(op, |$conn| Box::pin($call))).await
+    }};
 }
 
 impl Admin {
+    /// The Thrift2 transport, which alone carries administrative calls for now.
+    fn thrift(&self) -> Result<&ThriftTransport> {
+        self.client.transport().thrift().ok_or_else(|| {
+            InvalidInput::Option("administrative calls need the Thrift2 gateway transport".into()).into()
+        })
+    }
+
     /// Creates a namespace, with optional configuration.
     pub async fn create_namespace(&self, name: &str, config: BTreeMap<String, String>) -> Result<()> {
         validate::namespace_name(name)?;

@@ -1,19 +1,18 @@
 //! The client handle, its builder, and how one call is run (pool, timeout, retries).
 
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use basalt_thrift::{CallError, Connection, ConnectionOptions, Framing, Protocol};
-use tracing::Instrument;
+use basalt_thrift::{ConnectionOptions, Framing, Protocol};
 
+use crate::attempt::Attempts;
 use crate::coalesce::GetCoalescer;
-use crate::error::{is_connection_dropped, Error, InvalidInput, Result};
-use crate::pool::{Pool, PoolStats, PooledConnection};
-use crate::retry::{DefaultRetryPolicy, RetryDecision, RetryPolicy};
+use crate::error::{InvalidInput, Result};
+use crate::pool::{Pool, PoolStats};
+use crate::retry::{DefaultRetryPolicy, RetryPolicy};
 use crate::table::Table;
+use crate::transport::thrift::ThriftTransport;
+use crate::transport::Transport;
 use crate::validate;
 
 /// Builds a [`Client`]. Every setting has a documented default.
@@ -225,33 +224,42 @@ impl ClientBuilder {
             nodelay: self.nodelay,
             security: self.security.clone(),
         };
+        let max_value_bytes = self.max_value_bytes;
         let pool = Pool::new(self.addrs, self.pool_size, options, self.max_idle, self.down_backoff);
+        let transport: Arc<dyn Transport> = Arc::new(ThriftTransport::new(pool, self.request_timeout, max_value_bytes));
         let gets = Arc::new(GetCoalescer::new(self.gets_in_flight.min(self.pool_size), self.request_timeout));
         Ok(Client {
             inner: Arc::new(ClientInner {
-                pool,
+                attempts: Attempts::new(transport, self.retry, self.retry_budget),
                 gets,
-                request_timeout: self.request_timeout,
-                retry: self.retry,
-                retry_budget: self.retry_budget,
-                max_value_bytes: self.max_value_bytes,
-                answered: AtomicBool::new(false),
+                max_value_bytes,
             }),
         })
     }
 }
 
+impl Client {
+    /// A client on any transport, with the builder's other settings (unit tests of the
+    /// core's policies run on a scripted transport).
+    #[cfg(test)]
+    pub(crate) fn on_transport(builder: ClientBuilder, transport: Arc<dyn Transport>) -> Client {
+        let gets = Arc::new(GetCoalescer::new(builder.gets_in_flight, builder.request_timeout));
+        Client {
+            inner: Arc::new(ClientInner {
+                attempts: Attempts::new(transport, builder.retry, builder.retry_budget),
+                gets,
+                max_value_bytes: builder.max_value_bytes,
+            }),
+        }
+    }
+}
+
 pub(crate) struct ClientInner {
-    pub(crate) pool: Pool,
+    /// The transport, with the retry policy and budget.
+    pub(crate) attempts: Attempts,
     /// The gate single-row gets pass, where waiting ones are coalesced.
     pub(crate) gets: Arc<GetCoalescer>,
-    pub(crate) request_timeout: Duration,
-    pub(crate) retry: Arc<dyn RetryPolicy>,
-    pub(crate) retry_budget: Duration,
     pub(crate) max_value_bytes: usize,
-    /// Set once a call succeeded: the transport settings are known to match, so a new
-    /// connection dropped before any reply is an outage, not a mismatch.
-    pub(crate) answered: AtomicBool,
 }
 
 /// A handle to HBase through one or more Thrift2 gateways. Cheap to clone (an `Arc`),
@@ -263,20 +271,8 @@ pub struct Client {
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("gateways", &self.inner.pool.addrs()).finish_non_exhaustive()
+        f.debug_struct("Client").field("gateways", &self.transport().endpoints()).finish_non_exhaustive()
     }
-}
-
-/// A future borrowing a connection: what one attempt of a call is.
-pub(crate) type CallFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, CallError>> + Send + 'a>>;
-
-/// Whether a call may be repeated safely after a failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Idempotence {
-    /// Gets, scans, puts, deletes, admin reads: retried on retryable failures.
-    Idempotent,
-    /// Increments, appends, check-and-mutate: never retried automatically.
-    NotIdempotent,
 }
 
 impl Client {
@@ -299,178 +295,51 @@ impl Client {
 
     /// The gateways' addresses, comma-separated (for error messages).
     pub(crate) fn gateways(&self) -> String {
-        self.inner.pool.addrs().join(",")
+        self.transport().endpoints().join(",")
+    }
+
+    /// The transport calls go through.
+    pub(crate) fn transport(&self) -> &dyn Transport {
+        &*self.inner.attempts.transport
+    }
+
+    /// The transport with the retry policy and budget.
+    pub(crate) fn attempts(&self) -> &Attempts {
+        &self.inner.attempts
     }
 
     /// Counters of the connection pool.
     pub fn pool_stats(&self) -> PoolStats {
         let (coalesced_calls, coalesced_gets) = self.inner.gets.counts();
-        PoolStats { coalesced_calls, coalesced_gets, ..self.inner.pool.stats() }
+        PoolStats { coalesced_calls, coalesced_gets, ..self.transport().pool_stats() }
     }
 
     /// Opens `connections` connections now (spread over the gateways, in parallel) and
     /// leaves them idle in the pool, so the first requests after start-up do not pay
     /// for connection set-up. At most the pool size; returns how many were opened.
     pub async fn warm_up(&self, connections: usize) -> Result<usize> {
-        let n = connections.min(self.inner.pool.size());
-        let opened = futures::future::join_all((0..n).map(|_| self.inner.pool.checkout_fresh())).await;
-        let mut count = 0;
-        let mut last_error = None;
-        // Dropping the checked-out connections returns them to the idle lists.
-        for result in opened {
-            match result {
-                Ok(_) => count += 1,
-                Err(e) => last_error = Some(e),
-            }
-        }
-        match (count, last_error) {
-            (0, Some(e)) => Err(e),
-            _ => Ok(count),
-        }
+        self.transport().warm_up(connections).await
     }
 
     /// Shuts the client down: idle connections are closed, calls waiting for a
-    /// connection and every later call fail with [`Error::ClientClosed`]. Calls in
+    /// connection and every later call fail with [`Error::ClientClosed`](crate::Error::ClientClosed). Calls in
     /// flight finish. Affects every clone of this client.
     pub fn shutdown(&self) {
-        self.inner.pool.shutdown();
-    }
-
-    /// Runs one call: checks a connection out, applies the request timeout, and
-    /// retries idempotent calls on retryable failures per the retry policy, within the
-    /// retry budget. A call that is not idempotent is retried only when it was never
-    /// sent (no connection could be had, or its request could not be completely
-    /// written); once sent, a failure that leaves its outcome open is reported as
-    /// [`Error::WriteOutcomeUnknown`].
-    pub(crate) async fn run<T, F>(
-        &self,
-        operation: &'static str,
-        table: Option<&str>,
-        idempotence: Idempotence,
-        mut call: F,
-    ) -> Result<T>
-    where
-        F: for<'a> FnMut(&'a mut Connection) -> CallFuture<'a, T>,
-    {
-        let span = tracing::debug_span!("hbase.call", operation, table, attempt = tracing::field::Empty);
-        async move {
-            let started = Instant::now();
-            let mut attempt = 0u32;
-            loop {
-                attempt += 1;
-                tracing::Span::current().record("attempt", attempt);
-                let error = match self.checkout().await {
-                    // Nothing was sent: safe to retry whatever the call is.
-                    Err(error) => error,
-                    Ok(mut pooled) => {
-                        let addr = pooled.addr().to_owned();
-                        match self.call_on(operation, table, &addr, pooled.conn(), &mut call).await {
-                            Ok(value) => return Ok(value),
-                            // The whole request reached the stream: it may have been
-                            // applied. (When it did not, the server cannot have read
-                            // it, and the call is retried like one never sent.)
-                            Err(error)
-                                if idempotence == Idempotence::NotIdempotent && pooled.conn().request_written() =>
-                            {
-                                return Err(outcome_unknown(operation, error));
-                            }
-                            Err(error) => error,
-                        }
-                    }
-                };
-                match self.retry_after(attempt, started, &error) {
-                    Some(after) => {
-                        tracing::debug!(%error, ?after, "retrying");
-                        tokio::time::sleep(after).await;
-                    }
-                    None => return Err(error),
-                }
-            }
-        }
-        .instrument(span)
-        .await
-    }
-
-    /// The pause before retrying after `attempt` failed with `error`, if the policy
-    /// allows it and the retry would start within the budget counted from `since`.
-    pub(crate) fn retry_after(&self, attempt: u32, since: Instant, error: &Error) -> Option<Duration> {
-        match self.inner.retry.decide(attempt, error) {
-            RetryDecision::Retry { after } if since.elapsed() + after <= self.inner.retry_budget => Some(after),
-            RetryDecision::Retry { .. } | RetryDecision::Fail => None,
-        }
-    }
-
-    /// One attempt of a call on a given connection: the request timeout, the error
-    /// mapping and the tracing span (`hbase.attempt`) every call shares, plain calls and
-    /// scan pages alike. A connection closed or reset before it delivered a single
-    /// byte, once this client has had answers, is [`Error::GatewayDropped`] (an
-    /// outage: a load balancer whose gateway is down); before any answer it stays a
-    /// plain transport error, as a transport mismatch looks the same and must fail fast.
-    pub(crate) async fn call_on<T, F>(
-        &self,
-        operation: &'static str,
-        table: Option<&str>,
-        addr: &str,
-        conn: &mut Connection,
-        call: &mut F,
-    ) -> Result<T>
-    where
-        F: for<'a> FnMut(&'a mut Connection) -> CallFuture<'a, T>,
-    {
-        let timeout = self.inner.request_timeout;
-        let span = tracing::debug_span!("hbase.attempt", operation, table, gateway = addr);
-        match tokio::time::timeout(timeout, call(conn)).instrument(span).await {
-            Ok(Ok(value)) => {
-                if !self.inner.answered.load(Ordering::Relaxed) {
-                    self.inner.answered.store(true, Ordering::Relaxed);
-                }
-                Ok(value)
-            }
-            Ok(Err(e))
-                if !conn.has_received() && is_connection_dropped(&e) && self.inner.answered.load(Ordering::Relaxed) =>
-            {
-                Err(Error::GatewayDropped { addr: addr.to_owned(), source: e })
-            }
-            Ok(Err(e)) => Err(Error::from_call_in(operation, addr, table, e)),
-            // The abandoned call poisoned the connection; it is closed, not reused.
-            Err(_) => Err(Error::Timeout { operation, after: timeout }),
-        }
-    }
-
-    /// Checks a connection out of the pool (any gateway, the ones up first), within the
-    /// request timeout.
-    pub(crate) async fn checkout(&self) -> Result<PooledConnection> {
-        let timeout = self.inner.request_timeout;
-        tokio::time::timeout(timeout, self.inner.pool.checkout())
-            .await
-            .map_err(|_| Error::Timeout { operation: "connect", after: timeout })?
-    }
-
-    /// Waits for a slot of the pool (bounds the calls in flight) without taking a
-    /// connection: for calls on a connection the caller holds (a pinned scanner's).
-    pub(crate) async fn slot(&self) -> Result<tokio::sync::OwnedSemaphorePermit> {
-        let timeout = self.inner.request_timeout;
-        tokio::time::timeout(timeout, self.inner.pool.permit())
-            .await
-            .map_err(|_| Error::Timeout { operation: "connect", after: timeout })?
-    }
-}
-
-/// A sent call that is not idempotent failed: say whether it may have been applied.
-fn outcome_unknown(operation: &'static str, error: Error) -> Error {
-    match error {
-        // The request may have reached HBase and been applied before the failure.
-        Error::Transport { .. } | Error::GatewayDropped { .. } | Error::Timeout { .. } | Error::Protocol { .. } => {
-            Error::WriteOutcomeUnknown { operation, source: Box::new(error) }
-        }
-        // HBase answered: it refused the call, nothing was applied.
-        other => other,
+        self.transport().shutdown();
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::future::Future;
+    use std::time::Instant;
+
+    use basalt_thrift::{CallError, Connection};
+
     use super::*;
+    use crate::attempt::outcome_unknown;
+    use crate::error::Error;
+    use crate::transport::Operation;
 
     fn refused() -> Error {
         Error::Transport {
@@ -487,14 +356,14 @@ mod tests {
         let client = Client::builder().address("127.0.0.1:1").retry_budget(Duration::from_secs(10)).build().unwrap();
         let now = Instant::now();
         // An outage is retried past the policy's 4 attempts while the budget lasts...
-        assert_eq!(client.retry_after(20, now, &refused()), Some(Duration::from_secs(2)));
+        assert_eq!(client.attempts().retry_after(20, now, &refused()), Some(Duration::from_secs(2)));
         // ...and not once the next attempt would start after it.
         let long_ago = now.checked_sub(Duration::from_secs(9)).unwrap();
-        assert_eq!(client.retry_after(20, long_ago, &refused()), None);
+        assert_eq!(client.attempts().retry_after(20, long_ago, &refused()), None);
         // A timeout is not an outage: the policy's attempt count ends it.
         let timeout = Error::Timeout { operation: "get", after: Duration::from_secs(1) };
-        assert!(client.retry_after(3, now, &timeout).is_some());
-        assert_eq!(client.retry_after(4, now, &timeout), None);
+        assert!(client.attempts().retry_after(3, now, &timeout).is_some());
+        assert_eq!(client.attempts().retry_after(4, now, &timeout), None);
     }
 
     #[test]
@@ -516,16 +385,18 @@ mod tests {
         Fut: Future<Output = ()> + Send + 'static,
     {
         let client = Client::connect_to("127.0.0.1:1").unwrap();
-        client.inner.answered.store(answered, Ordering::Relaxed);
+        let thrift = client.transport().thrift().unwrap();
+        thrift.mark_answered(answered);
         let (ours, theirs) = tokio::io::duplex(1 << 16);
         let server = tokio::spawn(serve(theirs));
         // The server side runs up to its first wait (or to its end) before the call.
         tokio::task::yield_now().await;
         let mut conn = Connection::from_stream(ours, "lb:1", ConnectionOptions::default());
-        let error = client
-            .call_on("list_namespaces", None, "lb:1", &mut conn, &mut |c| Box::pin(c.list_namespaces()))
-            .await
-            .unwrap_err();
+        let op = Operation::Admin("list_namespaces");
+        // The call first, then the mapping, which reads the connection's state after it.
+        let outcome = conn.list_namespaces().await;
+        let error = thrift.attempt_on(op, "lb:1", &mut conn, async { outcome }).await.unwrap_err().error;
+        let error = *error;
         server.await.unwrap();
         (error, conn)
     }

@@ -20,14 +20,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use basalt_thrift::hbase::TGet;
-use bytes::Bytes;
 use tokio::sync::oneshot;
 
-use crate::client::{Client, Idempotence};
+use crate::attempt::{Attempts, Idempotence};
 use crate::error::Result;
 use crate::ops::Get;
 use crate::row::Row;
+use crate::transport::Operation;
 
 /// Most gets sent in one coalesced `getMultiple`.
 pub(crate) const MAX_COALESCED: usize = 128;
@@ -54,14 +53,14 @@ struct State {
 /// A get waiting for its turn.
 struct Waiter {
     table: Arc<str>,
-    tget: TGet,
+    get: Get,
     turn: oneshot::Sender<Turn>,
 }
 
 /// What a waiting get is told when its turn comes.
 enum Turn {
     /// Lead: send your get followed by these (same table) as one call, in `slot`.
-    Lead { own: Box<TGet>, others: Vec<Waiter>, slot: Slot },
+    Lead { own: Box<Get>, others: Vec<Waiter>, slot: Slot },
     /// Your row, from another get's call.
     Row(Row),
     /// The shared call failed: run alone.
@@ -107,102 +106,74 @@ impl GetCoalescer {
         (self.coalesced_calls.load(Ordering::Relaxed), self.coalesced_gets.load(Ordering::Relaxed))
     }
 
-    /// Reads one row through the gate. `table` is the table's name, `table_bytes` the
-    /// same as bytes.
-    pub(crate) async fn get(
-        self: &Arc<Self>,
-        client: &Client,
-        table: &Arc<str>,
-        table_bytes: &Bytes,
-        get: &Get,
-    ) -> Result<Row> {
+    /// Reads one row of `table` through the gate.
+    pub(crate) async fn get(self: &Arc<Self>, attempts: &Attempts, table: &Arc<str>, get: &Get) -> Result<Row> {
         if self.limit == 0 {
-            return get_alone(client, table, table_bytes, get.to_thrift()?).await;
+            return get_alone(attempts, table, get).await;
         }
-        let tget = get.to_thrift()?;
         let queued = {
             let mut state = self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
             if state.in_flight < self.limit {
                 state.in_flight += 1;
-                Err(tget)
+                Err(())
             } else {
                 let (turn, receiver) = oneshot::channel();
-                state.waiting.push_back(Waiter { table: Arc::clone(table), tget, turn });
+                state.waiting.push_back(Waiter { table: Arc::clone(table), get: get.clone(), turn });
                 Ok(receiver)
             }
         };
         let receiver = match queued {
             Ok(receiver) => receiver,
             // A free slot: go now.
-            Err(tget) => {
+            Err(()) => {
                 let _slot = Slot { gate: Some(Arc::clone(self)) };
-                return get_alone(client, table, table_bytes, tget).await;
+                return get_alone(attempts, table, get).await;
             }
         };
         let turn = match tokio::time::timeout(self.max_wait, receiver).await {
             Ok(turn) => turn,
             // Waited too long: run alone (the abandoned entry is skipped later).
-            Err(_) => return get_alone(client, table, table_bytes, get.to_thrift()?).await,
+            Err(_) => return get_alone(attempts, table, get).await,
         };
         match turn {
             Ok(Turn::Row(row)) => Ok(row),
             Ok(Turn::Lead { own, others, slot }) => {
                 if others.is_empty() {
-                    return get_alone(client, table, table_bytes, *own).await;
+                    return get_alone(attempts, table, &own).await;
                 }
-                match self.lead(client, table, table_bytes, *own, others).await {
+                match self.lead(attempts, table, *own, others).await {
                     Some(row) => Ok(row),
                     None => {
                         drop(slot);
-                        get_alone(client, table, table_bytes, get.to_thrift()?).await
+                        get_alone(attempts, table, get).await
                     }
                 }
             }
             // The shared call failed, or its leader was dropped mid-call.
-            Ok(Turn::Alone) | Err(_) => get_alone(client, table, table_bytes, get.to_thrift()?).await,
+            Ok(Turn::Alone) | Err(_) => get_alone(attempts, table, get).await,
         }
     }
 
     /// Sends `own` and `others` as one `getMultiple`, once. On success hands each
     /// waiter its row and returns the leader's; on any failure tells every waiter to
     /// run alone and returns `None`.
-    async fn lead(
-        &self,
-        client: &Client,
-        table: &Arc<str>,
-        table_bytes: &Bytes,
-        own: TGet,
-        others: Vec<Waiter>,
-    ) -> Option<Row> {
-        let mut tgets = Vec::with_capacity(others.len() + 1);
-        tgets.push(own);
+    async fn lead(&self, attempts: &Attempts, table: &Arc<str>, own: Get, others: Vec<Waiter>) -> Option<Row> {
+        let mut gets = Vec::with_capacity(others.len() + 1);
+        gets.push(own);
         let mut turns = Vec::with_capacity(others.len());
         for waiter in others {
-            tgets.push(waiter.tget);
+            gets.push(waiter.get);
             turns.push(waiter.turn);
         }
-        let wanted = tgets.len();
-        let batch = match client.checkout().await {
-            Ok(mut pooled) => {
-                let addr = pooled.addr().to_owned();
-                let mut tgets = Some(tgets);
-                // Tried once: on failure each get runs alone with its own retries.
-                client
-                    .call_on("get", Some(&**table), &addr, pooled.conn(), &mut |conn| {
-                        let tgets = tgets.take().unwrap_or_default();
-                        Box::pin(conn.get_multiple(table_bytes.to_vec(), tgets))
-                    })
-                    .await
-                    .ok()
-            }
-            Err(_) => None,
-        };
+        let wanted = gets.len();
+        // Tried once: on failure each get runs alone with its own retries.
+        let batch = attempts.once(attempts.transport.get_many(table, &gets)).await.ok();
         match batch.filter(|batch| batch.len() == wanted) {
             Some(batch) => {
                 self.coalesced_calls.fetch_add(1, Ordering::Relaxed);
                 self.coalesced_gets.fetch_add(wanted as u64, Ordering::Relaxed);
                 // Every row a view of the one reply (no copy per waiter).
-                let mut rows = Row::from_batch(batch);
+                let mut rows = batch.into_iter();
                 let own = rows.next().unwrap_or_default();
                 for (turn, row) in turns.into_iter().zip(rows) {
                     // A waiter that went away no longer wants its row.
@@ -244,9 +215,9 @@ impl GetCoalescer {
                 }
             }
             state.waiting = kept;
-            let Waiter { tget, turn, .. } = leader;
+            let Waiter { get, turn, .. } = leader;
             let slot = Slot { gate: Some(Arc::clone(self)) };
-            match turn.send(Turn::Lead { own: Box::new(tget), others, slot }) {
+            match turn.send(Turn::Lead { own: Box::new(get), others, slot }) {
                 Ok(()) => return,
                 // The leader went away just now: give its company back and try the next
                 // (the slot stays counted and goes to the next leader).
@@ -263,22 +234,16 @@ impl GetCoalescer {
 }
 
 /// One get on its own: the ordinary call path (pool, timeout, retries).
-async fn get_alone(client: &Client, table: &str, table_bytes: &Bytes, tget: TGet) -> Result<Row> {
-    let batch = client
-        .run("get", Some(table), Idempotence::Idempotent, |conn| {
-            let (table, tget) = (table_bytes.to_vec(), tget.clone());
-            Box::pin(conn.get_row_batch(table, tget))
-        })
-        .await?;
-    Ok(Row::from_batch(batch).next().unwrap_or_default())
+async fn get_alone(attempts: &Attempts, table: &str, get: &Get) -> Result<Row> {
+    attempts.run(Operation::Get, Some(table), Idempotence::Idempotent, |t| t.get(table, get)).await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn tget(row: &str) -> TGet {
-        Get::new(row.to_owned()).to_thrift().expect("a valid get")
+    fn get(row: &str) -> Get {
+        Get::new(row.to_owned())
     }
 
     /// A gate whose one slot is taken, with waiters queued for `tables` (in order).
@@ -289,7 +254,7 @@ mod tests {
         state.in_flight = 1;
         for (i, table) in tables.iter().enumerate() {
             let (turn, receiver) = oneshot::channel();
-            state.waiting.push_back(Waiter { table: Arc::from(*table), tget: tget(&format!("r{i}")), turn });
+            state.waiting.push_back(Waiter { table: Arc::from(*table), get: get(&format!("r{i}")), turn });
             receivers.push(receiver);
         }
         drop(state);
@@ -306,8 +271,8 @@ mod tests {
         drop(receivers.remove(0)); // the first waiter went away
         gate.release();
         let Ok(Turn::Lead { own, others, slot }) = receivers[0].try_recv() else { panic!("waiter 1 should lead") };
-        assert_eq!(own.row, b"r1");
-        let rows: Vec<Vec<u8>> = others.iter().map(|w| w.tget.row.clone()).collect();
+        assert_eq!(&own.row()[..], b"r1");
+        let rows: Vec<Vec<u8>> = others.iter().map(|w| w.get.row().to_vec()).collect();
         assert_eq!(rows, [b"r3".to_vec(), b"r4".to_vec()]);
         assert_eq!(in_flight(&gate), 1, "the slot was handed over, not freed");
         // Table b's waiter leads next, alone.

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use basalt_thrift::CallError;
+use basalt_thrift::{CallError, SecureError};
 use bytes::Bytes;
 
 /// Input rejected before anything was sent to HBase.
@@ -66,6 +66,24 @@ pub enum InvalidInput {
     },
 }
 
+/// What a busy HBase said it was short of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BusyKind {
+    /// A region refuses writes until its memstore is flushed (`RegionTooBusyException`).
+    RegionTooBusy,
+    /// A region server's call queue is full (`CallQueueTooBigException`).
+    CallQueueTooBig,
+}
+
+impl std::fmt::Display for BusyKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            BusyKind::RegionTooBusy => "region too busy",
+            BusyKind::CallQueueTooBig => "call queue too big",
+        })
+    }
+}
+
 /// Everything that can go wrong in a Basalt call.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -117,6 +135,15 @@ pub enum Error {
         message: String,
         /// HBase's verdict: may the same call succeed if tried again?
         can_retry: bool,
+    },
+    /// HBase is too busy to take the call now (a region over its memstore limit, a
+    /// full call queue): retried with a longer back-off than other failures.
+    #[error("HBase is busy ({kind}): {message}")]
+    Busy {
+        /// What is busy.
+        kind: BusyKind,
+        /// HBase's message.
+        message: String,
     },
     /// The gateway could not be reached or the connection failed.
     #[error("transport error talking to {addr}: {source}")]
@@ -240,14 +267,18 @@ impl Error {
     /// timeouts, expired scanners and server errors HBase marks retryable.
     pub fn is_retryable(&self) -> bool {
         match self {
-            // A reply over the size limit would be just as large the next time.
-            Error::Transport { source, .. } => !matches!(source, CallError::ResponseTooLarge { .. }),
+            // A reply over the size limit would be just as large the next time, and a
+            // security or configuration failure fails the same way until someone acts.
+            Error::Transport { source, .. } => {
+                !matches!(source, CallError::ResponseTooLarge { .. }) && !is_final_call_error(source)
+            }
+            Error::NoGateway { last, .. } => !last.is_final(),
             Error::Timeout { .. }
             | Error::GatewayDropped { .. }
-            | Error::NoGateway { .. }
             | Error::ScannerExpired { .. }
             | Error::ScanIntegrity { .. } => true,
             Error::Server { can_retry, .. } => *can_retry,
+            Error::Busy { .. } => true,
             Error::BatchFailed { source, .. } => source.is_retryable(),
             Error::InvalidInput(_)
             | Error::TableNotFound { .. }
@@ -276,9 +307,38 @@ impl Error {
                 matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
             }
             Error::Timeout { operation: "connect", .. } => true,
-            Error::NoGateway { .. } | Error::GatewayDropped { .. } => true,
+            Error::NoGateway { last, .. } => !last.is_final(),
+            Error::GatewayDropped { .. } => true,
             Error::BatchFailed { source, .. } => source.is_outage(),
             _ => false,
+        }
+    }
+
+    /// Whether the failure is the configuration's or the credentials' (a certificate
+    /// that is not trusted, a bad TLS setting, no Kerberos ticket, Kerberos not built
+    /// in, HTTP 401/403): trying again fails the same way until someone acts, so it is
+    /// never retried.
+    pub fn is_final(&self) -> bool {
+        match self {
+            Error::Transport { source, .. } => is_final_call_error(source),
+            Error::NoGateway { last, .. } => last.is_final(),
+            Error::BatchFailed { source, .. } => source.is_final(),
+            Error::InvalidInput(_)
+            | Error::TableNotFound { .. }
+            | Error::NamespaceNotFound { .. }
+            | Error::AlreadyExists { .. }
+            | Error::NoSuchColumnFamily { .. }
+            | Error::IllegalArgument { .. }
+            | Error::Protocol { .. }
+            | Error::ClientClosed
+            | Error::ServerInternal { .. }
+            | Error::WriteOutcomeUnknown { .. }
+            | Error::Timeout { .. }
+            | Error::GatewayDropped { .. }
+            | Error::ScannerExpired { .. }
+            | Error::ScanIntegrity { .. }
+            | Error::Busy { .. }
+            | Error::Server { .. } => false,
         }
     }
 
@@ -340,6 +400,48 @@ impl Error {
     }
 }
 
+/// Whether a connection failed for its security settings or credentials, which no
+/// retry repairs.
+fn is_final_call_error(e: &CallError) -> bool {
+    match e {
+        CallError::Secure(secure) => match secure {
+            SecureError::UntrustedCertificate { .. }
+            | SecureError::CertificateExpired { .. }
+            | SecureError::HostNameMismatch { .. }
+            | SecureError::TlsConfig(_)
+            | SecureError::NoTicket { .. }
+            | SecureError::TicketExpired { .. }
+            | SecureError::QopMismatch { .. }
+            | SecureError::KerberosNotBuilt => true,
+            SecureError::HttpStatus { status, .. } => matches!(status, 401 | 403),
+            // A handshake cut short, a KDC or SASL exchange that failed, an HTTP
+            // failure: possibly the network's, retried like other transport failures.
+            SecureError::Tls { .. }
+            | SecureError::Gssapi(_)
+            | SecureError::Sasl { .. }
+            | SecureError::HandshakeTimeout { .. }
+            | SecureError::Http { .. } => false,
+            // `SecureError` is non-exhaustive (another crate): a new kind is retried
+            // until it is listed above.
+            _ => false,
+        },
+        CallError::Connect { .. }
+        | CallError::ConnectTimeout { .. }
+        | CallError::Io(_)
+        | CallError::Closed
+        | CallError::ResponseTooLarge { .. }
+        | CallError::Protocol(_)
+        | CallError::Encode(_)
+        | CallError::Application { .. }
+        | CallError::Server { .. }
+        | CallError::IllegalArgument { .. }
+        | CallError::ConnectionUnusable => false,
+        // `CallError` is non-exhaustive (another crate): a new kind is not final until
+        // it is listed above.
+        _ => false,
+    }
+}
+
 /// Whether a call failed because the connection was closed or reset (not a timeout,
 /// an oversized reply or a protocol error).
 pub(crate) fn is_connection_dropped(e: &CallError) -> bool {
@@ -357,6 +459,16 @@ pub(crate) fn is_connection_dropped(e: &CallError) -> bool {
 }
 
 fn classify_server(message: String, can_retry: bool, table: Option<&str>) -> Error {
+    // The gateway's client gives up on a busy region or server after its own retries;
+    // the exception's class is somewhere in the message (often not on its first line).
+    for (class, kind) in
+        [("RegionTooBusyException", BusyKind::RegionTooBusy), ("CallQueueTooBigException", BusyKind::CallQueueTooBig)]
+    {
+        if message.contains(class) {
+            let first = message.lines().next().unwrap_or_default().trim().to_owned();
+            return Error::Busy { kind, message: first };
+        }
+    }
     // A NullPointerException anywhere in the reply (the gateway's message may list its
     // own attempts, each failed by the region server) is a bug in HBase's code, such as
     // HBase 2.6's filter lists with some members: it fails the same way every time, and

@@ -293,6 +293,7 @@
 //!   installs no subscriber.
 
 mod admin;
+mod attempt;
 mod batch;
 mod client;
 mod coalesce;
@@ -310,19 +311,20 @@ mod salted;
 mod scan;
 mod scan_worker;
 mod table;
+pub mod transport;
 mod validate;
 
 pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};
 pub use basalt_thrift::{Framing, Protocol};
 pub use bytes::Bytes;
 pub use client::{Client, ClientBuilder, DEFAULT_GETS_IN_FLIGHT, DEFAULT_RETRY_BUDGET};
-pub use error::{Error, InvalidInput, Result};
+pub use error::{BusyKind, Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
 pub use options::ReadOptions;
 pub use paging::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, PAGE_GROWTH, PAGE_TARGET_BYTES};
 pub use pool::PoolStats;
-pub use region::RegionLocation;
+pub use region::{cut_at_regions, RegionLocation};
 pub use region_scan::{PARALLEL_FIRST_PAGE_ROWS, PARALLEL_PAGES_AHEAD, PARALLEL_PAGE_TARGET_BYTES};
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
 pub use row::{Cell, CellRef, Cells, Row};

@@ -360,6 +360,35 @@ impl Delete {
     }
 
     /// One `TDelete` per delete type (Thrift2 applies one type to all listed columns).
+    /// The delete as HBase deletes of a single kind each (one for a whole-row delete),
+    /// in the order their kinds first appear: what one `TDelete` or one native delete
+    /// carries. Validated like the encoding.
+    pub(crate) fn split_by_kind(&self) -> Result<Vec<Delete>> {
+        // The encoding checks everything a part could get wrong.
+        self.to_thrift()?;
+        if self.specs.is_empty() {
+            return Ok(vec![self.clone()]);
+        }
+        let mut parts: Vec<Delete> = Vec::new();
+        for spec in &self.specs {
+            let kind = std::mem::discriminant(spec);
+            match parts.iter_mut().find(|p| p.specs.first().map(std::mem::discriminant) == Some(kind)) {
+                Some(part) => part.specs.push(spec.clone()),
+                None => parts.push(Delete { specs: vec![spec.clone()], ..self.clone_without_specs() }),
+            }
+        }
+        Ok(parts)
+    }
+
+    fn clone_without_specs(&self) -> Delete {
+        Delete {
+            row: self.row.clone(),
+            specs: Vec::new(),
+            row_timestamp: self.row_timestamp,
+            durability: self.durability,
+        }
+    }
+
     pub(crate) fn to_thrift(&self) -> Result<Vec<TDelete>> {
         validate::row_key(&self.row)?;
         let durability = self.durability.to_thrift();

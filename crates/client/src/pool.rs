@@ -113,6 +113,11 @@ impl Detached {
     pub(crate) fn addr(&self) -> &str {
         &self.gateway.addr
     }
+
+    /// Whether the connection is still there and clean.
+    pub(crate) fn is_reusable(&self) -> bool {
+        self.conn.as_ref().is_some_and(|c| c.is_reusable())
+    }
 }
 
 impl Drop for PooledConnection {

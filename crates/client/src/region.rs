@@ -36,8 +36,16 @@ impl RegionLocation {
     }
 }
 
-/// Cuts `[start, stop)` at every region start key strictly inside it.
-pub(crate) fn cut_at_regions<'a>(
+/// Cuts the key range `[start, stop)` (an empty `stop`: to the end of the table) at
+/// every region boundary strictly inside it: one piece per region the range touches,
+/// in key order. The one function that cuts ranges at regions: parallel and salted
+/// scans use it, and so can a caller that spreads its own work over regions.
+pub fn cut_at_regions(start: &Bytes, stop: &Bytes, regions: &[RegionLocation]) -> Vec<(Bytes, Bytes)> {
+    cut_at_region_starts(start, stop, regions.iter().map(|r| &r.start_key))
+}
+
+/// [`cut_at_regions`] given the regions' start keys.
+pub(crate) fn cut_at_region_starts<'a>(
     start: &Bytes,
     stop: &Bytes,
     region_starts: impl Iterator<Item = &'a Bytes>,

@@ -1,7 +1,7 @@
 //! Region-parallel ordered scans ([`Scan::parallel_regions`]).
 //!
 //! A coordinator task fetches the table's region boundaries once, cuts the scan's
-//! range at them ([`cut_at_regions`]) and runs up to `parallel` pieces at a time, each a
+//! range at them ([`cut_at_regions`](crate::cut_at_regions)) and runs up to `parallel` pieces at a time, each a
 //! plain key-range scan by its own [`Worker`] (the plain scan's pinning, recovery and
 //! page checks); the first piece runs alone until its first page arrives, for a fast
 //! first row. Pieces are consumed strictly in order (reversed scans: from the last
@@ -28,7 +28,7 @@ use tracing::Instrument;
 use crate::client::Client;
 use crate::error::Result;
 use crate::paging::{PagePlan, FIRST_PAGE_ROWS};
-use crate::region::cut_at_regions;
+use crate::region::cut_at_region_starts;
 use crate::row::Row;
 use crate::scan::{RowLimit, Scan, ScanStats};
 use crate::scan_worker::Worker;
@@ -55,7 +55,7 @@ pub(crate) fn pieces<'a>(
     region_starts: impl Iterator<Item = &'a Bytes>,
     reversed: bool,
 ) -> VecDeque<(Bytes, Bytes)> {
-    let mut pieces = cut_at_regions(start, stop, region_starts);
+    let mut pieces = cut_at_region_starts(start, stop, region_starts);
     if reversed {
         pieces.reverse();
     }

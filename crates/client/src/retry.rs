@@ -3,6 +3,9 @@
 //! Only idempotent calls (gets, scans, puts, deletes, admin reads) are ever retried;
 //! increments, appends and check-and-mutate never are, whatever the policy says.
 
+// Policy decisions: every error kind is listed, so a new one is decided, not defaulted.
+#![deny(clippy::wildcard_enum_match_arm)]
+
 use std::time::Duration;
 
 use crate::error::Error;
@@ -47,6 +50,13 @@ pub struct DefaultRetryPolicy {
     pub base_delay: Duration,
     /// Longest pause. Default: 2 s.
     pub max_delay: Duration,
+    /// Pause after the first failure on a busy server ([`Error::Busy`]), doubling up to
+    /// `max_delay`: a busy region needs a flush, a full queue time to drain. Default:
+    /// 250 ms.
+    pub busy_base_delay: Duration,
+    /// Attempts in all on a busy server. Default: 8 (with the default delays, about
+    /// 12 s of waiting; the retry budget may end them earlier).
+    pub max_busy_attempts: u32,
 }
 
 impl Default for DefaultRetryPolicy {
@@ -56,18 +66,25 @@ impl Default for DefaultRetryPolicy {
             max_outage_attempts: u32::MAX,
             base_delay: Duration::from_millis(50),
             max_delay: Duration::from_secs(2),
+            busy_base_delay: Duration::from_millis(250),
+            max_busy_attempts: 8,
         }
     }
 }
 
 impl RetryPolicy for DefaultRetryPolicy {
     fn decide(&self, attempt: u32, error: &Error) -> RetryDecision {
-        let most = if error.is_outage() { self.max_outage_attempts } else { self.max_attempts };
+        let busy = matches!(error, Error::Busy { .. });
+        let (most, base) = match (busy, error.is_outage()) {
+            (true, _) => (self.max_busy_attempts, self.busy_base_delay),
+            (false, true) => (self.max_outage_attempts, self.base_delay),
+            (false, false) => (self.max_attempts, self.base_delay),
+        };
         if attempt >= most || !error.is_retryable() {
             return RetryDecision::Fail;
         }
         let factor = 1u32.checked_shl(attempt.saturating_sub(1)).unwrap_or(u32::MAX);
-        RetryDecision::Retry { after: self.base_delay.saturating_mul(factor).min(self.max_delay) }
+        RetryDecision::Retry { after: base.saturating_mul(factor).min(self.max_delay) }
     }
 }
 

@@ -1,15 +1,12 @@
 //! The task behind a [`RowStream`](crate::RowStream): pages, positions and recovery.
 //!
-//! - **One call path**: every call (open, page, close) goes through
-//!   [`Client::call_on`] (request timeout, error mapping) on a connection from
-//!   [`Client::checkout`] (gateway choice), and retries use [`Client::retry_after`]
-//!   (policy and budget), like every other call.
-//! - **Pinning**: a server-side scanner lives in one gateway process, and its id means
-//!   another scanner in any other process (ids restart at 0). The scanner is therefore
-//!   used only on the connection that opened it; that connection is taken out of the
-//!   pool while the scanner is open (its pool slot is taken only during calls). When
-//!   the connection is lost, the scan reopens from its position: never the old id on a
-//!   new connection.
+//! - **One call path**: every call (open, page, close) is one attempt of the client's
+//!   [`Transport`](crate::transport::Transport), and retries use
+//!   [`Attempts::retry_after`](crate::attempt::Attempts::retry_after) (policy and
+//!   budget), like every other call.
+//! - **Scanners**: a server-side scanner is the transport's
+//!   [`Scanner`]; when it can no longer be paged (its connection was lost), the scan
+//!   reopens from its position.
 //! - **Checked pages**: every row of a page must lie in the part of the range not yet
 //!   returned, in the scan's direction; a page that breaks this is dropped whole and
 //!   the scan reopens, and a second bad page in a row ends the scan with
@@ -23,7 +20,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use basalt_rowkey::ScanRange;
-use basalt_thrift::hbase::TScan;
 use bytes::Bytes;
 use tokio::sync::{mpsc, Semaphore};
 use tracing::Instrument;
@@ -31,11 +27,10 @@ use tracing::Instrument;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
-use crate::options::render_filter;
 use crate::paging::{PagePlan, PageSizer};
-use crate::pool::Detached;
 use crate::row::Row;
 use crate::scan::{after_row, key_before, Scan, ScanPaging, ScanStats};
+use crate::transport::{MoreRows, ScanRequest, Scanner};
 use crate::validate;
 
 /// Reopens after expiry or a lost connection allowed without a page in between.
@@ -229,9 +224,9 @@ impl Tracker {
         Ok(true)
     }
 
-    /// The `TScan` that resumes at the position; `None` when nothing is left to read
+    /// The request that resumes at the position; `None` when nothing is left to read
     /// (an empty range is never sent: the gateway turns equal bounds into a get).
-    pub(crate) fn tscan(&self, scan: &Scan) -> Result<Option<TScan>> {
+    pub(crate) fn scan_request(&self, scan: &Scan) -> Result<Option<ScanRequest>> {
         let read = &scan.read;
         let mut filter = read.filter.clone();
         let mut position = self.position.clone();
@@ -296,46 +291,12 @@ impl Tracker {
             }
             None => None,
         };
-        // The gateway's caching toward the region server: the caller's page size, else
-        // unset, so that the region server answers by size (2 MB per call by default)
-        // and the growing pages are served from the gateway's cache.
-        let caching = read.caching.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
-        Ok(Some(TScan::new(
-            non_empty(start),
-            non_empty(stop),
-            read.thrift_columns()?,
-            caching,
-            read.max_versions,
-            read.thrift_time_range()?,
-            render_filter(filter.as_ref())?,
-            read.batch,
-            None,
-            None,
-            self.reversed,
-            read.cache_blocks,
-            read.thrift_family_time_ranges()?,
-            None,
-            server_limit,
-            None,
-            None,
-            crate::filter::filter_bytes(filter.as_ref())?,
-        )))
+        Ok(Some(ScanRequest { start, stop, reversed: self.reversed, read: read.clone(), filter, limit: server_limit }))
     }
 }
 
-fn non_empty(b: Bytes) -> Option<Vec<u8>> {
-    if b.is_empty() {
-        None
-    } else {
-        Some(b.to_vec())
-    }
-}
-
-/// An open server-side scanner and the connection it is pinned to.
-struct Pinned {
-    conn: Detached,
-    id: i32,
-}
+/// An open server-side scanner.
+type Pinned = Box<dyn Scanner>;
 
 /// Why a page did not arrive.
 enum Interrupt {
@@ -399,7 +360,7 @@ impl Worker {
     ) {
         let tracker = Tracker::for_scan(&scan, &table);
         let has_filter = scan.read.has_filter();
-        let sizer = PageSizer::new(scan.read.caching, plan, client.inner.pool.max_response_bytes());
+        let sizer = PageSizer::new(scan.read.caching, plan, client.transport().max_reply_bytes());
         let span = tracing::debug_span!("hbase.scan", table = %table, reversed = scan.reversed);
         let worker = Worker {
             client,
@@ -476,7 +437,7 @@ impl Worker {
             };
             failures += 1;
             let since = *failing_since.get_or_insert_with(Instant::now);
-            match self.client.retry_after(failures, since, &error) {
+            match self.client.attempts().retry_after(failures, since, &error) {
                 Some(after) => {
                     self.stats.reopens.fetch_add(1, Ordering::Relaxed);
                     tracing::debug!(%error, ?after, "scan interrupted; reopening after the last row returned");
@@ -504,24 +465,15 @@ impl Worker {
         self.stats.rows.fetch_add(rows.len() as u64, Ordering::Relaxed);
     }
 
-    /// Closes the pinned scanner (on its own connection only) and returns the
-    /// connection to the pool if it is still clean.
+    /// Closes the open scanner, if any.
     async fn unpin(&self, pinned: &mut Option<Pinned>) {
-        let Some(Pinned { mut conn, id }) = pinned.take() else { return };
-        let addr = conn.addr().to_owned();
-        if let Some(c) = conn.conn() {
-            if c.is_reusable() {
-                let _ = self
-                    .client
-                    .call_on("close_scanner", Some(&self.table), &addr, c, &mut |c| Box::pin(c.close_scanner(id)))
-                    .await;
-            }
+        if let Some(scanner) = pinned.take() {
+            scanner.close().await;
         }
-        self.client.inner.pool.give_back(conn);
     }
 
     /// Rows asked for in the next page.
-    fn want(&self) -> i32 {
+    fn want(&self) -> u32 {
         let page = self.sizer.rows();
         let mut want = match self.tracker.remaining {
             // One spare row covers the reversed scan's inclusive start, which may be
@@ -539,7 +491,7 @@ impl Worker {
             // dropped): each page that delivered nothing doubles the next one.
             want = want.saturating_mul(self.stateless_boost);
         }
-        i32::try_from(want).unwrap_or(i32::MAX)
+        u32::try_from(want).unwrap_or(u32::MAX)
     }
 
     async fn next_page(&mut self, pinned: &mut Option<Pinned>) -> Result<Page, Interrupt> {
@@ -553,92 +505,59 @@ impl Worker {
         }
     }
 
-    /// A page from the pinned scanner, opening one (at the position) if needed.
+    /// A page from the open scanner, opening one (at the position) if needed.
     async fn scanner_page(&mut self, pinned: &mut Option<Pinned>) -> Result<Page, Interrupt> {
-        let table = Some(self.table.as_str());
-        if let Some(p) = pinned.as_mut() {
-            if !p.conn.conn().is_some_and(|c| c.is_reusable()) {
-                // The server closed the idle connection (or it broke): the scanner is
-                // unreachable; reopen on another connection, never reuse the id.
-                pinned.take();
-                return Err(Interrupt::Reopen(Error::ScannerExpired {
-                    message: "the scanner's connection was closed".into(),
-                }));
-            }
+        if pinned.as_ref().is_some_and(|scanner| !scanner.is_usable()) {
+            // The server closed the idle connection (or it broke): the scanner is
+            // unreachable; reopen on another connection, never reuse the id.
+            pinned.take();
+            return Err(Interrupt::Reopen(Error::ScannerExpired {
+                message: "the scanner's connection was closed".into(),
+            }));
         }
         let want = self.want();
-        let (results, addr) = match pinned.as_mut() {
-            Some(p) => {
-                let _slot = self.client.slot().await?;
-                let addr = p.conn.addr().to_owned();
-                let Some(conn) = p.conn.conn() else {
-                    return Err(Interrupt::Reopen(Error::ScannerExpired { message: "no connection".into() }));
-                };
-                let id = p.id;
-                let results = self
-                    .client
-                    .call_on("get_scanner_rows", table, &addr, conn, &mut |c| Box::pin(c.get_scanner_rows(id, want)))
-                    .await?;
-                (results, addr)
-            }
+        let attempts = self.client.attempts();
+        let page = match pinned.as_mut() {
+            Some(scanner) => attempts.once(scanner.next_page(want)).await?,
             None => {
-                let Some(tscan) = self.tracker.tscan(&self.scan)? else {
+                let Some(request) = self.tracker.scan_request(&self.scan)? else {
                     return Ok(Page::Last(Vec::new()));
                 };
-                let mut pooled = self.client.checkout().await?;
-                let addr = pooled.addr().to_owned();
-                let name = self.table.as_bytes().to_vec();
-                let id = self
-                    .client
-                    .call_on("open_scanner", table, &addr, pooled.conn(), &mut |c| {
-                        Box::pin(c.open_scanner(name.clone(), tscan.clone()))
-                    })
-                    .await?;
+                let opened = attempts.transport.open_scanner(&self.table, &request, want);
+                let (scanner, first) = attempts.once(opened).await?;
                 self.tracker.reopened();
-                // The first page on the same connection, within the checkout's slot.
-                let first = self
-                    .client
-                    .call_on("get_scanner_rows", table, &addr, pooled.conn(), &mut |c| {
-                        Box::pin(c.get_scanner_rows(id, want))
-                    })
-                    .await;
-                *pinned = Some(Pinned { conn: pooled.detach(), id });
-                (first?, addr)
+                *pinned = Some(scanner);
+                first
             }
         };
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
-        self.sizer.record(results.len(), results.reply_bytes().len());
-        if results.is_empty() {
-            return Ok(Page::Last(Vec::new()));
-        }
-        let rows = self.tracker.accept(Row::from_batch(results)).map_err(|why| Interrupt::Rejected { addr, why })?;
-        Ok(Page::Rows(rows))
+        self.sizer.record(page.rows.len(), page.reply_bytes);
+        let last = match page.more {
+            MoreRows::No => true,
+            MoreRows::Yes | MoreRows::Unknown => false,
+        };
+        let addr = page.source;
+        let rows = self.tracker.accept(page.rows.into_iter()).map_err(|why| Interrupt::Rejected { addr, why })?;
+        Ok(if last { Page::Last(rows) } else { Page::Rows(rows) })
     }
 
-    /// A page from a stateless `getScannerResults` call at the position.
+    /// A page from a scan opened and closed in one call, at the position.
     async fn stateless_page(&mut self) -> Result<Page, Interrupt> {
-        let Some(mut tscan) = self.tracker.tscan(&self.scan)? else {
+        let Some(request) = self.tracker.scan_request(&self.scan)? else {
             return Ok(Page::Last(Vec::new()));
         };
         let want = self.want();
-        // The call reads `want` rows and closes: the region server need not send more.
-        tscan.caching = Some(tscan.caching.unwrap_or(want));
-        let mut pooled = self.client.checkout().await?;
-        let addr = pooled.addr().to_owned();
-        let name = self.table.as_bytes().to_vec();
-        let results = self
-            .client
-            .call_on("get_scanner_results", Some(&self.table), &addr, pooled.conn(), &mut |c| {
-                Box::pin(c.get_scanner_results(name.clone(), tscan.clone(), want))
-            })
-            .await?;
-        drop(pooled);
+        let attempts = self.client.attempts();
+        let page = attempts.once(attempts.transport.stateless_page(&self.table, &request, want)).await?;
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
-        self.sizer.record(results.len(), results.reply_bytes().len());
-        // `getScannerResults` reads until it has `want` rows or the scan ends.
-        let last = results.len() < usize::try_from(want).unwrap_or(usize::MAX);
+        self.sizer.record(page.rows.len(), page.reply_bytes);
+        let last = match page.more {
+            MoreRows::No => true,
+            MoreRows::Yes | MoreRows::Unknown => false,
+        };
         self.tracker.reopened();
-        let rows = self.tracker.accept(Row::from_batch(results)).map_err(|why| Interrupt::Rejected { addr, why })?;
+        let addr = page.source;
+        let rows = self.tracker.accept(page.rows.into_iter()).map_err(|why| Interrupt::Rejected { addr, why })?;
         self.stateless_boost = if rows.is_empty() && !last { self.stateless_boost.saturating_mul(2) } else { 1 };
         Ok(if last { Page::Last(rows) } else { Page::Rows(rows) })
     }
@@ -646,8 +565,18 @@ impl Worker {
 
 #[cfg(test)]
 mod tests {
+    use basalt_thrift::hbase::TScan;
+
     use super::*;
     use crate::row::Cell;
+    use crate::transport::thrift::encode_scan;
+
+    impl Tracker {
+        /// The request as the Thrift transport encodes it.
+        fn tscan(&self, scan: &Scan) -> Result<Option<TScan>> {
+            self.scan_request(scan)?.map(|request| encode_scan(&request)).transpose()
+        }
+    }
 
     fn result(key: &str, partial: bool) -> Row {
         let cell = Cell::new("d", "q", "v", 1);

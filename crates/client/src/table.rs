@@ -4,14 +4,16 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::attempt::{Attempts, Idempotence};
 use crate::batch;
-use crate::client::{Client, Idempotence};
+use crate::client::Client;
 use crate::error::{Error, InvalidInput, Result};
 use crate::filter::CompareOp;
-use crate::ops::{compare_op_to_thrift, Append, Delete, Get, Increment, Put, RowMutations};
+use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::region::RegionLocation;
 use crate::row::Row;
 use crate::scan::{RowStream, Scan};
+use crate::transport::{CheckedWrite, Condition, Operation};
 use crate::validate;
 
 /// Rows per `getMultiple` / `putMultiple` / `deleteMultiple` call in the batched
@@ -25,7 +27,6 @@ pub struct Table {
     name: String,
     /// The name again, shared with the gets it has waiting to be coalesced.
     shared_name: Arc<str>,
-    name_bytes: Bytes,
     batch_rows: usize,
     write_concurrency: Option<usize>,
 }
@@ -36,7 +37,6 @@ impl Table {
             client,
             name: name.to_owned(),
             shared_name: Arc::from(name),
-            name_bytes: Bytes::from(name.as_bytes().to_vec()),
             batch_rows: DEFAULT_BATCH_ROWS,
             write_concurrency: None,
         }
@@ -69,11 +69,11 @@ impl Table {
     }
 
     fn write_concurrency(&self) -> usize {
-        self.write_concurrency.unwrap_or_else(|| default_write_concurrency(self.client.inner.pool.size()))
+        self.write_concurrency.unwrap_or_else(|| default_write_concurrency(self.client.transport().max_in_flight()))
     }
 
-    fn table(&self) -> Vec<u8> {
-        self.name_bytes.to_vec()
+    fn attempts(&self) -> &Attempts {
+        self.client.attempts()
     }
 
     /// Refuses a row key longer than HBase serves for this table (see
@@ -89,7 +89,7 @@ impl Table {
         // `getMultiple` when the gate is full (see `crate::coalesce`).
         let gate = &self.client.inner.gets;
         let result = gate
-            .get(&self.client, &self.shared_name, &self.name_bytes, &get)
+            .get(self.client.attempts(), &self.shared_name, &get)
             .await
             .map_err(|e| e.with_filter_hint(get.options().has_filter()))?;
         Ok(result.or_key(get.row()))
@@ -102,16 +102,12 @@ impl Table {
         for get in &gets {
             self.check_key(get.row())?;
         }
-        let tgets = gets.iter().map(Get::to_thrift).collect::<Result<Vec<_>>>()?;
         let has_filter = gets.iter().any(|g| g.options().has_filter());
         let mut rows = Vec::with_capacity(gets.len());
-        for (chunk, asked) in tgets.chunks(self.batch_rows).zip(gets.chunks(self.batch_rows)) {
+        for chunk in gets.chunks(self.batch_rows) {
             let results = self
-                .client
-                .run("get_many", Some(&self.name), Idempotence::Idempotent, |conn| {
-                    let (table, tgets) = (self.table(), chunk.to_vec());
-                    Box::pin(conn.get_multiple(table, tgets))
-                })
+                .attempts()
+                .run(Operation::MultiGet, Some(&self.name), Idempotence::Idempotent, |t| t.get_many(&self.name, chunk))
                 .await
                 .map_err(|e| e.with_filter_hint(has_filter))?;
             if results.len() != chunk.len() {
@@ -124,7 +120,7 @@ impl Table {
                     )),
                 });
             }
-            rows.extend(Row::from_batch(results).zip(asked).map(|(row, get)| row.or_key(get.row())));
+            rows.extend(results.into_iter().zip(chunk).map(|(row, get)| row.or_key(get.row())));
         }
         Ok(rows)
     }
@@ -132,32 +128,25 @@ impl Table {
     /// Whether the row exists (or, if the get names columns, any of them).
     pub async fn exists(&self, get: Get) -> Result<bool> {
         self.check_key(get.row())?;
-        let tget = get.to_thrift()?;
-        self.client
-            .run("exists", Some(&self.name), Idempotence::Idempotent, |conn| {
-                let (table, tget) = (self.table(), tget.clone());
-                Box::pin(conn.exists(table, tget))
-            })
-            .await
+        let gets = [get];
+        let found = self
+            .attempts()
+            .run(Operation::Exists, Some(&self.name), Idempotence::Idempotent, |t| t.exists(&self.name, &gets))
+            .await?;
+        Ok(found.first().copied().unwrap_or(false))
     }
 
     /// `exists` for many gets, in order, `batch_rows` per call.
     pub async fn exists_many(&self, gets: impl IntoIterator<Item = Get>) -> Result<Vec<bool>> {
-        let tgets = gets
-            .into_iter()
-            .map(|g| {
-                self.check_key(g.row())?;
-                g.to_thrift()
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let mut answers = Vec::with_capacity(tgets.len());
-        for chunk in tgets.chunks(self.batch_rows) {
+        let gets: Vec<Get> = gets.into_iter().collect();
+        for get in &gets {
+            self.check_key(get.row())?;
+        }
+        let mut answers = Vec::with_capacity(gets.len());
+        for chunk in gets.chunks(self.batch_rows) {
             let part = self
-                .client
-                .run("exists_many", Some(&self.name), Idempotence::Idempotent, |conn| {
-                    let (table, tgets) = (self.table(), chunk.to_vec());
-                    Box::pin(conn.exists_all(table, tgets))
-                })
+                .attempts()
+                .run(Operation::ExistsMany, Some(&self.name), Idempotence::Idempotent, |t| t.exists(&self.name, chunk))
                 .await?;
             answers.extend(part);
         }
@@ -167,12 +156,10 @@ impl Table {
     /// Writes one row.
     pub async fn put(&self, put: Put) -> Result<()> {
         self.check_key(put.row())?;
-        let tput = put.to_thrift(self.client.inner.max_value_bytes)?;
-        self.client
-            .run("put", Some(&self.name), Idempotence::Idempotent, |conn| {
-                let (table, tput) = (self.table(), tput.clone());
-                Box::pin(conn.put(table, tput))
-            })
+        put.validate(self.client.inner.max_value_bytes)?;
+        let puts = [put];
+        self.attempts()
+            .run(Operation::Put, Some(&self.name), Idempotence::Idempotent, |t| t.put(&self.name, &puts))
             .await
     }
 
@@ -193,16 +180,12 @@ impl Table {
             put.validate(max)?;
         }
         let chunks = batch::plan(puts.len(), self.batch_rows, |i| puts[i].row());
-        let puts = Arc::new(puts);
         let outcomes = batch::send_chunks(&chunks, self.write_concurrency(), |i| {
-            let items = chunks[i].items.clone();
-            let puts = Arc::clone(&puts);
+            let chunk = &puts[chunks[i].items.clone()];
             async move {
-                // Each attempt encodes the chunk from the caller's puts: nothing is copied.
-                let sent = self.client.run("put_many", Some(&self.name), Idempotence::Idempotent, |conn| {
-                    let (table, puts, items) = (self.name_bytes.clone(), Arc::clone(&puts), items.clone());
-                    Box::pin(async move { conn.put_rows(&table, &puts[items]).await })
-                });
+                let sent = self
+                    .attempts()
+                    .run(Operation::PutMany, Some(&self.name), Idempotence::Idempotent, |t| t.put(&self.name, chunk));
                 sent.await.map(|()| Vec::new())
             }
         })
@@ -214,16 +197,12 @@ impl Table {
     /// "all versions"). A delete that mixes intents is applied atomically.
     pub async fn delete(&self, delete: Delete) -> Result<()> {
         self.check_key(delete.row_key())?;
-        let tdeletes = delete.to_thrift()?;
-        if tdeletes.len() == 1 {
-            let tdelete = tdeletes.into_iter().next().ok_or(InvalidInput::EmptyRowKey)?;
-            return self
-                .client
-                .run("delete", Some(&self.name), Idempotence::Idempotent, |conn| {
-                    let (table, tdelete) = (self.table(), tdelete.clone());
-                    Box::pin(conn.delete_single(table, tdelete))
-                })
-                .await;
+        let parts = delete.split_by_kind()?;
+        if parts.len() == 1 {
+            self.attempts()
+                .run(Operation::Delete, Some(&self.name), Idempotence::Idempotent, |t| t.delete(&self.name, &parts))
+                .await?;
+            return Ok(());
         }
         self.mutate_row(RowMutations::new(delete.row_key().clone()).delete(delete)).await
     }
@@ -234,37 +213,31 @@ impl Table {
     /// deletes: a [`Delete`] that mixes intents is several.
     pub async fn delete_many(&self, deletes: impl IntoIterator<Item = Delete>) -> Result<usize> {
         let deletes: Vec<Delete> = deletes.into_iter().collect();
-        let mut tdeletes = Vec::with_capacity(deletes.len());
+        let mut parts = Vec::with_capacity(deletes.len());
         for d in &deletes {
             self.check_key(d.row_key())?;
-            tdeletes.extend(d.to_thrift()?);
+            parts.extend(d.split_by_kind()?);
         }
-        let chunks = batch::plan(tdeletes.len(), self.batch_rows, |i| &tdeletes[i].row);
-        let tdeletes = Arc::new(tdeletes);
+        let chunks = batch::plan(parts.len(), self.batch_rows, |i| parts[i].row_key());
         let outcomes = batch::send_chunks(&chunks, self.write_concurrency(), |i| {
-            let items = chunks[i].items.clone();
-            let tdeletes = Arc::clone(&tdeletes);
+            let chunk = &parts[chunks[i].items.clone()];
             async move {
-                let sent = self.client.run("delete_many", Some(&self.name), Idempotence::Idempotent, |conn| {
-                    let (table, tdeletes, items) = (self.name_bytes.clone(), Arc::clone(&tdeletes), items.clone());
-                    Box::pin(async move { conn.delete_rows(&table, &tdeletes[items]).await })
+                let sent = self.attempts().run(Operation::DeleteMany, Some(&self.name), Idempotence::Idempotent, |t| {
+                    t.delete(&self.name, chunk)
                 });
-                // HBase names the deletes it could not apply (never, in HBase 2).
-                sent.await.map(|failed| failed.into_iter().map(|d| Bytes::from(d.row)).collect())
+                sent.await
             }
         })
         .await;
-        batch::settle(&chunks, outcomes, |i| Bytes::from(tdeletes[i].row.clone()))
+        batch::settle(&chunks, outcomes, |i| parts[i].row_key().clone())
     }
 
     /// Applies puts and deletes to one row atomically.
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
         self.check_key(mutations.row())?;
-        let tmut = mutations.to_thrift(self.client.inner.max_value_bytes)?;
-        self.client
-            .run("mutate_row", Some(&self.name), Idempotence::Idempotent, |conn| {
-                let (table, tmut) = (self.table(), tmut.clone());
-                Box::pin(conn.mutate_row(table, tmut))
+        self.attempts()
+            .run(Operation::MutateRow, Some(&self.name), Idempotence::Idempotent, |t| {
+                t.mutate_row(&self.name, &mutations)
             })
             .await
     }
@@ -281,19 +254,11 @@ impl Table {
         let (family, qualifier) = (family.into(), qualifier.into());
         validate::family(&family)?;
         self.check_key(put.row())?;
-        let tput = put.to_thrift(self.client.inner.max_value_bytes)?;
-        let row = put.row().to_vec();
-        let value = expected.map(|v| v.to_vec()).unwrap_or_default();
-        self.client
-            .run("check_and_put", Some(&self.name), Idempotence::NotIdempotent, |conn| {
-                Box::pin(conn.check_and_put(
-                    self.table(),
-                    row.clone(),
-                    family.to_vec(),
-                    qualifier.to_vec(),
-                    value.clone(),
-                    tput.clone(),
-                ))
+        put.validate(self.client.inner.max_value_bytes)?;
+        let condition = Condition { row: put.row().clone(), family, qualifier, op: CompareOp::Equal, value: expected };
+        self.attempts()
+            .run(Operation::CheckAndPut, Some(&self.name), Idempotence::NotIdempotent, |t| {
+                t.check_and_mutate(&self.name, &condition, CheckedWrite::Put(&put))
             })
             .await
     }
@@ -310,26 +275,17 @@ impl Table {
         let (family, qualifier) = (family.into(), qualifier.into());
         validate::family(&family)?;
         self.check_key(delete.row_key())?;
-        let mut tdeletes = delete.to_thrift()?;
-        if tdeletes.len() != 1 {
+        if delete.split_by_kind()?.len() != 1 {
             return Err(InvalidInput::Option(
                 "check_and_delete takes a delete of one kind; use check_and_mutate".into(),
             )
             .into());
         }
-        let tdelete = tdeletes.remove(0);
-        let row = delete.row_key().to_vec();
-        let value = expected.map(|v| v.to_vec()).unwrap_or_default();
-        self.client
-            .run("check_and_delete", Some(&self.name), Idempotence::NotIdempotent, |conn| {
-                Box::pin(conn.check_and_delete(
-                    self.table(),
-                    row.clone(),
-                    family.to_vec(),
-                    qualifier.to_vec(),
-                    value.clone(),
-                    tdelete.clone(),
-                ))
+        let condition =
+            Condition { row: delete.row_key().clone(), family, qualifier, op: CompareOp::Equal, value: expected };
+        self.attempts()
+            .run(Operation::CheckAndDelete, Some(&self.name), Idempotence::NotIdempotent, |t| {
+                t.check_and_mutate(&self.name, &condition, CheckedWrite::Delete(&delete))
             })
             .await
     }
@@ -347,20 +303,10 @@ impl Table {
         let (family, qualifier) = (family.into(), qualifier.into());
         validate::family(&family)?;
         self.check_key(mutations.row())?;
-        let tmut = mutations.to_thrift(self.client.inner.max_value_bytes)?;
-        let row = mutations.row().to_vec();
-        let value = value.map(|v| v.to_vec()).unwrap_or_default();
-        self.client
-            .run("check_and_mutate", Some(&self.name), Idempotence::NotIdempotent, |conn| {
-                Box::pin(conn.check_and_mutate(
-                    self.table(),
-                    row.clone(),
-                    family.to_vec(),
-                    qualifier.to_vec(),
-                    compare_op_to_thrift(op),
-                    value.clone(),
-                    tmut.clone(),
-                ))
+        let condition = Condition { row: mutations.row().clone(), family, qualifier, op, value };
+        self.attempts()
+            .run(Operation::CheckAndMutate, Some(&self.name), Idempotence::NotIdempotent, |t| {
+                t.check_and_mutate(&self.name, &condition, CheckedWrite::Mutations(&mutations))
             })
             .await
     }
@@ -369,14 +315,11 @@ impl Table {
     /// retried automatically (a retry could count twice).
     pub async fn increment(&self, increment: Increment) -> Result<Row> {
         self.check_key(increment.row())?;
-        let tinc = increment.to_thrift()?;
-        let result = self
-            .client
-            .run("increment", Some(&self.name), Idempotence::NotIdempotent, |conn| {
-                Box::pin(conn.increment(self.table(), tinc.clone()))
+        self.attempts()
+            .run(Operation::Increment, Some(&self.name), Idempotence::NotIdempotent, |t| {
+                t.increment(&self.name, &increment)
             })
-            .await?;
-        Ok(Row::from_thrift(result))
+            .await
     }
 
     /// Adds `amount` to one counter and returns its new value.
@@ -399,14 +342,9 @@ impl Table {
     /// retried automatically.
     pub async fn append(&self, append: Append) -> Result<Row> {
         self.check_key(append.row())?;
-        let tappend = append.to_thrift()?;
-        let result = self
-            .client
-            .run("append", Some(&self.name), Idempotence::NotIdempotent, |conn| {
-                Box::pin(conn.append(self.table(), tappend.clone()))
-            })
-            .await?;
-        Ok(Row::from_thrift(result))
+        self.attempts()
+            .run(Operation::Append, Some(&self.name), Idempotence::NotIdempotent, |t| t.append(&self.name, &append))
+            .await
     }
 
     /// Streams the rows of a scan (see [`Scan`] and [`RowStream`]).
@@ -443,13 +381,12 @@ impl Table {
 
     /// Every region of the table, in key order.
     pub async fn region_locations(&self) -> Result<Vec<RegionLocation>> {
-        let locations = self
-            .client
-            .run("region_locations", Some(&self.name), Idempotence::Idempotent, |conn| {
-                Box::pin(conn.get_all_region_locations(self.table()))
+        let mut regions = self
+            .attempts()
+            .run(Operation::RegionLocations, Some(&self.name), Idempotence::Idempotent, |t| {
+                t.region_locations(&self.name)
             })
             .await?;
-        let mut regions: Vec<RegionLocation> = locations.into_iter().map(RegionLocation::from_thrift).collect();
         regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
         Ok(regions)
     }

@@ -55,20 +55,13 @@ pub struct Piece {
     pub stop: Bytes,
 }
 
-/// Cuts `[start, stop)` at the region boundaries that fall strictly inside it.
+/// Cuts `[start, stop)` of `bucket` at the region boundaries that fall strictly inside
+/// it (the client's [`basalt::cut_at_regions`]).
 pub fn cut_at_regions(bucket: Option<u32>, start: &Bytes, stop: &Bytes, regions: &[RegionLocation]) -> Vec<Piece> {
-    let inside = |k: &Bytes| !k.is_empty() && k > start && (stop.is_empty() || k < stop);
-    let mut cuts: Vec<Bytes> = regions.iter().map(|r| r.start_key.clone()).filter(inside).collect();
-    cuts.sort();
-    cuts.dedup();
-    let mut pieces = Vec::with_capacity(cuts.len() + 1);
-    let mut from = start.clone();
-    for c in cuts {
-        pieces.push(Piece { bucket, start: from, stop: c.clone() });
-        from = c;
-    }
-    pieces.push(Piece { bucket, start: from, stop: stop.clone() });
-    pieces
+    basalt::cut_at_regions(start, stop, regions)
+        .into_iter()
+        .map(|(start, stop)| Piece { bucket, start, stop })
+        .collect()
 }
 
 async fn count_piece(table: Table, piece: Piece, caching: u32, progress: Arc<AtomicU64>) -> CliResult<u64> {

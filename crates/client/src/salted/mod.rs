@@ -45,7 +45,7 @@ use futures::{Stream, StreamExt};
 use crate::error::{Error, InvalidInput, Result};
 use crate::ops::{Delete, Get, Put};
 use crate::options::ReadOptions;
-use crate::region::cut_at_regions;
+use crate::region::cut_at_region_starts;
 use crate::row::Row;
 use crate::scan::{after_row, RowLimit, Scan, ScanStats};
 use crate::table::Table;
@@ -286,7 +286,7 @@ impl SaltedScan {
             }
             let mut pieces = vec![(start.clone(), stop.clone())];
             if self.split_by_regions {
-                pieces = cut_at_regions(&start, &stop, regions.iter().map(|r| &r.start_key));
+                pieces = cut_at_region_starts(&start, &stop, regions.iter().map(|r| &r.start_key));
             }
             if reversed {
                 pieces.reverse();
@@ -553,13 +553,13 @@ mod tests {
     #[test]
     fn ranges_are_cut_at_region_starts_inside_them() {
         let starts: Vec<Bytes> = ["", "b", "d", "f"].into_iter().map(Bytes::from).collect();
-        let pieces = cut_at_regions(&Bytes::from("a"), &Bytes::from("e"), starts.iter());
+        let pieces = cut_at_region_starts(&Bytes::from("a"), &Bytes::from("e"), starts.iter());
         let as_str: Vec<(String, String)> = pieces
             .iter()
             .map(|(a, b)| (String::from_utf8_lossy(a).into_owned(), String::from_utf8_lossy(b).into_owned()))
             .collect();
         assert_eq!(as_str, [("a".into(), "b".into()), ("b".into(), "d".into()), ("d".into(), "e".into())]);
-        let open = cut_at_regions(&Bytes::from("c"), &Bytes::new(), starts.iter());
+        let open = cut_at_region_starts(&Bytes::from("c"), &Bytes::new(), starts.iter());
         assert_eq!(open.len(), 3);
     }
 }

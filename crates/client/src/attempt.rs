@@ -1,0 +1,129 @@
+//! How a call is run over a [`Transport`]: attempts, the retry policy within the retry
+//! budget, and what a failed write that is not idempotent reports.
+
+// Policy decisions: every error kind is listed, so a new one is decided, not defaulted.
+#![deny(clippy::wildcard_enum_match_arm)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tracing::Instrument;
+
+use crate::error::{Error, Result};
+use crate::retry::{RetryDecision, RetryPolicy};
+use crate::transport::{AttemptError, AttemptFuture, Delivery, Operation, Transport};
+
+/// Whether a call may be repeated safely after a failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Idempotence {
+    /// Gets, scans, puts, deletes, admin reads: retried on retryable failures.
+    Idempotent,
+    /// Increments, appends, check-and-mutate: never retried automatically.
+    NotIdempotent,
+}
+
+/// The transport with the retry policy and budget: what every call of a client runs
+/// through (plain calls, coalesced gets, batch chunks, scan pages).
+#[derive(Clone)]
+pub(crate) struct Attempts {
+    pub(crate) transport: Arc<dyn Transport>,
+    retry: Arc<dyn RetryPolicy>,
+    budget: Duration,
+}
+
+impl Attempts {
+    pub(crate) fn new(transport: Arc<dyn Transport>, retry: Arc<dyn RetryPolicy>, budget: Duration) -> Attempts {
+        Attempts { transport, retry, budget }
+    }
+
+    /// Runs one call: retries idempotent calls on retryable failures per the retry
+    /// policy, within the retry budget. A call that is not idempotent is retried only
+    /// when it was never sent (no connection could be had, or its request could not be
+    /// completely written); once sent, a failure that leaves its outcome open is
+    /// reported as [`Error::WriteOutcomeUnknown`].
+    pub(crate) async fn run<'a, T, F>(
+        &'a self,
+        operation: Operation,
+        table: Option<&str>,
+        idempotence: Idempotence,
+        mut call: F,
+    ) -> Result<T>
+    where
+        F: FnMut(&'a dyn Transport) -> AttemptFuture<'a, T>,
+    {
+        let span =
+            tracing::debug_span!("hbase.call", operation = operation.as_str(), table, attempt = tracing::field::Empty);
+        async move {
+            let started = Instant::now();
+            let mut attempt = 0u32;
+            loop {
+                attempt += 1;
+                tracing::Span::current().record("attempt", attempt);
+                let error = match call(&*self.transport).await {
+                    Ok(value) => return Ok(value),
+                    Err(AttemptError { sent, error, .. }) => match (idempotence, sent) {
+                        // The whole request reached the stream: it may have been applied.
+                        // (When it did not, the server cannot have read it, and the call
+                        // is retried like one never sent.)
+                        (Idempotence::NotIdempotent, Delivery::Sent) => {
+                            return Err(outcome_unknown(operation.as_str(), *error))
+                        }
+                        (Idempotence::NotIdempotent, Delivery::NotSent)
+                        | (Idempotence::Idempotent, Delivery::Sent | Delivery::NotSent) => *error,
+                    },
+                };
+                match self.retry_after(attempt, started, &error) {
+                    Some(after) => {
+                        tracing::debug!(%error, ?after, "retrying");
+                        tokio::time::sleep(after).await;
+                    }
+                    None => return Err(error),
+                }
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// One attempt, without retries (scan pages, whose recovery is the scan's own, and
+    /// coalesced gets, which fall back to one call each).
+    pub(crate) async fn once<T>(&self, attempt: AttemptFuture<'_, T>) -> Result<T> {
+        attempt.await.map_err(|e| *e.error)
+    }
+
+    /// The pause before retrying after `attempt` failed with `error`, if the policy
+    /// allows it and the retry would start within the budget counted from `since`.
+    pub(crate) fn retry_after(&self, attempt: u32, since: Instant, error: &Error) -> Option<Duration> {
+        match self.retry.decide(attempt, error) {
+            RetryDecision::Retry { after } if since.elapsed() + after <= self.budget => Some(after),
+            RetryDecision::Retry { .. } | RetryDecision::Fail => None,
+        }
+    }
+}
+
+/// A sent call that is not idempotent failed: say whether it may have been applied.
+pub(crate) fn outcome_unknown(operation: &'static str, error: Error) -> Error {
+    match error {
+        // The request may have reached HBase and been applied before the failure.
+        Error::Transport { .. } | Error::GatewayDropped { .. } | Error::Timeout { .. } | Error::Protocol { .. } => {
+            Error::WriteOutcomeUnknown { operation, source: Box::new(error) }
+        }
+        // HBase answered: it refused the call, nothing was applied (or, for the kinds that
+        // are not a call's failure, there was no call to apply).
+        other @ (Error::InvalidInput(_)
+        | Error::TableNotFound { .. }
+        | Error::NamespaceNotFound { .. }
+        | Error::AlreadyExists { .. }
+        | Error::NoSuchColumnFamily { .. }
+        | Error::ScannerExpired { .. }
+        | Error::IllegalArgument { .. }
+        | Error::Server { .. }
+        | Error::Busy { .. }
+        | Error::NoGateway { .. }
+        | Error::ClientClosed
+        | Error::ServerInternal { .. }
+        | Error::WriteOutcomeUnknown { .. }
+        | Error::ScanIntegrity { .. }
+        | Error::BatchFailed { .. }) => other,
+    }
+}

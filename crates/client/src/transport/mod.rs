@@ -1,0 +1,296 @@
+//! The seam between the client's core and the wire: the operations every transport
+//! offers, their request and reply types, and the error of one attempt.
+//!
+//! The core (retries and budget, get coalescing, batched writes, scans with their
+//! integrity checks, parallel and salted pieces, the merge, cursors) is written once
+//! against [`Transport`]. The Thrift2 gateway is the first implementation
+//! ([`thrift::ThriftTransport`]); HBase's native RPC plugs in beside it.
+//!
+//! What the core expects of an implementation:
+//! - **One attempt per call.** A method makes one attempt (its own connection choice
+//!   and request timeout included) and never retries: retries, their budget and
+//!   back-off belong to the core's retry loop.
+//! - **Say whether the request left.** [`AttemptError::sent`] is
+//!   [`Delivery::NotSent`] only when the server provably cannot have seen the whole
+//!   request (no connection, or the request not completely written); the core retries
+//!   a write that is not idempotent only then.
+//! - **Requests are the crate's own values** ([`Get`], [`Put`], [`Delete`],
+//!   [`RowMutations`], [`Increment`], [`Append`], [`ScanRequest`]): a transport encodes
+//!   them in its own file, and a new read option is a field of
+//!   [`ReadOptions`] plus a line in each encoder.
+//! - **Scanners**: [`Transport::open_scanner`] opens a server-side scanner over the
+//!   whole [`ScanRequest`] range and returns it with its first page; the scanner then
+//!   pages on its own ([`Scanner::next_page`]). A region boundary inside the range is
+//!   the transport's business (native RPC moves to the next region itself); the core
+//!   only sees pages in key order. [`Page::more`] says whether rows may follow.
+
+#[cfg(test)]
+pub(crate) mod fake;
+#[cfg(test)]
+mod tests;
+pub mod thrift;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use bytes::Bytes;
+
+use crate::error::Error;
+use crate::filter::{CompareOp, Filter};
+use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
+use crate::options::ReadOptions;
+use crate::pool::PoolStats;
+use crate::region::RegionLocation;
+use crate::row::Row;
+
+/// What one attempt of an operation returns.
+pub type AttemptFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, AttemptError>> + Send + 'a>>;
+
+/// The operation an attempt was making: the label of its span, its errors and (later)
+/// its metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Operation {
+    /// One row.
+    Get,
+    /// Several rows in one call (`get_many`, and coalesced gets).
+    MultiGet,
+    /// Whether a row exists.
+    Exists,
+    /// Whether several rows exist.
+    ExistsMany,
+    /// One put.
+    Put,
+    /// A chunk of puts.
+    PutMany,
+    /// One delete.
+    Delete,
+    /// A chunk of deletes.
+    DeleteMany,
+    /// Puts and deletes applied atomically to one row.
+    MutateRow,
+    /// A put if a cell matches.
+    CheckAndPut,
+    /// A delete if a cell matches.
+    CheckAndDelete,
+    /// Row mutations if a cell compares as asked.
+    CheckAndMutate,
+    /// Counters.
+    Increment,
+    /// Appends to cells.
+    Append,
+    /// Opening a scanner (with its first page).
+    OpenScanner,
+    /// A page of an open scanner.
+    NextPage,
+    /// Closing a scanner.
+    CloseScanner,
+    /// A page read by a scan opened and closed in the same call.
+    StatelessPage,
+    /// The regions of a table.
+    RegionLocations,
+    /// An administrative call, by name.
+    Admin(&'static str),
+    /// Getting a connection (or a slot of the pool) before the request.
+    Connect,
+}
+
+impl Operation {
+    /// The operation's name, as spans and error messages show it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Get => "get",
+            Operation::MultiGet => "get_many",
+            Operation::Exists => "exists",
+            Operation::ExistsMany => "exists_many",
+            Operation::Put => "put",
+            Operation::PutMany => "put_many",
+            Operation::Delete => "delete",
+            Operation::DeleteMany => "delete_many",
+            Operation::MutateRow => "mutate_row",
+            Operation::CheckAndPut => "check_and_put",
+            Operation::CheckAndDelete => "check_and_delete",
+            Operation::CheckAndMutate => "check_and_mutate",
+            Operation::Increment => "increment",
+            Operation::Append => "append",
+            Operation::OpenScanner => "open_scanner",
+            Operation::NextPage => "get_scanner_rows",
+            Operation::CloseScanner => "close_scanner",
+            Operation::StatelessPage => "get_scanner_results",
+            Operation::RegionLocations => "region_locations",
+            Operation::Admin(name) => name,
+            Operation::Connect => "connect",
+        }
+    }
+}
+
+/// Whether the server can have seen an attempt's request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Provably not: no connection, or the request was not completely written.
+    NotSent,
+    /// The whole request was written: it may have been applied.
+    Sent,
+}
+
+/// Why one attempt failed: the operation, whether its request left, and the error.
+#[derive(Debug)]
+pub struct AttemptError {
+    /// What the attempt was doing.
+    pub operation: Operation,
+    /// Whether the server can have seen the request.
+    pub sent: Delivery,
+    /// The failure, in the crate's error type (boxed: attempts fail rarely, and a
+    /// small `Result` keeps every successful call's future small).
+    pub error: Box<Error>,
+}
+
+impl AttemptError {
+    /// A failure before the request left.
+    pub fn not_sent(operation: Operation, error: Error) -> AttemptError {
+        AttemptError { operation, sent: Delivery::NotSent, error: Box::new(error) }
+    }
+
+    /// A failure after the whole request was written.
+    pub fn sent(operation: Operation, error: Error) -> AttemptError {
+        AttemptError { operation, sent: Delivery::Sent, error: Box::new(error) }
+    }
+}
+
+/// Whether rows may follow a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MoreRows {
+    /// The server said so.
+    Yes,
+    /// The range is exhausted: no page follows.
+    No,
+    /// Not known: the next page tells (an empty page ends the scan).
+    Unknown,
+}
+
+/// One page of a scan.
+#[derive(Debug)]
+pub struct Page {
+    /// The rows (or parts of rows, with `batch`), in the scan's order.
+    pub rows: Vec<Row>,
+    /// The size of the reply on the wire: page sizes grow toward a byte target.
+    pub reply_bytes: usize,
+    /// Whether rows may follow.
+    pub more: MoreRows,
+    /// The server (gateway or region server) that answered, for error messages.
+    pub source: String,
+}
+
+/// A scan as the wire sees it, for one (re)open: the core has already moved the bounds
+/// to the scan's position and folded its stop conditions into the filter.
+#[derive(Debug, Clone)]
+pub struct ScanRequest {
+    /// First row (forward: inclusive lower bound; reversed: inclusive upper bound).
+    /// Empty: from the table's edge.
+    pub start: Bytes,
+    /// Row where the scan stops, exclusive. Empty: to the table's edge.
+    pub stop: Bytes,
+    /// Backward, from `start` down to `stop`.
+    pub reversed: bool,
+    /// Columns, versions, time ranges, caching, batch, block caching. Its `filter` is
+    /// ignored: [`ScanRequest::filter`] is the one sent.
+    pub read: ReadOptions,
+    /// The filter to send (the caller's, possibly combined with a stop filter).
+    pub filter: Option<Filter>,
+    /// Most rows the server should return over the scanner's life.
+    pub limit: Option<i32>,
+}
+
+/// The condition of a check-and-mutate.
+#[derive(Debug, Clone)]
+pub struct Condition {
+    /// The row checked (and written).
+    pub row: Bytes,
+    /// The cell's family.
+    pub family: Bytes,
+    /// The cell's qualifier.
+    pub qualifier: Bytes,
+    /// How the cell compares to `value`.
+    pub op: CompareOp,
+    /// The value compared; `None`: the cell must be absent.
+    pub value: Option<Bytes>,
+}
+
+/// What a check-and-mutate applies when its condition holds.
+#[derive(Debug, Clone, Copy)]
+pub enum CheckedWrite<'a> {
+    /// One put.
+    Put(&'a Put),
+    /// One delete of a single kind.
+    Delete(&'a Delete),
+    /// Puts and deletes on the row.
+    Mutations(&'a RowMutations),
+}
+
+/// An open server-side scanner. Dropping it without [`Scanner::close`] may leave the
+/// scanner open on the server until its lease expires.
+pub trait Scanner: Send {
+    /// The next page, of up to `rows` rows.
+    fn next_page(&mut self, rows: u32) -> AttemptFuture<'_, Page>;
+    /// Closes the scanner (best effort: a failure is not reported).
+    fn close(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
+    /// Whether the scanner can still be paged (its connection is alive).
+    fn is_usable(&self) -> bool;
+}
+
+/// The operations the core needs from a way of reaching HBase. Every method is one
+/// attempt (see the module's documentation).
+pub trait Transport: Send + Sync + 'static {
+    /// One row (empty when missing).
+    fn get<'a>(&'a self, table: &'a str, get: &'a Get) -> AttemptFuture<'a, Row>;
+    /// Several rows, one answer per get, in order (empty rows for missing ones).
+    fn get_many<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<Row>>;
+    /// Whether each get finds something.
+    fn exists<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<bool>>;
+    /// Writes puts (one call, applied row by row).
+    fn put<'a>(&'a self, table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, ()>;
+    /// Applies deletes, each of a single kind (see `Delete::split_by_kind`); returns
+    /// the rows of those the server reports it did not apply.
+    fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<Bytes>>;
+    /// Puts and deletes applied to one row atomically.
+    fn mutate_row<'a>(&'a self, table: &'a str, mutations: &'a RowMutations) -> AttemptFuture<'a, ()>;
+    /// Applies `write` if `condition` holds; true when applied.
+    fn check_and_mutate<'a>(
+        &'a self,
+        table: &'a str,
+        condition: &'a Condition,
+        write: CheckedWrite<'a>,
+    ) -> AttemptFuture<'a, bool>;
+    /// Adds to counters; the row with the new values.
+    fn increment<'a>(&'a self, table: &'a str, increment: &'a Increment) -> AttemptFuture<'a, Row>;
+    /// Appends to cells; the row with the new values.
+    fn append<'a>(&'a self, table: &'a str, append: &'a Append) -> AttemptFuture<'a, Row>;
+    /// Opens a scanner and reads its first page of up to `rows` rows.
+    fn open_scanner<'a>(
+        &'a self,
+        table: &'a str,
+        scan: &'a ScanRequest,
+        rows: u32,
+    ) -> AttemptFuture<'a, (Box<dyn Scanner>, Page)>;
+    /// Up to `rows` rows of `scan` from a scanner opened and closed in the same call.
+    /// [`MoreRows::No`] when the page is known to be the last.
+    fn stateless_page<'a>(&'a self, table: &'a str, scan: &'a ScanRequest, rows: u32) -> AttemptFuture<'a, Page>;
+    /// The table's regions (any order).
+    fn region_locations<'a>(&'a self, table: &'a str) -> AttemptFuture<'a, Vec<RegionLocation>>;
+
+    /// The largest reply accepted: pages are sized below it.
+    fn max_reply_bytes(&self) -> usize;
+    /// Most calls in flight at once (the pool's size).
+    fn max_in_flight(&self) -> usize;
+    /// The servers this transport talks to, for error messages.
+    fn endpoints(&self) -> Vec<String>;
+    /// Counters of the connection pool.
+    fn pool_stats(&self) -> PoolStats;
+    /// Opens up to `connections` connections now; how many were opened.
+    fn warm_up(&self, connections: usize) -> Pin<Box<dyn Future<Output = Result<usize, Error>> + Send + '_>>;
+    /// Closes idle connections and fails every later call with `Error::ClientClosed`.
+    fn shutdown(&self);
+    /// The Thrift2 gateway transport, for what is not on this trait yet (admin calls).
+    fn thrift(&self) -> Option<&thrift::ThriftTransport> {
+        None
+    }
+}

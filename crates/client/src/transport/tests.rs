@@ -1,0 +1,213 @@
+//! The core's policies on a scripted transport: retries, write outcomes, scan recovery.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use basalt_thrift::CallError;
+
+use super::fake::{FakeTransport, SharedFake};
+use super::{Delivery, Operation};
+use crate::error::Error;
+use crate::retry::{RetryDecision, RetryPolicy};
+use crate::{Client, Get, Increment, Scan};
+
+/// Retries every retryable error at once, up to four attempts.
+struct Immediate;
+
+impl RetryPolicy for Immediate {
+    fn decide(&self, attempt: u32, error: &Error) -> RetryDecision {
+        if attempt < 4 && error.is_retryable() {
+            RetryDecision::Retry { after: Duration::ZERO }
+        } else {
+            RetryDecision::Fail
+        }
+    }
+}
+
+fn client_on(fake: &Arc<FakeTransport>) -> Client {
+    let builder = Client::builder().address("fake:1").retry_policy(Immediate);
+    Client::on_transport(builder, Arc::new(SharedFake(Arc::clone(fake))))
+}
+
+fn timeout() -> Error {
+    Error::Timeout { operation: "get", after: Duration::from_secs(1) }
+}
+
+fn lost() -> Error {
+    Error::Transport { addr: "fake:1".into(), source: CallError::Closed }
+}
+
+fn expired() -> Error {
+    Error::ScannerExpired { message: "lease expired".into() }
+}
+
+#[tokio::test]
+async fn an_idempotent_call_is_retried_until_it_succeeds() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a", "b"]));
+    fake.fail(Operation::Get, (Delivery::Sent, timeout));
+    fake.fail(Operation::Get, (Delivery::Sent, timeout));
+    let client = client_on(&fake);
+    let row = client.table("t").unwrap().get(Get::new("b")).await.unwrap();
+    assert_eq!(row.value(b"d", b"q"), Some(&b"b"[..]));
+    assert_eq!(fake.attempts_of(Operation::Get), 3);
+}
+
+#[tokio::test]
+async fn retries_end_with_the_policy_and_report_the_last_error() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    for _ in 0..5 {
+        fake.fail(Operation::Get, (Delivery::Sent, timeout));
+    }
+    let client = client_on(&fake);
+    let error = client.table("t").unwrap().get(Get::new("a")).await.unwrap_err();
+    assert!(matches!(error, Error::Timeout { .. }), "{error:?}");
+    assert_eq!(fake.attempts_of(Operation::Get), 4);
+}
+
+#[tokio::test]
+async fn a_sent_increment_is_not_retried_and_may_have_written() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Increment, (Delivery::Sent, lost));
+    let client = client_on(&fake);
+    let error = client.table("t").unwrap().increment(Increment::new("a").add("d", "q", 1)).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { operation: "increment", .. }), "{error:?}");
+    assert!(error.may_have_written());
+    assert_eq!(fake.attempts_of(Operation::Increment), 1);
+}
+
+#[tokio::test]
+async fn an_increment_never_sent_is_retried() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Increment, (Delivery::NotSent, lost));
+    let client = client_on(&fake);
+    client.table("t").unwrap().increment(Increment::new("a").add("d", "q", 1)).await.unwrap();
+    assert_eq!(fake.attempts_of(Operation::Increment), 2);
+}
+
+#[tokio::test]
+async fn a_refused_increment_is_reported_as_refused() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Increment, (Delivery::Sent, || Error::IllegalArgument { message: "no".into() }));
+    let client = client_on(&fake);
+    let error = client.table("t").unwrap().increment(Increment::new("a").add("d", "q", 1)).await.unwrap_err();
+    assert!(matches!(error, Error::IllegalArgument { .. }), "{error:?}");
+    assert!(!error.may_have_written());
+}
+
+fn keys(rows: &[crate::Row]) -> Vec<String> {
+    rows.iter().map(|r| String::from_utf8_lossy(r.key()).into_owned()).collect()
+}
+
+#[tokio::test]
+async fn an_expired_scanner_is_reopened_after_the_last_row_returned() {
+    let all = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"];
+    for reversed in [false, true] {
+        let fake = Arc::new(FakeTransport::with_keys(&all));
+        // The second page of the first scanner fails: the scan reopens after `c` (`h`).
+        fake.fail(Operation::NextPage, (Delivery::Sent, expired));
+        let client = client_on(&fake);
+        let scan = Scan::new().caching(3).reversed(reversed);
+        let rows = client.table("t").unwrap().scan_all(scan).await.unwrap();
+        let mut want: Vec<String> = all.iter().map(|k| (*k).to_owned()).collect();
+        if reversed {
+            want.reverse();
+        }
+        assert_eq!(keys(&rows), want, "reversed {reversed}");
+        assert_eq!(fake.opened.load(Ordering::Relaxed), 2, "reversed {reversed}");
+    }
+}
+
+#[tokio::test]
+async fn a_scan_that_keeps_expiring_without_progress_ends_with_the_error() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a", "b", "c", "d", "e", "f"]));
+    for _ in 0..10 {
+        fake.fail(Operation::OpenScanner, (Delivery::Sent, expired));
+    }
+    let client = client_on(&fake);
+    let error = client.table("t").unwrap().scan_all(Scan::new().caching(2)).await.unwrap_err();
+    assert!(matches!(error, Error::ScannerExpired { .. }), "{error:?}");
+    // Reopened at once three times without a page in between, then given up.
+    assert_eq!(fake.attempts_of(Operation::OpenScanner), 4);
+}
+
+#[tokio::test]
+async fn a_limited_scan_stops_at_its_limit_across_a_reopen() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a", "b", "c", "d", "e", "f"]));
+    fake.fail(Operation::NextPage, (Delivery::Sent, expired));
+    let client = client_on(&fake);
+    let rows = client.table("t").unwrap().scan_all(Scan::new().caching(2).limit(5)).await.unwrap();
+    assert_eq!(keys(&rows), ["a", "b", "c", "d", "e"]);
+}
+
+fn kerberos_not_built() -> Error {
+    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(basalt_thrift::SecureError::KerberosNotBuilt) }
+}
+
+fn no_ticket_anywhere() -> Error {
+    let no_ticket = basalt_thrift::SecureError::NoTicket { principal: "u@R".into(), detail: "no cache".into() };
+    let last = Error::Transport { addr: "fake:1".into(), source: CallError::Secure(no_ticket) };
+    Error::NoGateway { tried: "fake:1".into(), last: Box::new(last) }
+}
+
+fn bad_tls_config() -> Error {
+    let config = basalt_thrift::SecureError::TlsConfig("no such CA file".into());
+    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(config) }
+}
+
+#[tokio::test]
+async fn security_and_configuration_failures_are_final() {
+    for failure in [kerberos_not_built as fn() -> Error, no_ticket_anywhere, bad_tls_config] {
+        let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+        for _ in 0..5 {
+            fake.fail(Operation::Get, (Delivery::NotSent, failure));
+        }
+        // The default policy: an outage would be retried for the whole budget.
+        let client = Client::on_transport(Client::builder().address("fake:1"), Arc::new(SharedFake(Arc::clone(&fake))));
+        let error = client.table("t").unwrap().get(Get::new("a")).await.unwrap_err();
+        assert!(error.is_final() && !error.is_retryable() && !error.is_outage(), "{error:?}");
+        assert_eq!(fake.attempts_of(Operation::Get), 1, "{error:?}");
+    }
+    // A refused connection is no configuration failure: still an outage.
+    let refused = Error::Transport {
+        addr: "fake:1".into(),
+        source: CallError::Connect { addr: "fake:1".into(), source: std::io::ErrorKind::ConnectionRefused.into() },
+    };
+    assert!(!refused.is_final() && refused.is_retryable() && refused.is_outage());
+}
+
+#[tokio::test]
+async fn a_busy_region_gets_its_own_kind_and_is_retried_with_a_longer_backoff() {
+    let busy = Error::from_call(
+        "fake:1",
+        Some("t"),
+        CallError::Server {
+            message: "Failed after attempts=16, exceptions:\norg.apache.hadoop.hbase.RegionTooBusyException: Over memstore limit".into(),
+            can_retry: Some(true),
+        },
+    );
+    assert!(matches!(busy, Error::Busy { kind: crate::BusyKind::RegionTooBusy, .. }), "{busy:?}");
+    assert!(busy.is_retryable() && !busy.is_outage() && !busy.is_final());
+    let policy = crate::DefaultRetryPolicy::default();
+    let timeout = timeout();
+    let (RetryDecision::Retry { after: busy_pause }, RetryDecision::Retry { after: other_pause }) =
+        (policy.decide(1, &busy), policy.decide(1, &timeout))
+    else {
+        panic!("both are retried");
+    };
+    assert!(busy_pause > other_pause, "{busy_pause:?} vs {other_pause:?}");
+    // More attempts than other failures (4), fewer than an outage's.
+    assert!(matches!(policy.decide(5, &busy), RetryDecision::Retry { .. }));
+    assert_eq!(policy.decide(8, &busy), RetryDecision::Fail);
+
+    // Through the core: retried until the region takes the call.
+    fn queue_full() -> Error {
+        Error::Busy { kind: crate::BusyKind::CallQueueTooBig, message: "queue full".into() }
+    }
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Get, (Delivery::Sent, queue_full));
+    fake.fail(Operation::Get, (Delivery::Sent, queue_full));
+    let client = client_on(&fake);
+    client.table("t").unwrap().get(Get::new("a")).await.unwrap();
+    assert_eq!(fake.attempts_of(Operation::Get), 3);
+}
