@@ -20,6 +20,7 @@ mod filters;
 mod hostile;
 mod idl;
 mod native;
+mod native_client;
 mod outage;
 mod parallel_scan;
 mod regions;

@@ -19,7 +19,9 @@ use basalt_rpc::{
     RpcError, ScanSpec, Service,
 };
 use bytes::Bytes;
+use futures::TryStreamExt;
 
+use crate::native_client::native_transport_serves_the_client_api;
 use crate::support::{Env, Test, TestResult, SCANNER_TIMEOUT};
 use crate::tests;
 
@@ -31,6 +33,11 @@ pub fn trials() -> Vec<Test> {
         native_region_moved_and_split_mid_scan,
         native_dropped_calls_leave_the_connection_usable,
         native_scanner_lease_renewal_and_expiry,
+        native_read_options_and_exact_bounds,
+        native_scanner_renews_its_own_lease,
+        native_increment_nonce_applied_once,
+        native_row_mutations_and_delete_kinds,
+        native_transport_serves_the_client_api,
     ]
 }
 
@@ -105,9 +112,21 @@ async fn tool(env: &Env, commands: Vec<String>) -> Result<Vec<String>, String> {
     .map_err(|e| e.to_string())?
 }
 
+/// `host:port` of every live region server, asked from a blocking context (the test
+/// bed's start, for `BASALT_TEST_TRANSPORT=native`).
+pub fn region_servers_blocking(env: &Env) -> Result<Vec<String>, String> {
+    let answer = RegionTool::start(env)?.call("servers")?;
+    parse_servers(&answer)
+}
+
 /// `host:port` of every live region server.
-async fn region_servers(env: &Env) -> Result<Vec<String>, String> {
+pub(crate) async fn region_servers(env: &Env) -> Result<Vec<String>, String> {
     let answer = tool(env, vec!["servers".into()]).await?.remove(0);
+    parse_servers(&answer)
+}
+
+/// The region tool's `servers` answer (`host,port,startcode` names) as `host:port`.
+fn parse_servers(answer: &str) -> Result<Vec<String>, String> {
     let servers: Vec<String> = answer
         .split_whitespace()
         .filter_map(|name| {
@@ -129,7 +148,7 @@ async fn native_client(env: &Env) -> Result<RpcClient, Box<dyn std::error::Error
     Ok(builder.connect().await?)
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(crate) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
@@ -141,7 +160,7 @@ fn native_cells(rows: &[RowResult]) -> Vec<(String, String, String, String)> {
         .collect()
 }
 
-fn thrift_cells(rows: &[basalt::Row]) -> Vec<(String, String, String, String)> {
+pub(crate) fn thrift_cells(rows: &[basalt::Row]) -> Vec<(String, String, String, String)> {
     rows.iter()
         .flat_map(|row| {
             row.cells().map(move |c| (text(row.key()), text(c.family()), text(c.qualifier()), text(c.value())))
@@ -231,6 +250,7 @@ async fn native_put_get_and_mutations(env: Env) -> TestResult {
         family: Bytes::from_static(b"d"),
         qualifier: Bytes::from_static(b"x"),
         expected: expected.map(|v: &'static str| Bytes::from_static(v.as_bytes())),
+        compare: pb::CompareType::Equal,
     };
     let put = Mutation::put("a1").column("d", "x", "3");
     assert!(!client.check_and_mutate(&name, &check(Some("2")), &put).await?);
@@ -472,7 +492,7 @@ async fn native_scanner_lease_renewal_and_expiry(env: Env) -> TestResult {
 
     // Paused twice as long as the lease, renewing it every second: the same scanner
     // carries on.
-    let mut renewed = client.scan(&name, ScanSpec::new().rows_per_page(100));
+    let mut renewed = client.scan(&name, ScanSpec::new().rows_per_page(100).auto_renew(false));
     let mut keys: Vec<String> = renewed.next_page().await?.unwrap_or_default().iter().map(|r| text(r.row())).collect();
     for _ in 0..SCANNER_TIMEOUT.as_secs() * 2 {
         tokio::time::sleep(Duration::from_secs(1)).await;
@@ -486,7 +506,7 @@ async fn native_scanner_lease_renewal_and_expiry(env: Env) -> TestResult {
 
     // Not renewed: the lease expires, the server forgets the scanner, and the scan
     // reopens after the last row it delivered.
-    let mut expired = client.scan(&name, ScanSpec::new().rows_per_page(100));
+    let mut expired = client.scan(&name, ScanSpec::new().rows_per_page(100).auto_renew(false));
     let mut keys: Vec<String> = expired.next_page().await?.unwrap_or_default().iter().map(|r| text(r.row())).collect();
     tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
     while let Some(page) = expired.next_page().await? {
@@ -494,6 +514,253 @@ async fn native_scanner_lease_renewal_and_expiry(env: Env) -> TestResult {
     }
     check_exact("expired", &keys, &expected)?;
     assert!(expired.reopened() >= 1, "the expired scanner was reopened");
+    table.client().admin().delete_table(table.name()).await?;
+    Ok(())
+}
+
+/// Row keys of a page or a scan.
+fn keys(rows: &[RowResult]) -> Vec<String> {
+    rows.iter().map(|r| text(r.row())).collect()
+}
+
+/// Every cell as (row, family:qualifier, timestamp).
+fn stamped(rows: &[RowResult]) -> Vec<(String, String, u64)> {
+    rows.iter()
+        .flat_map(|row| row.cells.iter())
+        .map(|c| (text(c.row()), format!("{}:{}", text(c.family()), text(c.qualifier())), c.timestamp() as u64))
+        .collect()
+}
+
+async fn native_read_options_and_exact_bounds(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d", "e"], &[b"k0050"]).await?;
+    let name = table.name().to_owned();
+    let client = native_client(&env).await?;
+    // 100 rows of three cells: d:a at time 100, e:b and e:c at time 200.
+    let actions: Vec<BatchAction> = (0..100)
+        .map(|i| {
+            BatchAction::Mutate(
+                Mutation::put(format!("k{i:04}"))
+                    .column_at("d", "a", i.to_string(), 100)
+                    .column_at("e", "b", "b", 200)
+                    .column_at("e", "c", "c", 200),
+            )
+        })
+        .collect();
+    assert!(client.batch(&name, &actions).await?.iter().all(Result::is_ok));
+    let all_keys =
+        |range: std::ops::RangeInclusive<usize>| -> Vec<String> { range.map(|i| format!("k{i:04}")).collect() };
+    let scan = |spec: ScanSpec| {
+        let mut scanner = client.scan(&name, spec);
+        async move { scanner.collect_all().await }
+    };
+
+    // Exact bounds, sent as include_start_row / include_stop_row, across the split.
+    let rows = scan(ScanSpec::new().start("k0010").include_start(false).stop("k0060").include_stop(true)).await?;
+    check_exact("exclusive start, inclusive stop", &keys(&rows), &all_keys(11..=60))?;
+    let rows = scan(ScanSpec::new().stop("k0050").include_stop(true).rows_per_page(7)).await?;
+    check_exact("inclusive stop at a region boundary", &keys(&rows), &all_keys(0..=50))?;
+    let rows =
+        scan(ScanSpec::new().start("k0060").include_start(false).stop("k0010").include_stop(true).reversed(true))
+            .await?;
+    let mut expected = all_keys(10..=59);
+    expected.reverse();
+    check_exact("reversed, exclusive start, inclusive stop", &keys(&rows), &expected)?;
+
+    // Time ranges, whole and per family, and one timestamp.
+    let rows = scan(ScanSpec::new().start("k0000").stop("k0002").time_range(150, 300)).await?;
+    let want = |cells: &[(&str, &str, u64)]| -> Vec<(String, String, u64)> {
+        cells.iter().map(|(r, c, t)| (r.to_string(), c.to_string(), *t)).collect()
+    };
+    assert_eq!(
+        stamped(&rows),
+        want(&[("k0000", "e:b", 200), ("k0000", "e:c", 200), ("k0001", "e:b", 200), ("k0001", "e:c", 200)])
+    );
+    let rows = scan(ScanSpec::new().start("k0000").stop("k0001").family_time_range("e", 0, 150)).await?;
+    assert_eq!(stamped(&rows), want(&[("k0000", "d:a", 100)]), "family e limited to before 150");
+    let row = client.get(&name, &Get::new("k0003").timestamp(200).column("e", "c")).await?;
+    assert_eq!(stamped(std::slice::from_ref(&row)), want(&[("k0003", "e:c", 200)]));
+    let row = client.get(&name, &Get::new("k0003").family_time_range("d", 0, 50)).await?;
+    assert_eq!(row.cells.len(), 2, "d:a hidden by its family's range, e's cells kept");
+    let inverted = client.get(&name, &Get::new("k0003").time_range(9, 3)).await;
+    assert!(matches!(inverted, Err(RpcError::InvalidArgument(_))), "{inverted:?}");
+
+    // Batch: rows in pieces of at most two cells, nothing lost; the limit counts rows.
+    let pieces = scan(ScanSpec::new().batch(2).rows_per_page(5).cache_blocks(false)).await?;
+    assert_eq!(pieces.len(), 200, "two pieces per row of three cells");
+    assert!(pieces.iter().all(|p| p.cells.len() <= 2));
+    assert_eq!(pieces.iter().filter(|p| !p.partial).count(), 100, "one final piece per row");
+    let whole = scan(ScanSpec::new()).await?;
+    assert_eq!(native_cells(&pieces), native_cells(&whole));
+    let limited = scan(ScanSpec::new().batch(2).limit(5)).await?;
+    assert_eq!(limited.len(), 10);
+    check_exact("batch with limit", &keys(&limited).into_iter().step_by(2).collect::<Vec<_>>(), &all_keys(0..=4))?;
+
+    // Filters as serialized protobuf, from basalt's typed filters.
+    let prefix = basalt::Filter::prefix("k002").to_protobuf()?;
+    let rows = scan(ScanSpec::new().filter_bytes(&prefix)?).await?;
+    check_exact("prefix filter", &keys(&rows), &all_keys(20..=29))?;
+    let qualifier = basalt::Filter::parse("QualifierFilter(=, 'binary:c')")?.to_protobuf()?;
+    let row = client.get(&name, &Get::new("k0007").filter_bytes(&qualifier)?).await?;
+    assert_eq!(stamped(std::slice::from_ref(&row)), want(&[("k0007", "e:c", 200)]));
+    assert!(matches!(ScanSpec::new().filter_bytes(b"\xff\xff"), Err(RpcError::InvalidArgument(_))));
+
+    // The scan as a stream of rows.
+    let streamed: Vec<RowResult> =
+        client.scan(&name, ScanSpec::new().rows_per_page(9)).into_stream().try_collect().await?;
+    check_exact("stream", &keys(&streamed), &all_keys(0..=99))?;
+
+    // A per-client deadline of 1 µs (the timer fires at its next tick, so a call may
+    // still beat it now and then): of 20 gets, some time out, and nothing else fails;
+    // the shared connections stay usable for the default client.
+    let hasty = client.with_timeouts(Duration::from_micros(1), Duration::from_micros(1));
+    let mut timed_out = 0;
+    for _ in 0..20 {
+        match hasty.get(&name, &Get::new("k0001")).await {
+            Ok(_) => {}
+            Err(RpcError::Timeout { .. }) => timed_out += 1,
+            Err(RpcError::RetriesExhausted { last, .. }) if matches!(*last, RpcError::Timeout { .. }) => timed_out += 1,
+            Err(other) => return Err(format!("a 1 µs deadline: {other:?}").into()),
+        }
+    }
+    assert!(timed_out > 0, "no get of 20 timed out under a 1 µs deadline");
+    assert_eq!(client.get(&name, &Get::new("k0001")).await?.value(b"d", b"a"), Some(&b"1"[..]));
+    table.client().admin().delete_table(table.name()).await?;
+    Ok(())
+}
+
+async fn native_scanner_renews_its_own_lease(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[]).await?;
+    let name = table.name().to_owned();
+    table
+        .put_many(
+            (0..300).map(|i| Put::new(format!("k{i:04}")).cell("d", "a", "1").cell("d", "b", "2").cell("d", "c", "3")),
+        )
+        .await?;
+    let expected: Vec<String> = (0..300).map(|i| format!("k{i:04}")).collect();
+    let client = native_client(&env).await?;
+
+    // Paused twice as long as the lease without asking for pages: the background task
+    // keeps the scanner alive.
+    let mut scanner = client.scan(&name, ScanSpec::new().rows_per_page(100));
+    let mut got = keys(&scanner.next_page().await?.unwrap_or_default());
+    tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
+    got.extend(keys(&scanner.next_page().await?.unwrap_or_default()));
+    assert_eq!(scanner.reopened(), 0, "the renewed scanner was still open");
+    assert!(scanner.lease_renewals() >= 2, "renewals: {}", scanner.lease_renewals());
+    let rest: Vec<RowResult> = scanner.into_stream().try_collect().await?;
+    got.extend(keys(&rest));
+    check_exact("auto-renewed", &got, &expected)?;
+
+    // Batch mode with the lease left to expire in the middle of a row: the reopen
+    // skips the cells of that row already delivered.
+    let mut pieces_scan = client.scan(&name, ScanSpec::new().batch(2).rows_per_page(3).auto_renew(false));
+    let mut pieces = pieces_scan.next_page().await?.unwrap_or_default();
+    assert!(pieces.last().is_some_and(|p| p.partial), "the first page ends inside a row");
+    tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
+    while let Some(page) = pieces_scan.next_page().await? {
+        pieces.extend(page);
+    }
+    assert!(pieces_scan.reopened() >= 1, "the expired scanner was reopened");
+    let whole = client.scan(&name, ScanSpec::new()).collect_all().await?;
+    assert_eq!(native_cells(&pieces), native_cells(&whole), "no cell lost or repeated across the reopen");
+    table.client().admin().delete_table(table.name()).await?;
+    Ok(())
+}
+
+/// The same increment sent twice with one nonce (as a retry after a lost reply would
+/// be) is applied once: what makes retrying increments and appends safe.
+async fn native_increment_nonce_applied_once(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[]).await?;
+    let name = table.name().to_owned();
+    let client = native_client(&env).await?;
+    client.mutate(&name, &Mutation::increment("n").add("d", "c", 1)).await?;
+    let region = client.locate(&name, b"n").await?;
+    let specifier = pb::RegionSpecifier {
+        r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+        value: region.region_name.clone(),
+    };
+    let increment = |nonce: u64| pb::MutateRequest {
+        region: specifier.clone(),
+        mutation: pb::MutationProto {
+            row: Some(Bytes::from_static(b"n")),
+            mutate_type: Some(pb::mutation_proto::MutationType::Increment as i32),
+            column_value: vec![pb::mutation_proto::ColumnValue {
+                family: Bytes::from_static(b"d"),
+                qualifier_value: vec![pb::mutation_proto::column_value::QualifierValue {
+                    qualifier: Some(Bytes::from_static(b"c")),
+                    value: Some(Bytes::copy_from_slice(&10i64.to_be_bytes())),
+                    ..Default::default()
+                }],
+            }],
+            nonce: Some(nonce),
+            ..Default::default()
+        },
+        condition: None,
+        nonce_group: Some(0x5eed),
+    };
+    let conn = Connection::connect(&region.server, Service::Client, &ConnectionOptions::default()).await?;
+    let nonce = 0x00c0_ffee_u64 ^ std::process::id() as u64;
+    for _ in 0..2 {
+        conn.call("Mutate", &increment(nonce), None, Duration::from_secs(30)).await?;
+    }
+    let after = client.get(&name, &Get::new("n")).await?;
+    assert_eq!(after.value(b"d", b"c"), Some(&11i64.to_be_bytes()[..]), "applied once");
+    conn.call("Mutate", &increment(nonce + 1), None, Duration::from_secs(30)).await?;
+    let after = client.get(&name, &Get::new("n")).await?;
+    assert_eq!(after.value(b"d", b"c"), Some(&21i64.to_be_bytes()[..]), "another nonce applies again");
+    table.client().admin().delete_table(table.name()).await?;
+    Ok(())
+}
+
+async fn native_row_mutations_and_delete_kinds(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[]).await?;
+    let name = table.name().to_owned();
+    let client = native_client(&env).await?;
+    // Versions at 10, 20, 30 of d:q (the family keeps one version on reads by default,
+    // so they are read with max_versions).
+    for ts in [10, 20, 30] {
+        client.mutate(&name, &Mutation::put("r").column_at("d", "q", format!("v{ts}"), ts)).await?;
+    }
+    let versions = |row: RowResult| row.cells.iter().map(|c| c.timestamp()).collect::<Vec<_>>();
+    let all = || Get::new("r").max_versions(10);
+    let family_versions = versions(client.get(&name, &all()).await?);
+    if family_versions.len() < 2 {
+        // The family keeps one version: only the delete kinds that need one are checked.
+        assert_eq!(family_versions, [30]);
+    } else {
+        client.mutate(&name, &Mutation::delete("r").delete_version("d", "q", 20)).await?;
+        assert_eq!(versions(client.get(&name, &all()).await?), [30, 10], "exactly version 20 deleted");
+    }
+    client.mutate(&name, &Mutation::delete("r").family_at("d", 29)).await?;
+    assert_eq!(versions(client.get(&name, &all()).await?), [30], "versions at or before 29 deleted");
+
+    // Atomic row mutations: a put and a delete together, then under conditions.
+    client.mutate(&name, &Mutation::put("r").column("d", "a", "1").column("d", "b", "2")).await?;
+    let together = [
+        Mutation::put("r").column("d", "c", "3").durability(basalt_rpc::Durability::SyncWal),
+        Mutation::delete("r").column("d", "a", ""),
+    ];
+    client.mutate_row(&name, &together).await?;
+    let row = client.get(&name, &Get::new("r")).await?;
+    assert_eq!((row.value(b"d", b"a"), row.value(b"d", b"c")), (None, Some(&b"3"[..])));
+    let check = |expected: &'static str, compare: pb::CompareType| Check {
+        row: Bytes::from_static(b"r"),
+        family: Bytes::from_static(b"d"),
+        qualifier: Bytes::from_static(b"b"),
+        expected: Some(Bytes::from_static(expected.as_bytes())),
+        compare,
+    };
+    let write = [Mutation::put("r").column("d", "e", "5"), Mutation::delete("r").column("d", "c", "")];
+    // HBase compares the given value against the stored one: "1" < "2" holds for LESS.
+    assert!(!client.check_and_mutate_row(&name, &check("2", pb::CompareType::NotEqual), &write).await?);
+    assert!(client.get(&name, &Get::new("r")).await?.value(b"d", b"e").is_none(), "nothing applied");
+    assert!(client.check_and_mutate_row(&name, &check("1", pb::CompareType::Less), &write).await?);
+    let row = client.get(&name, &Get::new("r")).await?;
+    assert_eq!((row.value(b"d", b"e"), row.value(b"d", b"c")), (Some(&b"5"[..]), None), "both applied");
+    let mixed = [Mutation::put("r").column("d", "x", "1"), Mutation::put("other").column("d", "x", "1")];
+    assert!(matches!(client.mutate_row(&name, &mixed).await, Err(RpcError::InvalidArgument(_))));
+    let counter = [Mutation::increment("r").add("d", "n", 1)];
+    assert!(matches!(client.mutate_row(&name, &counter).await, Err(RpcError::InvalidArgument(_))));
     table.client().admin().delete_table(table.name()).await?;
     Ok(())
 }

@@ -57,6 +57,9 @@ struct EnvInner {
     options: ConnectionOptions,
     runtime: tokio::runtime::Runtime,
     counter: AtomicU32,
+    /// With `BASALT_TEST_TRANSPORT=native`: the region servers `client()` bootstraps
+    /// from (its reads and writes then take HBase's native RPC; admin stays on Thrift2).
+    native: std::sync::OnceLock<Vec<String>>,
 }
 
 /// The handle `main` keeps to stop HBase at the end.
@@ -89,15 +92,31 @@ impl Env {
             .enable_all()
             .build()
             .map_err(TestkitError::Io)?;
-        Ok(Env {
+        let env = Env {
             inner: Arc::new(EnvInner {
                 addr: hbase.addr().to_owned(),
                 hbase: Mutex::new(hbase),
                 options,
                 runtime,
                 counter: AtomicU32::new(0),
+                native: std::sync::OnceLock::new(),
             }),
-        })
+        };
+        match std::env::var("BASALT_TEST_TRANSPORT").as_deref() {
+            Ok("native") => {
+                let servers = crate::native::region_servers_blocking(&env).map_err(|e| {
+                    TestkitError::Io(std::io::Error::other(format!("BASALT_TEST_TRANSPORT=native: {e}")))
+                })?;
+                eprintln!("client() uses the native transport, bootstrapping from {servers:?}");
+                let _ = env.inner.native.set(servers);
+            }
+            Ok("thrift") | Ok("") | Err(_) => {}
+            Ok(other) => {
+                let message = format!("BASALT_TEST_TRANSPORT={other:?}: expected \"native\" or \"thrift\"");
+                return Err(TestkitError::Io(std::io::Error::other(message)));
+            }
+        }
+        Ok(env)
     }
 
     /// Stops the HBase if this run launched it, first printing its JVMs' peak memory.
@@ -145,14 +164,23 @@ impl Env {
         Connection::connect(self.addr(), self.options()).await
     }
 
+    /// With `BASALT_TEST_TRANSPORT=native`, the region servers a client bootstraps from.
+    pub fn native_servers(&self) -> Option<&[String]> {
+        self.inner.native.get().map(Vec::as_slice)
+    }
+
     /// A pooled `basalt` client for the gateway.
     pub fn client(&self) -> basalt::Client {
-        basalt::Client::builder()
+        let builder = basalt::Client::builder()
             .address(self.addr())
             .framing(self.inner.options.framing)
-            .protocol(self.inner.options.protocol)
-            .build()
-            .expect("valid client settings")
+            .protocol(self.inner.options.protocol);
+        match self.inner.native.get() {
+            Some(servers) => builder.native(servers.clone()),
+            None => builder,
+        }
+        .build()
+        .expect("valid client settings")
     }
 
     /// Creates a fresh table with the given families and split keys; returns its handle.

@@ -11,6 +11,7 @@ use crate::error::{InvalidInput, Result};
 use crate::pool::{Pool, PoolStats};
 use crate::retry::{DefaultRetryPolicy, RetryPolicy};
 use crate::table::Table;
+use crate::transport::native::NativeTransport;
 use crate::transport::thrift::ThriftTransport;
 use crate::transport::Transport;
 use crate::validate;
@@ -33,6 +34,7 @@ pub struct ClientBuilder {
     security: basalt_thrift::Security,
     retry_budget: Duration,
     gets_in_flight: usize,
+    native: Vec<String>,
 }
 
 /// How many single-row get calls a client sends at once by default; gets beyond that
@@ -76,6 +78,7 @@ impl Default for ClientBuilder {
             retry: Arc::new(DefaultRetryPolicy::default()),
             retry_budget: DEFAULT_RETRY_BUDGET,
             gets_in_flight: DEFAULT_GETS_IN_FLIGHT,
+            native: Vec::new(),
         }
     }
 }
@@ -198,9 +201,23 @@ impl ClientBuilder {
         self
     }
 
+    /// Reads and writes through HBase's native RPC, straight to the region servers,
+    /// instead of the Thrift2 gateway. `bootstrap_servers` (`host:port` of region
+    /// servers or masters) are asked for the cluster's registry on the first call (no
+    /// ZooKeeper). Administrative calls still go through the gateways given with
+    /// [`ClientBuilder::address`]; without one they fail.
+    pub fn native<I, S>(mut self, bootstrap_servers: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.native.extend(bootstrap_servers.into_iter().map(Into::into));
+        self
+    }
+
     /// Validates the settings and builds the client. No connection is opened yet.
     pub fn build(self) -> Result<Client> {
-        if self.addrs.is_empty() {
+        if self.addrs.is_empty() && self.native.is_empty() {
             return Err(InvalidInput::Option("no Thrift2 gateway address given".into()).into());
         }
         for addr in &self.addrs {
@@ -225,8 +242,14 @@ impl ClientBuilder {
             security: self.security.clone(),
         };
         let max_value_bytes = self.max_value_bytes;
-        let pool = Pool::new(self.addrs, self.pool_size, options, self.max_idle, self.down_backoff);
-        let transport: Arc<dyn Transport> = Arc::new(ThriftTransport::new(pool, self.request_timeout, max_value_bytes));
+        let thrift = (!self.addrs.is_empty()).then(|| {
+            let pool = Pool::new(self.addrs, self.pool_size, options, self.max_idle, self.down_backoff);
+            ThriftTransport::new(pool, self.request_timeout, max_value_bytes)
+        });
+        let transport: Arc<dyn Transport> = match thrift {
+            Some(thrift) if self.native.is_empty() => Arc::new(thrift),
+            thrift => Arc::new(NativeTransport::new(self.native, self.request_timeout, max_value_bytes, thrift)),
+        };
         let gets = Arc::new(GetCoalescer::new(self.gets_in_flight.min(self.pool_size), self.request_timeout));
         Ok(Client {
             inner: Arc::new(ClientInner {

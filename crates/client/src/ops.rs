@@ -15,9 +15,9 @@ use crate::validate;
 /// A read of one row. By default: every column, newest version only.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Get {
-    row: Bytes,
-    read: ReadOptions,
-    timestamp: Option<i64>,
+    pub(crate) row: Bytes,
+    pub(crate) read: ReadOptions,
+    pub(crate) timestamp: Option<i64>,
 }
 
 impl Get {
@@ -164,10 +164,10 @@ impl Durability {
 /// A write of cells to one row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Put {
-    row: Bytes,
-    cells: Vec<(Bytes, Bytes, Bytes, Option<i64>)>,
-    timestamp: Option<i64>,
-    durability: Durability,
+    pub(crate) row: Bytes,
+    pub(crate) cells: Vec<(Bytes, Bytes, Bytes, Option<i64>)>,
+    pub(crate) timestamp: Option<i64>,
+    pub(crate) durability: Durability,
 }
 
 impl Put {
@@ -267,7 +267,7 @@ impl PutSource for Put {
 
 /// What a delete removes; every variant says exactly which versions.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum DeleteSpec {
+pub(crate) enum DeleteSpec {
     /// The newest version of a column (or the version at exactly `ts`).
     ColumnVersion(Bytes, Bytes, Option<i64>),
     /// Every version of a column (or those at or before `ts`).
@@ -282,10 +282,10 @@ enum DeleteSpec {
 /// removes *every* version of each named column; here each call says what it means.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Delete {
-    row: Bytes,
-    specs: Vec<DeleteSpec>,
-    row_timestamp: Option<i64>,
-    durability: Durability,
+    pub(crate) row: Bytes,
+    pub(crate) specs: Vec<DeleteSpec>,
+    pub(crate) row_timestamp: Option<i64>,
+    pub(crate) durability: Durability,
 }
 
 impl Delete {
@@ -469,9 +469,9 @@ pub(crate) fn compare_op_to_thrift(op: CompareOp) -> TCompareOp {
 /// Puts and deletes applied to one row atomically.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowMutations {
-    row: Bytes,
-    puts: Vec<Put>,
-    deletes: Vec<Delete>,
+    pub(crate) row: Bytes,
+    pub(crate) puts: Vec<Put>,
+    pub(crate) deletes: Vec<Delete>,
 }
 
 impl RowMutations {
@@ -522,9 +522,9 @@ impl RowMutations {
 /// Atomic additions to counters of one row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Increment {
-    row: Bytes,
-    columns: Vec<(Bytes, Bytes, i64)>,
-    durability: Durability,
+    pub(crate) row: Bytes,
+    pub(crate) columns: Vec<(Bytes, Bytes, i64)>,
+    pub(crate) durability: Durability,
 }
 
 impl Increment {
@@ -567,9 +567,9 @@ impl Increment {
 /// Atomic appends to cells of one row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Append {
-    row: Bytes,
-    columns: Vec<(Bytes, Bytes, Bytes)>,
-    durability: Durability,
+    pub(crate) row: Bytes,
+    pub(crate) columns: Vec<(Bytes, Bytes, Bytes)>,
+    pub(crate) durability: Durability,
 }
 
 impl Append {

@@ -33,18 +33,11 @@ impl BatchAction {
         }
     }
 
-    fn retry_unknown_outcome(&self) -> bool {
-        match self {
-            BatchAction::Get(_) => true,
-            BatchAction::Mutate(mutation) => mutation.is_idempotent(),
-        }
-    }
-
-    fn to_proto(&self, index: u32) -> pb::Action {
+    fn to_proto(&self, index: u32, nonce: u64) -> pb::Action {
         match self {
             BatchAction::Get(get) => pb::Action { index: Some(index), get: Some(get.to_proto()), ..Default::default() },
             BatchAction::Mutate(mutation) => {
-                pb::Action { index: Some(index), mutation: Some(mutation.to_proto()), ..Default::default() }
+                pb::Action { index: Some(index), mutation: Some(mutation.to_proto(Some(nonce))), ..Default::default() }
             }
         }
     }
@@ -67,7 +60,12 @@ impl RpcClient {
     pub async fn batch(&self, table: &str, actions: &[BatchAction]) -> Result<BatchResults, RpcError> {
         for action in actions {
             validate_row(action.row())?;
+            if let BatchAction::Get(get) = action {
+                get.check_read()?;
+            }
         }
+        // One nonce per action for the whole operation: a retry carries the same one.
+        let nonces: Vec<u64> = actions.iter().map(|_| self.new_nonce()).collect();
         let mut outcomes: Vec<Option<Result<RowResult, RpcError>>> = vec![None; actions.len()];
         let mut waiting: Vec<usize> = (0..actions.len()).collect();
         let deadline = self.deadline();
@@ -89,7 +87,8 @@ impl RpcClient {
                     Err(error) => outcomes[index] = Some(Err(error)),
                 }
             }
-            let calls = by_server.into_iter().map(|(server, regions)| self.multi_on_server(server, regions, actions));
+            let calls =
+                by_server.into_iter().map(|(server, regions)| self.multi_on_server(server, regions, actions, &nonces));
             let mut retry = Vec::new();
             for round in futures::future::join_all(calls).await {
                 for (index, outcome) in round {
@@ -97,8 +96,10 @@ impl RpcClient {
                         Ok(row) => outcomes[index] = Some(Ok(row)),
                         Err(error) => {
                             let unknown = matches!(error, RpcError::Timeout { .. } | RpcError::ConnectionFailed { .. });
+                            // Gets and puts/deletes may run twice; increments and
+                            // appends carry a nonce, so the server applies a retry once.
                             let again = error.is_retryable()
-                                && (!unknown || actions[index].retry_unknown_outcome())
+                                && (!unknown || self.nonces_enabled() || is_idempotent(&actions[index]))
                                 && Instant::now() < deadline;
                             if again {
                                 retry.push(index);
@@ -127,6 +128,7 @@ impl RpcClient {
         server: String,
         regions: BTreeMap<Bytes, (RegionLocation, Vec<usize>)>,
         actions: &[BatchAction],
+        nonces: &[u64],
     ) -> Vec<(usize, Result<RowResult, RpcError>)> {
         let regions: Vec<(RegionLocation, Vec<usize>)> = regions.into_values().collect();
         let request = pb::MultiRequest {
@@ -135,10 +137,11 @@ impl RpcClient {
                 .map(|(region, indexes)| pb::RegionAction {
                     region: region.specifier(),
                     atomic: None,
-                    action: indexes.iter().map(|&i| actions[i].to_proto(i as u32)).collect(),
+                    action: indexes.iter().map(|&i| actions[i].to_proto(i as u32, nonces[i])).collect(),
                     condition: None,
                 })
                 .collect(),
+            nonce_group: Some(self.nonce_group()),
             ..Default::default()
         };
         let all = |error: RpcError| -> Vec<(usize, Result<RowResult, RpcError>)> {
@@ -200,9 +203,16 @@ impl RpcClient {
     }
 }
 
+fn is_idempotent(action: &BatchAction) -> bool {
+    match action {
+        BatchAction::Get(_) => true,
+        BatchAction::Mutate(mutation) => mutation.is_idempotent(),
+    }
+}
+
 /// An exception carried in a `NameBytesPair` (class name, stack trace), read as the
 /// header's `ExceptionResponse` would be.
-fn remote_error(server: &str, exception: &pb::NameBytesPair) -> RpcError {
+pub(crate) fn remote_error(server: &str, exception: &pb::NameBytesPair) -> RpcError {
     let response = pb::ExceptionResponse {
         exception_class_name: Some(exception.name.clone()),
         stack_trace: exception.value.as_deref().map(|trace| String::from_utf8_lossy(trace).into_owned()),

@@ -11,7 +11,8 @@ pub struct RowResult {
     /// The cells, in HBase's order (family, qualifier, newest first).
     pub cells: Vec<Cell>,
     /// The server marked this result as partial: more cells of the row follow. Rows a
-    /// [`Scanner`](crate::Scanner) delivers are always whole.
+    /// [`Scanner`](crate::Scanner) delivers are whole unless the scan asked for a
+    /// `batch` of cells per result.
     pub partial: bool,
     /// The result came from a secondary replica and may be stale.
     pub stale: bool,

@@ -12,6 +12,7 @@ use crate::error::RpcError;
 use crate::mutation::{Check, Mutation};
 use crate::pb;
 use crate::pool::Pool;
+use crate::read::{read_options, ReadFields};
 use crate::region::{self, MetaLookup, RegionCache, RegionLocation};
 use crate::registry::{self, ClusterInfo};
 use basalt_rpc_protocol::call::Service;
@@ -25,6 +26,7 @@ pub struct RpcClientBuilder {
     rpc_timeout: Duration,
     operation_timeout: Duration,
     pause: Duration,
+    nonces: bool,
 }
 
 impl Default for RpcClientBuilder {
@@ -35,6 +37,7 @@ impl Default for RpcClientBuilder {
             rpc_timeout: Duration::from_secs(30),
             operation_timeout: Duration::from_secs(60),
             pause: Duration::from_millis(50),
+            nonces: true,
         }
     }
 }
@@ -71,6 +74,15 @@ impl RpcClientBuilder {
         self
     }
 
+    /// Whether the region servers deduplicate increments and appends by nonce (HBase's
+    /// `hbase.regionserver.nonces.enabled`, default: yes). When they do, an increment
+    /// or append whose outcome is unknown (a timeout, a lost connection) is retried;
+    /// when told they do not, it fails instead.
+    pub fn server_nonces(mut self, enabled: bool) -> Self {
+        self.nonces = enabled;
+        self
+    }
+
     /// Bootstraps from the servers and returns the client.
     pub async fn connect(self) -> Result<RpcClient, RpcError> {
         if self.bootstrap.is_empty() {
@@ -79,11 +91,14 @@ impl RpcClientBuilder {
         let pool = Pool::new(self.connection.clone());
         let cluster = registry::bootstrap(&pool, &self.bootstrap, self.rpc_timeout).await?;
         Ok(RpcClient {
+            rpc_timeout: self.rpc_timeout,
+            operation_timeout: self.operation_timeout,
             inner: Arc::new(ClientInner {
                 meta: Mutex::new(cluster.meta.clone()),
                 cluster,
                 pool,
                 regions: RegionCache::default(),
+                nonce_group: random_u64(),
                 settings: self,
             }),
         })
@@ -94,6 +109,8 @@ impl RpcClientBuilder {
 #[derive(Clone)]
 pub struct RpcClient {
     pub(crate) inner: Arc<ClientInner>,
+    rpc_timeout: Duration,
+    operation_timeout: Duration,
 }
 
 pub(crate) struct ClientInner {
@@ -102,6 +119,9 @@ pub(crate) struct ClientInner {
     pub(crate) pool: Pool,
     pub(crate) regions: RegionCache,
     pub(crate) settings: RpcClientBuilder,
+    /// This client's nonce group: with a nonce per operation, it lets a region server
+    /// recognize a retried increment or append it already applied.
+    nonce_group: u64,
 }
 
 impl std::fmt::Debug for RpcClient {
@@ -111,35 +131,16 @@ impl std::fmt::Debug for RpcClient {
 }
 
 /// A get of one row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Get {
     row: Bytes,
-    columns: Vec<(Bytes, Option<Bytes>)>,
-    max_versions: u32,
+    read: ReadFields,
 }
 
 impl Get {
     /// Every column of `row`, newest version.
     pub fn new(row: impl Into<Bytes>) -> Get {
-        Get { row: row.into(), columns: Vec::new(), max_versions: 1 }
-    }
-
-    /// Only this family (may be repeated).
-    pub fn family(mut self, family: impl Into<Bytes>) -> Get {
-        self.columns.push((family.into(), None));
-        self
-    }
-
-    /// Only this column (may be repeated).
-    pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> Get {
-        self.columns.push((family.into(), Some(qualifier.into())));
-        self
-    }
-
-    /// Up to `versions` versions per column.
-    pub fn max_versions(mut self, versions: u32) -> Get {
-        self.max_versions = versions.max(1);
-        self
+        Get { row: row.into(), read: ReadFields::default() }
     }
 
     /// The row.
@@ -148,34 +149,42 @@ impl Get {
     }
 
     pub(crate) fn to_proto(&self) -> pb::Get {
-        let column = columns_proto(&self.columns);
-        pb::Get { row: self.row.clone(), column, max_versions: Some(self.max_versions), ..Default::default() }
+        pb::Get {
+            row: self.row.clone(),
+            column: self.read.column_proto(),
+            filter: self.read.filter.clone(),
+            time_range: self.read.time_range_proto(),
+            max_versions: self.read.max_versions,
+            cache_blocks: self.read.cache_blocks,
+            cf_time_range: self.read.family_time_ranges_proto(),
+            ..Default::default()
+        }
     }
 }
 
-/// Families and columns as protobuf `Column`s, qualifiers grouped by family (a family
-/// given without a qualifier means the whole family).
-pub(crate) fn columns_proto(columns: &[(Bytes, Option<Bytes>)]) -> Vec<pb::Column> {
-    let mut column: Vec<pb::Column> = Vec::new();
-    for (family, qualifier) in columns {
-        let index = match column.iter().position(|c| c.family == *family) {
-            Some(index) => index,
-            None => {
-                column.push(pb::Column { family: family.clone(), qualifier: Vec::new() });
-                column.len() - 1
-            }
-        };
-        if let Some(qualifier) = qualifier {
-            column[index].qualifier.push(qualifier.clone());
-        }
-    }
-    column
-}
+read_options!(Get);
 
 impl RpcClient {
     /// Settings for a new client.
     pub fn builder() -> RpcClientBuilder {
         RpcClientBuilder::default()
+    }
+
+    /// The same client (same connections and region cache) whose calls use these
+    /// deadlines: `rpc` for one call, `operation` for an operation across its retries.
+    /// For a request that must answer sooner (or may take longer) than the defaults.
+    pub fn with_timeouts(&self, rpc: Duration, operation: Duration) -> RpcClient {
+        RpcClient { inner: self.inner.clone(), rpc_timeout: rpc, operation_timeout: operation }
+    }
+
+    /// The bootstrap servers given to the builder.
+    pub fn bootstrap_servers(&self) -> &[String] {
+        &self.inner.settings.bootstrap
+    }
+
+    /// The deadline of one call.
+    pub fn rpc_timeout(&self) -> Duration {
+        self.rpc_timeout
     }
 
     /// What the connection registry said at bootstrap.
@@ -186,6 +195,12 @@ impl RpcClient {
     /// How many connections are open and usable.
     pub fn live_connections(&self) -> usize {
         self.inner.pool.live_connections()
+    }
+
+    /// Connections opened since the client was built (replacements included), and
+    /// connects that failed.
+    pub fn connection_counters(&self) -> (u64, u64) {
+        self.inner.pool.counters()
     }
 
     /// How many regions of `table` are cached.
@@ -248,7 +263,7 @@ impl RpcClient {
             close_scanner: Some(true),
             ..Default::default()
         };
-        let deadline = Instant::now() + self.inner.settings.operation_timeout;
+        let deadline = self.deadline();
         let mut attempt = 0;
         loop {
             let outcome = self.meta_scan_once(&request).await.and_then(|rows| {
@@ -319,6 +334,22 @@ impl RpcClient {
         }
     }
 
+    /// This client's nonce group.
+    pub(crate) fn nonce_group(&self) -> u64 {
+        self.inner.nonce_group
+    }
+
+    /// A fresh nonce for one operation (its retries reuse it).
+    pub(crate) fn new_nonce(&self) -> u64 {
+        random_u64()
+    }
+
+    /// Whether retries of increments and appends are safe (the region servers dedupe
+    /// them by nonce; HBase's `hbase.regionserver.nonces.enabled`, on by default).
+    pub(crate) fn nonces_enabled(&self) -> bool {
+        self.inner.settings.nonces
+    }
+
     /// One call on the connection to `server`.
     pub(crate) async fn call(
         &self,
@@ -328,7 +359,7 @@ impl RpcClient {
         cell_block: Option<&Bytes>,
     ) -> Result<Reply, RpcError> {
         let conn = self.inner.pool.get(server, Service::Client).await?;
-        conn.call(method, param, cell_block, self.inner.settings.rpc_timeout).await
+        conn.call(method, param, cell_block, self.rpc_timeout).await
     }
 
     /// Updates the region cache after a failed call to `region`.
@@ -356,14 +387,14 @@ impl RpcClient {
 
     /// The deadline of an operation starting now.
     pub(crate) fn deadline(&self) -> Instant {
-        Instant::now() + self.inner.settings.operation_timeout
+        Instant::now() + self.operation_timeout
     }
 
     /// Runs `call` against the region of `row`, relocating and retrying while the error
     /// allows it and the operation's deadline is not reached. `retry_unknown_outcome`
     /// says whether a call that may have executed (timeout, connection lost after
     /// sending) may run again.
-    async fn with_region<T, F, Fut>(
+    pub(crate) async fn with_region<T, F, Fut>(
         &self,
         table: &str,
         row: &[u8],
@@ -398,6 +429,7 @@ impl RpcClient {
     /// Reads one row (an empty result when it does not exist).
     pub async fn get(&self, table: &str, get: &Get) -> Result<RowResult, RpcError> {
         validate_row(get.row())?;
+        get.check_read()?;
         let proto = get.to_proto();
         self.with_region(table, get.row(), true, |region| {
             let request = pb::GetRequest { region: region.specifier(), get: proto.clone() };
@@ -417,13 +449,14 @@ impl RpcClient {
     /// Applies one mutation; increments and appends return the new values.
     pub async fn mutate(&self, table: &str, mutation: &Mutation) -> Result<RowResult, RpcError> {
         validate_row(mutation.row())?;
-        let proto = mutation.to_proto();
-        self.with_region(table, mutation.row(), mutation.is_idempotent(), |region| {
+        let proto = mutation.to_proto(Some(self.new_nonce()));
+        let retry_unknown_outcome = mutation.is_idempotent() || self.nonces_enabled();
+        self.with_region(table, mutation.row(), retry_unknown_outcome, |region| {
             let request = pb::MutateRequest {
                 region: region.specifier(),
                 mutation: proto.clone(),
                 condition: None,
-                nonce_group: None,
+                nonce_group: proto.nonce.map(|_| self.nonce_group()),
             };
             async move {
                 let reply = self.call(&region.server, "Mutate", &request, None).await?;
@@ -444,7 +477,7 @@ impl RpcClient {
         if check.row != mutation.row() {
             return Err(RpcError::InvalidArgument("check-and-mutate checks the mutation's own row".into()));
         }
-        let proto = mutation.to_proto();
+        let proto = mutation.to_proto(None);
         let condition = check.to_proto();
         self.with_region(table, mutation.row(), false, |region| {
             let request = pb::MutateRequest {
@@ -498,6 +531,15 @@ pub(crate) fn scan_results(
         return Err(protocol("cells left in the block after the last result".into()));
     }
     Ok(rows)
+}
+
+/// A random 64-bit value (from the standard library's randomly keyed hasher; nonces
+/// need to be unlikely to repeat, not unpredictable).
+fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    hasher.finish()
 }
 
 pub(crate) fn validate_row(row: &[u8]) -> Result<(), RpcError> {

@@ -8,7 +8,6 @@ use basalt_rpc_protocol::exception::{RemoteException, RemoteExceptionKind};
 
 /// Why a call on the native transport failed.
 #[derive(Debug, Clone, thiserror::Error)]
-#[non_exhaustive]
 pub enum RpcError {
     /// The TCP connection could not be opened.
     #[error("cannot connect to {addr}: {reason}")]

@@ -6,19 +6,28 @@
 //! - [`RpcClient`]: bootstrap through the connection registry (no ZooKeeper), region
 //!   locations from `hbase:meta` cached per table, gets, mutations, batches grouped by
 //!   region server, and scans that cross regions and survive moves and splits.
+//! - Reads take HBase's options natively: columns, versions, time ranges (whole and per
+//!   family), block caching, protobuf filters (typed or as bytes), exact start/stop
+//!   bounds, `batch`, limits; scans renew their leases in the background and are
+//!   `Stream`s ([`Scanner::into_stream`]).
+//! - Increments and appends carry nonces, so a retry after an unknown outcome is
+//!   applied once; row mutations are atomic, with or without a condition.
 //! - Replies are views over the reply's bytes: a [`Cell`]'s row, family, qualifier and
 //!   value are slices of the cell block, not copies.
 //!
 //! Simple authentication only (the user name in the connection header); SASL is not
 //! supported yet.
 
+mod atomic;
 mod batch;
 mod cells;
 mod client;
 mod conn;
 mod error;
+mod lease;
 mod mutation;
 mod pool;
+mod read;
 mod region;
 mod registry;
 mod scan;
@@ -32,7 +41,7 @@ pub use cells::RowResult;
 pub use client::{Get, RpcClient, RpcClientBuilder};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RpcError};
-pub use mutation::{Check, Mutation};
+pub use mutation::{Check, Durability, Mutation};
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;
 pub use scan::{ScanSpec, Scanner};

@@ -2,6 +2,7 @@
 //! use after it failed.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use basalt_rpc_protocol::call::Service;
@@ -16,12 +17,19 @@ type Slot = Arc<tokio::sync::Mutex<Option<Connection>>>;
 pub(crate) struct Pool {
     slots: Mutex<HashMap<(String, Service), Slot>>,
     options: ConnectionOptions,
+    opened: AtomicU64,
+    connect_failures: AtomicU64,
 }
 
 impl Pool {
     /// A pool opening connections with `options`.
     pub fn new(options: ConnectionOptions) -> Pool {
-        Pool { slots: Mutex::new(HashMap::new()), options }
+        Pool {
+            slots: Mutex::new(HashMap::new()),
+            options,
+            opened: AtomicU64::new(0),
+            connect_failures: AtomicU64::new(0),
+        }
     }
 
     /// The live connection to `addr` for `service`, opening one if there is none or the
@@ -40,9 +48,21 @@ impl Pool {
                 return Ok(conn.clone());
             }
         }
-        let conn = Connection::connect(addr, service, &self.options).await?;
+        let conn = match Connection::connect(addr, service, &self.options).await {
+            Ok(conn) => conn,
+            Err(error) => {
+                self.connect_failures.fetch_add(1, Ordering::Relaxed);
+                return Err(error);
+            }
+        };
+        self.opened.fetch_add(1, Ordering::Relaxed);
         *slot = Some(conn.clone());
         Ok(conn)
+    }
+
+    /// Connections opened so far, and connects that failed.
+    pub fn counters(&self) -> (u64, u64) {
+        (self.opened.load(Ordering::Relaxed), self.connect_failures.load(Ordering::Relaxed))
     }
 
     /// How many connections are open and not failed.

@@ -32,6 +32,15 @@ impl RegionLocation {
         self.start_key.as_ref() <= row && (self.end_key.is_empty() || row < self.end_key.as_ref())
     }
 
+    /// The region's id (its creation time in ms) from its name; 0 when the name does
+    /// not hold one.
+    pub fn region_id(&self) -> i64 {
+        basalt_rpc_protocol::meta::RegionName::parse(&self.region_name)
+            .ok()
+            .and_then(|name| std::str::from_utf8(&name.region_id).ok().and_then(|id| id.parse().ok()))
+            .unwrap_or(0)
+    }
+
     /// The region specifier naming this region in a request.
     pub(crate) fn specifier(&self) -> pb::RegionSpecifier {
         pb::RegionSpecifier {

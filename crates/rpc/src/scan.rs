@@ -6,18 +6,27 @@
 //! that the server sends in several pieces are joined before the row is delivered, and
 //! a heartbeat (a reply with no rows while the server keeps scanning) just continues.
 //! Only complete rows move the resume point, so a reopen loses and repeats nothing.
+//! With a `batch` of cells per result, the pieces are delivered as they come, and a
+//! reopen skips the cells of the row in progress that were already delivered.
+//!
+//! While the reader is slow, a background task renews the scanner's lease (see
+//! [`ScanSpec::auto_renew`]); [`Scanner::into_stream`] makes the scan a `Stream`.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::Bytes;
+use futures::{Stream, TryStreamExt};
 
 use basalt_rpc_protocol::cellblock::Cell;
 use basalt_rpc_protocol::exception::ScannerAdvice;
 
 use crate::cells::RowResult;
-use crate::client::{columns_proto, scan_results, RpcClient};
+use crate::client::{scan_results, RpcClient};
 use crate::error::RpcError;
+use crate::lease::{self, Lease};
 use crate::pb;
+use crate::read::{read_options, ReadFields};
 use crate::region::RegionLocation;
 
 /// What to scan, with documented defaults.
@@ -25,12 +34,15 @@ use crate::region::RegionLocation;
 pub struct ScanSpec {
     start: Bytes,
     stop: Bytes,
+    include_start: bool,
+    include_stop: bool,
     reversed: bool,
-    columns: Vec<(Bytes, Option<Bytes>)>,
+    read: ReadFields,
     rows_per_page: u32,
     max_result_size: Option<u64>,
     limit: Option<u64>,
-    filter: Option<pb::Filter>,
+    batch: Option<u32>,
+    auto_renew: bool,
 }
 
 impl Default for ScanSpec {
@@ -38,12 +50,15 @@ impl Default for ScanSpec {
         ScanSpec {
             start: Bytes::new(),
             stop: Bytes::new(),
+            include_start: true,
+            include_stop: false,
             reversed: false,
-            columns: Vec::new(),
+            read: ReadFields::default(),
             rows_per_page: 1000,
             max_result_size: None,
             limit: None,
-            filter: None,
+            batch: None,
+            auto_renew: true,
         }
     }
 }
@@ -54,15 +69,30 @@ impl ScanSpec {
         ScanSpec::default()
     }
 
-    /// First row (inclusive); for a reversed scan, the highest row.
+    /// First row (inclusive unless [`ScanSpec::include_start`] says otherwise); for a
+    /// reversed scan, the highest row.
     pub fn start(mut self, row: impl Into<Bytes>) -> ScanSpec {
         self.start = row.into();
         self
     }
 
-    /// Row where the scan ends (exclusive); for a reversed scan, the lowest bound.
+    /// Row where the scan ends (exclusive unless [`ScanSpec::include_stop`] says
+    /// otherwise); for a reversed scan, the lowest bound.
     pub fn stop(mut self, row: impl Into<Bytes>) -> ScanSpec {
         self.stop = row.into();
+        self
+    }
+
+    /// Whether the start row itself is scanned (default: yes). Ignored for an empty
+    /// start (the table's edge).
+    pub fn include_start(mut self, include: bool) -> ScanSpec {
+        self.include_start = include;
+        self
+    }
+
+    /// Whether the stop row itself is scanned (default: no).
+    pub fn include_stop(mut self, include: bool) -> ScanSpec {
+        self.include_stop = include;
         self
     }
 
@@ -72,19 +102,7 @@ impl ScanSpec {
         self
     }
 
-    /// Only this family (may be repeated).
-    pub fn family(mut self, family: impl Into<Bytes>) -> ScanSpec {
-        self.columns.push((family.into(), None));
-        self
-    }
-
-    /// Only this column (may be repeated).
-    pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> ScanSpec {
-        self.columns.push((family.into(), Some(qualifier.into())));
-        self
-    }
-
-    /// Rows asked per call (default 1000).
+    /// Rows asked per call (default 1000; the server's `caching`).
     pub fn rows_per_page(mut self, rows: u32) -> ScanSpec {
         self.rows_per_page = rows.max(1);
         self
@@ -103,12 +121,23 @@ impl ScanSpec {
         self
     }
 
-    /// A server-side filter, as HBase's protobuf `Filter`.
-    pub fn filter(mut self, filter: pb::Filter) -> ScanSpec {
-        self.filter = Some(filter);
+    /// At most `cells` cells per result: a wider row is delivered in several results
+    /// (each marked partial but the last) instead of joined.
+    pub fn batch(mut self, cells: u32) -> ScanSpec {
+        self.batch = Some(cells.max(1));
+        self
+    }
+
+    /// Whether a background task renews the server-side scanner's lease while pages
+    /// are not asked for (default: yes). Without it, a reader slower than the lease
+    /// finds the scanner expired and the scan reopens after its last row.
+    pub fn auto_renew(mut self, renew: bool) -> ScanSpec {
+        self.auto_renew = renew;
         self
     }
 }
+
+read_options!(ScanSpec);
 
 /// Where the scan resumes: a row, and whether that row itself is still to come.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -126,6 +155,12 @@ pub struct Scanner {
     position: Position,
     open: Option<OpenScanner>,
     partial: Vec<Cell>,
+    /// Batch mode: the row whose pieces are being delivered, and how many of its cells
+    /// were delivered.
+    in_row: Option<(Bytes, usize)>,
+    /// Batch mode, after a reopen: cells of this row already delivered, to skip.
+    skip: Option<(Bytes, usize)>,
+    lease: Arc<Lease>,
     returned: u64,
     done: bool,
     reopened: u32,
@@ -150,10 +185,13 @@ impl RpcClient {
         Scanner {
             client: self.clone(),
             table: table.to_owned(),
-            position: Position { row: spec.start.clone(), inclusive: true },
+            position: Position { row: spec.start.clone(), inclusive: spec.include_start || spec.start.is_empty() },
             spec,
             open: None,
             partial: Vec::new(),
+            in_row: None,
+            skip: None,
+            lease: Lease::new(),
             returned: 0,
             done: false,
             reopened: 0,
@@ -173,8 +211,41 @@ impl Scanner {
         self.reopened
     }
 
+    /// Changes the rows asked per call from the next call on (pages may grow as a scan
+    /// proceeds).
+    pub fn set_rows_per_page(&mut self, rows: u32) {
+        self.spec.rows_per_page = rows.max(1);
+    }
+
+    /// Whether the scan is over: no page follows.
+    pub fn is_finished(&self) -> bool {
+        self.done || self.spec.limit.is_some_and(|limit| self.returned >= limit)
+    }
+
+    /// How many times the background task renewed a lease.
+    pub fn lease_renewals(&self) -> u64 {
+        self.lease.renewals()
+    }
+
+    /// The rest of the scan as a stream of rows (pieces of rows with `batch`); dropping
+    /// the stream closes the server-side scanner.
+    pub fn into_stream(self) -> impl Stream<Item = Result<RowResult, RpcError>> + Send {
+        self.into_pages().map_ok(|page| futures::stream::iter(page.into_iter().map(Ok))).try_flatten()
+    }
+
+    /// The rest of the scan as a stream of pages.
+    pub fn into_pages(self) -> impl Stream<Item = Result<Vec<RowResult>, RpcError>> + Send {
+        futures::stream::try_unfold(self, |mut scanner| async move {
+            Ok(scanner.next_page().await?.map(|page| (page, scanner)))
+        })
+    }
+
     /// The next page of complete rows; `None` when the scan is over.
     pub async fn next_page(&mut self) -> Result<Option<Vec<RowResult>>, RpcError> {
+        if let Err(error) = self.spec.check_read() {
+            self.done = true;
+            return Err(error);
+        }
         let deadline = self.client.deadline();
         let mut attempt = 0;
         loop {
@@ -193,11 +264,15 @@ impl Scanner {
                     (region, request, true)
                 }
             };
+            let lease = self.lease.clone();
+            let mut last_used = lease.gate().await;
             let outcome = self.client.call(&region.server, "Scan", &request, None).await.and_then(|reply| {
                 let response: pb::ScanResponse = reply.decode(&region.server)?;
                 let rows = scan_results(&region.server, &response, &reply.cell_block)?;
                 Ok((response, rows))
             });
+            *last_used = Instant::now();
+            drop(last_used);
             let (response, rows) = match outcome {
                 Ok(answer) => answer,
                 Err(error) => {
@@ -224,6 +299,12 @@ impl Scanner {
                     });
                 };
                 self.open = Some(OpenScanner { region: region.clone(), id, next_call_seq: 0 });
+                self.lease.set_current(Some(id));
+                if self.spec.auto_renew {
+                    let every = lease::renew_interval(response.ttl);
+                    let weak = Arc::downgrade(&self.lease);
+                    lease::spawn_renewer(self.client.clone(), region.server.clone(), id, every, weak);
+                }
             } else if let Some(open) = &mut self.open {
                 open.next_call_seq += 1;
             }
@@ -233,7 +314,9 @@ impl Scanner {
             if !more_in_region || !more_at_all {
                 // The server closed its scanner.
                 self.open = None;
+                self.lease.set_current(None);
                 self.partial.clear();
+                self.in_row = None;
                 if !more_at_all || self.past_last_region(&region) {
                     self.done = true;
                 } else {
@@ -264,18 +347,16 @@ impl Scanner {
         let Some(open) = &self.open else {
             return Ok(());
         };
-        let request = pb::ScanRequest {
-            scanner_id: Some(open.id),
-            renew: Some(true),
-            number_of_rows: Some(0),
-            ..Default::default()
-        };
-        self.client.call(&open.region.server, "Scan", &request, None).await.map(|_| ())
+        let mut last_used = self.lease.gate().await;
+        self.client.call(&open.region.server, "Scan", &lease::renew_request(open.id), None).await?;
+        *last_used = Instant::now();
+        Ok(())
     }
 
     /// Closes the server-side scanner now and ends the scan.
     pub async fn close(mut self) -> Result<(), RpcError> {
         self.done = true;
+        self.lease.set_current(None);
         match self.open.take() {
             Some(open) => {
                 let request = close_request(open.id);
@@ -288,6 +369,9 @@ impl Scanner {
     /// Joins partial pieces; returns the complete rows, moving the resume point past
     /// them and applying the limit.
     fn assemble(&mut self, rows: Vec<RowResult>) -> Vec<RowResult> {
+        if self.spec.batch.is_some() {
+            return self.assemble_pieces(rows);
+        }
         let mut page = Vec::with_capacity(rows.len());
         for mut row in rows {
             if !self.partial.is_empty() && self.partial[0].row() != row.row() && !row.is_empty() {
@@ -320,12 +404,56 @@ impl Scanner {
         page
     }
 
+    /// Batch mode: delivers the pieces as they come, skipping cells delivered before a
+    /// reopen; only a row's last piece moves the resume point and counts for the limit.
+    fn assemble_pieces(&mut self, rows: Vec<RowResult>) -> Vec<RowResult> {
+        let mut page = Vec::with_capacity(rows.len());
+        for mut piece in rows {
+            if self.spec.limit.is_some_and(|limit| self.returned >= limit) {
+                break;
+            }
+            if piece.is_empty() {
+                continue;
+            }
+            if let Some((row, left)) = &mut self.skip {
+                if piece.row() == &row[..] {
+                    let skipped = (*left).min(piece.cells.len());
+                    piece.cells.drain(..skipped);
+                    *left -= skipped;
+                    if *left == 0 || !piece.partial {
+                        self.skip = None;
+                    }
+                } else {
+                    self.skip = None;
+                }
+            }
+            let (row, delivered) = match self.in_row.take() {
+                Some((row, delivered)) if piece.is_empty() || row.as_ref() == piece.row() => (row, delivered),
+                Some(_) | None if piece.is_empty() => continue,
+                Some(_) | None => (piece.row_bytes(), 0),
+            };
+            if piece.partial {
+                self.in_row = Some((row, delivered + piece.cells.len()));
+            } else {
+                self.position = Position { row, inclusive: false };
+                self.returned += 1;
+            }
+            if !piece.is_empty() {
+                page.push(piece);
+            }
+        }
+        page
+    }
+
     /// Whether `region` is the last one the scan needs.
     fn past_last_region(&self, region: &RegionLocation) -> bool {
+        let stop = &self.spec.stop;
         if self.spec.reversed {
-            region.start_key.is_empty() || (!self.spec.stop.is_empty() && region.start_key <= self.spec.stop)
+            region.start_key.is_empty() || (!stop.is_empty() && region.start_key <= *stop)
+        } else if self.spec.include_stop {
+            region.end_key.is_empty() || (!stop.is_empty() && region.end_key > *stop)
         } else {
-            region.end_key.is_empty() || (!self.spec.stop.is_empty() && region.end_key >= self.spec.stop)
+            region.end_key.is_empty() || (!stop.is_empty() && region.end_key >= *stop)
         }
     }
 
@@ -339,16 +467,22 @@ impl Scanner {
     }
 
     fn open_request(&self, region: &RegionLocation) -> pb::ScanRequest {
-        let column = columns_proto(&self.spec.columns);
+        let read = &self.spec.read;
         let scan = pb::Scan {
-            column,
+            column: read.column_proto(),
             start_row: Some(self.position.row.clone()),
             include_start_row: Some(self.position.inclusive),
             stop_row: Some(self.spec.stop.clone()),
+            include_stop_row: Some(self.spec.include_stop),
             reversed: Some(self.spec.reversed),
             caching: Some(self.spec.rows_per_page),
             max_result_size: self.spec.max_result_size,
-            filter: self.spec.filter.clone(),
+            filter: read.filter.clone(),
+            time_range: read.time_range_proto(),
+            cf_time_range: read.family_time_ranges_proto(),
+            max_versions: read.max_versions,
+            cache_blocks: read.cache_blocks,
+            batch_size: self.spec.batch,
             allow_partial_results: Some(false),
             ..Default::default()
         };
@@ -393,6 +527,8 @@ impl Scanner {
     /// starts at that row again).
     fn abandon_scanner(&mut self) {
         self.partial.clear();
+        self.skip = self.in_row.clone();
+        self.lease.set_current(None);
         if let Some(open) = self.open.take() {
             spawn_close(&self.client, open);
         }
@@ -400,6 +536,7 @@ impl Scanner {
 
     fn finish(&mut self) {
         self.done = true;
+        self.lease.set_current(None);
         if let Some(open) = self.open.take() {
             spawn_close(&self.client, open);
         }

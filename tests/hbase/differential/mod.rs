@@ -68,8 +68,13 @@ async fn same_answers_as_java(env: Env) -> TestResult {
         .framing(options.framing)
         .protocol(options.protocol)
         .retry_budget(std::time::Duration::from_secs(5))
-        .request_timeout(std::time::Duration::from_secs(10))
-        .build()?;
+        .request_timeout(std::time::Duration::from_secs(10));
+    // BASALT_TEST_TRANSPORT=native: the same comparison on the native transport.
+    let client = match env.native_servers() {
+        Some(servers) => client.native(servers.to_vec()),
+        None => client,
+    }
+    .build()?;
     let mut failed = Vec::new();
     for seed in seeds()? {
         let (a, b) =

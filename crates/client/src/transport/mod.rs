@@ -26,6 +26,7 @@
 
 #[cfg(test)]
 pub(crate) mod fake;
+pub mod native;
 #[cfg(test)]
 mod tests;
 pub mod thrift;

@@ -1,0 +1,169 @@
+//! Read options shared by gets and scans: columns, versions, time ranges, block
+//! caching and the server-side filter, as HBase's protobuf fields.
+
+use bytes::Bytes;
+use prost::Message;
+
+use crate::error::RpcError;
+use crate::pb;
+
+/// The options a get and a scan have in common (unset fields take the server's
+/// defaults: every column, the newest version, every time, blocks cached).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct ReadFields {
+    pub(crate) columns: Vec<(Bytes, Option<Bytes>)>,
+    pub(crate) max_versions: Option<u32>,
+    pub(crate) time_range: Option<(u64, u64)>,
+    pub(crate) family_time_ranges: Vec<(Bytes, u64, u64)>,
+    pub(crate) cache_blocks: Option<bool>,
+    pub(crate) filter: Option<pb::Filter>,
+}
+
+impl ReadFields {
+    pub(crate) fn column_proto(&self) -> Vec<pb::Column> {
+        columns_proto(&self.columns)
+    }
+
+    pub(crate) fn time_range_proto(&self) -> Option<pb::TimeRange> {
+        self.time_range.map(|(from, to)| pb::TimeRange { from: Some(from), to: Some(to) })
+    }
+
+    pub(crate) fn family_time_ranges_proto(&self) -> Vec<pb::ColumnFamilyTimeRange> {
+        self.family_time_ranges
+            .iter()
+            .map(|(family, from, to)| pb::ColumnFamilyTimeRange {
+                column_family: family.clone(),
+                time_range: pb::TimeRange { from: Some(*from), to: Some(*to) },
+            })
+            .collect()
+    }
+}
+
+/// Decodes a serialized protobuf `Filter` (as HBase's `Filter.toByteArray` writes it,
+/// or Thrift2's `filterBytes` carries it).
+pub(crate) fn decode_filter(bytes: &[u8]) -> Result<pb::Filter, RpcError> {
+    pb::Filter::decode(bytes).map_err(|error| RpcError::InvalidArgument(format!("not a protobuf filter: {error}")))
+}
+
+/// Checks a time range `[from, to)`.
+pub(crate) fn check_time_range(from: u64, to: u64) -> Result<(), RpcError> {
+    if from > to {
+        return Err(RpcError::InvalidArgument(format!("time range [{from}, {to}) ends before it starts")));
+    }
+    Ok(())
+}
+
+/// Families and columns as protobuf `Column`s, qualifiers grouped by family (a family
+/// given without a qualifier means the whole family).
+pub(crate) fn columns_proto(columns: &[(Bytes, Option<Bytes>)]) -> Vec<pb::Column> {
+    let mut column: Vec<pb::Column> = Vec::new();
+    for (family, qualifier) in columns {
+        let index = match column.iter().position(|c| c.family == *family) {
+            Some(index) => index,
+            None => {
+                column.push(pb::Column { family: family.clone(), qualifier: Vec::new() });
+                column.len() - 1
+            }
+        };
+        if let Some(qualifier) = qualifier {
+            column[index].qualifier.push(qualifier.clone());
+        }
+    }
+    column
+}
+
+/// Builder methods for the shared read options, implemented by [`crate::Get`] and
+/// [`crate::ScanSpec`].
+macro_rules! read_options {
+    ($ty:ty) => {
+        impl $ty {
+            /// Only this family (may be repeated).
+            pub fn family(mut self, family: impl Into<Bytes>) -> $ty {
+                self.read.columns.push((family.into(), None));
+                self
+            }
+
+            /// Only this column (may be repeated).
+            pub fn column(mut self, family: impl Into<Bytes>, qualifier: impl Into<Bytes>) -> $ty {
+                self.read.columns.push((family.into(), Some(qualifier.into())));
+                self
+            }
+
+            /// Up to `versions` versions per column (default 1).
+            pub fn max_versions(mut self, versions: u32) -> $ty {
+                self.read.max_versions = Some(versions.max(1));
+                self
+            }
+
+            /// Only cells with `from <= timestamp < to`; an inverted range is refused
+            /// when the request is sent.
+            pub fn time_range(mut self, from: u64, to: u64) -> $ty {
+                self.read.time_range = Some((from, to));
+                self
+            }
+
+            /// Only cells written at exactly `timestamp`.
+            pub fn timestamp(self, timestamp: u64) -> $ty {
+                self.time_range(timestamp, timestamp.saturating_add(1))
+            }
+
+            /// In `family` only cells with `from <= timestamp < to` (may be repeated,
+            /// one range per family).
+            pub fn family_time_range(mut self, family: impl Into<Bytes>, from: u64, to: u64) -> $ty {
+                self.read.family_time_ranges.push((family.into(), from, to));
+                self
+            }
+
+            /// Whether the server keeps the blocks read in its block cache (default:
+            /// yes).
+            pub fn cache_blocks(mut self, cache: bool) -> $ty {
+                self.read.cache_blocks = Some(cache);
+                self
+            }
+
+            /// A server-side filter, as HBase's protobuf `Filter`.
+            pub fn filter(mut self, filter: pb::Filter) -> $ty {
+                self.read.filter = Some(filter);
+                self
+            }
+
+            /// A server-side filter given as serialized protobuf bytes; refused when
+            /// they do not decode.
+            pub fn filter_bytes(self, bytes: &[u8]) -> Result<$ty, RpcError> {
+                Ok(self.filter(crate::read::decode_filter(bytes)?))
+            }
+
+            /// Checks the options before a request is built.
+            pub(crate) fn check_read(&self) -> Result<(), RpcError> {
+                if let Some((from, to)) = self.read.time_range {
+                    crate::read::check_time_range(from, to)?;
+                }
+                for (_, from, to) in &self.read.family_time_ranges {
+                    crate::read::check_time_range(*from, *to)?;
+                }
+                Ok(())
+            }
+        }
+    };
+}
+
+pub(crate) use read_options;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filter_bytes_round_trip_and_garbage_is_refused() {
+        let filter =
+            pb::Filter { name: "org.apache.hadoop.hbase.filter.KeyOnlyFilter".into(), serialized_filter: None };
+        assert_eq!(decode_filter(&filter.encode_to_vec()).ok(), Some(filter));
+        assert!(matches!(decode_filter(&[0xff, 0xff, 0xff]), Err(RpcError::InvalidArgument(_))));
+    }
+
+    #[test]
+    fn time_ranges_are_checked() {
+        assert!(check_time_range(5, 5).is_ok());
+        assert!(check_time_range(6, 5).is_err());
+    }
+}
