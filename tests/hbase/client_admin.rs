@@ -8,7 +8,7 @@ use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
-    tests![namespaces, tables_with_family_settings_and_splits]
+    tests![namespaces, tables_with_family_settings_and_splits, a_missing_table_is_table_not_found]
 }
 
 async fn namespaces(env: Env) -> TestResult {
@@ -95,5 +95,32 @@ async fn tables_with_family_settings_and_splits(env: Env) -> TestResult {
     admin.delete_table(&name).await?;
     assert!(!admin.table_exists(&name).await?);
     admin.delete_namespace(&ns).await?;
+    Ok(())
+}
+
+/// Every administrative call that names a missing table says so with
+/// `Error::TableNotFound`, whatever the gateway's message looks like.
+async fn a_missing_table_is_table_not_found(env: Env) -> TestResult {
+    let admin = env.client().admin();
+    let name = env.unique("adm_missing");
+    let family = ColumnFamily::new("d");
+    let outcomes = [
+        ("describe_table", admin.describe_table(&name).await.map(|_| ())),
+        ("disable_table", admin.disable_table(&name).await),
+        ("enable_table", admin.enable_table(&name).await),
+        ("is_table_enabled", admin.is_table_enabled(&name).await.map(|_| ())),
+        ("delete_table", admin.delete_table(&name).await),
+        ("truncate_table", admin.truncate_table(&name, true).await),
+        ("add_family", admin.add_family(&name, &family).await),
+        ("modify_family", admin.modify_family(&name, &family).await),
+        ("delete_family", admin.delete_family(&name, b"d").await),
+    ];
+    for (call, outcome) in outcomes {
+        match outcome {
+            Err(Error::TableNotFound { table }) => assert!(table.ends_with(&name), "{call}: {table}"),
+            other => panic!("{call} on a missing table: expected TableNotFound, got {other:?}"),
+        }
+    }
+    assert!(!admin.table_exists(&name).await?);
     Ok(())
 }

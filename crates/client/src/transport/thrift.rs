@@ -70,15 +70,17 @@ impl ThriftTransport {
     }
 
     /// One attempt of any gateway call given as a closure on the connection (admin
-    /// calls, which are not on the [`Transport`] trait yet).
-    pub(crate) fn raw<'a, T, F>(&'a self, op: Operation, call: F) -> AttemptFuture<'a, T>
+    /// calls, which are not on the [`Transport`] trait yet). `table` is the table the
+    /// call names, if any: a missing table is answered with its bare name, which maps
+    /// to [`Error::TableNotFound`](crate::Error::TableNotFound) only when it is known.
+    pub(crate) fn raw<'a, T, F>(&'a self, op: Operation, table: Option<&'a str>, call: F) -> AttemptFuture<'a, T>
     where
         T: Send + 'a,
         F: for<'c> FnOnce(&'c mut Connection) -> Pin<Box<dyn Future<Output = Result<T, CallError>> + Send + 'c>>
             + Send
             + 'a,
     {
-        Box::pin(async move { on_connection!(&self.shared, op, None, |conn| call(conn)) })
+        Box::pin(async move { on_connection!(&self.shared, op, table, |conn| call(conn)) })
     }
 
     #[cfg(test)]
