@@ -299,6 +299,7 @@ mod client;
 mod coalesce;
 mod error;
 pub mod filter;
+pub mod metrics;
 mod ops;
 mod options;
 mod paging;
