@@ -115,12 +115,6 @@ impl Attempts {
         result
     }
 
-    /// One attempt, without retries, not counted in the metrics (use
-    /// [`Attempts::once_as`], which is).
-    pub(crate) async fn once<T>(&self, attempt: AttemptFuture<'_, T>) -> Result<T> {
-        attempt.await.map_err(|e| *e.error)
-    }
-
     /// The pause before retrying after `attempt` failed with `error`, if the policy
     /// allows it and the retry would start within the budget counted from `since`.
     pub(crate) fn retry_after(&self, attempt: u32, since: Instant, error: &Error) -> Option<Duration> {
