@@ -103,8 +103,6 @@ pub(crate) fn reopen() {
 }
 
 /// A scan page arrived with `rows` rows in a reply of `bytes` bytes.
-// Called by the scan code; allowed unused until its call sites land.
-#[allow(dead_code)]
 pub(crate) fn page(rows: usize, bytes: usize) {
     ::metrics::histogram!(SCAN_PAGE_ROWS).record(rows as f64);
     ::metrics::histogram!(SCAN_PAGE_BYTES).record(bytes as f64);

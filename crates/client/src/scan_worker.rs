@@ -27,6 +27,7 @@ use tracing::Instrument;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
+use crate::metrics;
 use crate::paging::{PagePlan, PageSizer};
 use crate::row::Row;
 use crate::scan::{after_row, key_before, Scan, ScanPaging, ScanStats};
@@ -532,6 +533,7 @@ impl Worker {
         };
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
         self.sizer.record(page.rows.len(), page.reply_bytes);
+        metrics::page(page.rows.len(), page.reply_bytes);
         let last = match page.more {
             MoreRows::No => true,
             MoreRows::Yes | MoreRows::Unknown => false,
@@ -553,6 +555,7 @@ impl Worker {
             .await?;
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
         self.sizer.record(page.rows.len(), page.reply_bytes);
+        metrics::page(page.rows.len(), page.reply_bytes);
         let last = match page.more {
             MoreRows::No => true,
             MoreRows::Yes | MoreRows::Unknown => false,
