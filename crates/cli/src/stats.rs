@@ -1,7 +1,8 @@
 //! `--stats`: a small in-process recorder for the client's metrics (see
 //! `basalt::metrics`), printed to stderr when the command ends.
 //!
-//! Counters and gauges keep their value; histograms keep every sample (a command records
+//! Counters keep their value, gauges their value and the highest it reached (a pool's
+//! connections are all closed by the time the command ends); histograms keep every sample (a command records
 //! at most one sample per call or page, so this stays small) and print their count,
 //! median, 99th percentile and maximum.
 
@@ -36,13 +37,15 @@ impl CounterFn for Count {
     }
 }
 
-/// A gauge's value.
+/// A gauge's value and the highest it reached.
 #[derive(Debug, Default)]
-struct Level(Mutex<f64>);
+struct Level(Mutex<(f64, f64)>);
 
 impl Level {
     fn update(&self, f: impl FnOnce(&mut f64)) {
-        f(&mut self.0.lock().unwrap_or_else(PoisonError::into_inner));
+        let mut level = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        f(&mut level.0);
+        level.1 = level.1.max(level.0);
     }
 }
 
@@ -104,7 +107,8 @@ impl Stats {
             let _ = match slot {
                 Slot::Counter(c) => writeln!(out, "  {key:width$}  {}", c.0.load(Ordering::Relaxed)),
                 Slot::Gauge(g) => {
-                    writeln!(out, "  {key:width$}  {}", *g.0.lock().unwrap_or_else(PoisonError::into_inner))
+                    let (now, max) = *g.0.lock().unwrap_or_else(PoisonError::into_inner);
+                    writeln!(out, "  {key:width$}  {now} max={max}")
                 }
                 Slot::Histogram(h) => {
                     let mut samples = h.0.lock().unwrap_or_else(PoisonError::into_inner).clone();
@@ -209,7 +213,7 @@ mod tests {
             found.map(|l| l.split_whitespace().skip(1).map(str::to_owned).collect()).unwrap_or_default()
         };
         assert_eq!(line("calls_total{operation=get}"), ["3"], "{report}");
-        assert_eq!(line("conns{state=idle}"), ["1"], "{report}");
+        assert_eq!(line("conns{state=idle}"), ["1", "max=2"], "{report}");
         assert_eq!(line("page_rows"), ["count=100", "p50=50", "p99=99", "max=100"], "{report}");
         assert_eq!(line("call_seconds"), ["count=1", "p50=250.000ms", "p99=250.000ms", "max=250.000ms"], "{report}");
     }

@@ -125,7 +125,7 @@ impl Row {
 
     /// The rows of a zero-copy reply page (see [`basalt_thrift::RowBatch`]), in the
     /// server's order: each shares the page (no copy, no allocation per cell).
-    pub fn from_batch(page: RowBatch) -> impl ExactSizeIterator<Item = Row> {
+    pub(crate) fn from_batch(page: RowBatch) -> impl ExactSizeIterator<Item = Row> {
         let page = Arc::new(page);
         (0..page.len()).map(move |i| Row::from_page(&page, i))
     }
