@@ -342,6 +342,19 @@ pub use scan::{RowStream, Scan, ScanPaging, ScanStats};
 pub use table::Table;
 pub use validate::max_row_key_len;
 
+/// Crate-private entry points for the crate's own benchmarks (feature
+/// `bench-internals`); not part of the API.
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub mod bench_internals {
+    use crate::row::Row;
+
+    /// The rows of a decoded reply page, as a scan delivers them.
+    pub fn rows_from_batch(page: basalt_thrift::RowBatch) -> impl ExactSizeIterator<Item = Row> {
+        Row::from_batch(page)
+    }
+}
+
 /// The README's Rust example, compiled by `cargo test --doc -p basalt` so that it stays
 /// true (only in doctest builds: the README is outside the package).
 #[cfg(doctest)]
