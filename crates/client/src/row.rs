@@ -332,6 +332,10 @@ impl<'a> IntoIterator for &'a Row {
 
 /// One cell of a [`Row`], borrowed from it: family, qualifier and value are slices of
 /// the reply (or of the row's owned cells). Copy it out with [`CellRef::to_cell`].
+///
+/// This is the client's one cell view, whatever the row's origin (a reply page, a row
+/// built by hand, an increment's answer). It wraps the wire-level
+/// `basalt_thrift::CellRef` of a decoded page, which is not part of this crate's API.
 #[derive(Clone, Copy)]
 pub struct CellRef<'a>(CellInner<'a>);
 
