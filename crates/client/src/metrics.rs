@@ -165,3 +165,137 @@ pub(crate) fn error_kind(error: &Error) -> &'static str {
         Error::BatchFailed { .. } => "batch_failed",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use ::metrics::{Counter, Gauge, Histogram, Key, KeyName, Metadata, Recorder, SharedString, Unit};
+    use basalt_thrift::CallError;
+
+    use crate::error::Error;
+    use crate::retry::{RetryDecision, RetryPolicy};
+    use crate::transport::fake::{FakeTransport, SharedFake};
+    use crate::transport::{Delivery, Operation};
+    use crate::{Client, Get, Increment};
+
+    /// Counts counter increments and histogram samples by `name{label=value,...}`.
+    #[derive(Default)]
+    struct Tally {
+        counters: Mutex<BTreeMap<String, Arc<AtomicU64>>>,
+        samples: Mutex<BTreeMap<String, Arc<AtomicU64>>>,
+    }
+
+    impl Tally {
+        fn name(key: &Key) -> String {
+            let labels: Vec<String> = key.labels().map(|l| format!("{}={}", l.key(), l.value())).collect();
+            format!("{}{{{}}}", key.name(), labels.join(","))
+        }
+
+        fn counter(&self, name: &str) -> u64 {
+            self.counters.lock().unwrap().get(name).map_or(0, |c| c.load(Ordering::Relaxed))
+        }
+
+        fn samples(&self, name: &str) -> u64 {
+            self.samples.lock().unwrap().get(name).map_or(0, |c| c.load(Ordering::Relaxed))
+        }
+    }
+
+    /// A histogram that counts its samples.
+    struct CountSamples(Arc<AtomicU64>);
+
+    impl ::metrics::HistogramFn for CountSamples {
+        fn record(&self, _value: f64) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    impl Recorder for Tally {
+        fn describe_counter(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+        fn describe_gauge(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+        fn describe_histogram(&self, _: KeyName, _: Option<Unit>, _: SharedString) {}
+
+        fn register_counter(&self, key: &Key, _: &Metadata<'_>) -> Counter {
+            Counter::from_arc(Arc::clone(self.counters.lock().unwrap().entry(Tally::name(key)).or_default()))
+        }
+
+        fn register_gauge(&self, _: &Key, _: &Metadata<'_>) -> Gauge {
+            Gauge::noop()
+        }
+
+        fn register_histogram(&self, key: &Key, _: &Metadata<'_>) -> Histogram {
+            let count = Arc::clone(self.samples.lock().unwrap().entry(Tally::name(key)).or_default());
+            Histogram::from_arc(Arc::new(CountSamples(count)))
+        }
+    }
+
+    /// Retries every retryable error at once, up to four attempts.
+    struct Immediate;
+
+    impl RetryPolicy for Immediate {
+        fn decide(&self, attempt: u32, error: &Error) -> RetryDecision {
+            if attempt < 4 && error.is_retryable() {
+                RetryDecision::Retry { after: Duration::ZERO }
+            } else {
+                RetryDecision::Fail
+            }
+        }
+    }
+
+    /// Runs `body` against a client on `fake` with `tally` as the recorder.
+    fn recorded(tally: &Tally, fake: &Arc<FakeTransport>, body: impl AsyncFnOnce(Client)) {
+        let builder = Client::builder().address("fake:1").retry_policy(Immediate);
+        let client = Client::on_transport(builder, Arc::new(SharedFake(Arc::clone(fake))));
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        ::metrics::with_local_recorder(tally, || runtime.block_on(body(client)));
+    }
+
+    #[test]
+    fn a_retried_call_counts_once_with_every_attempt_and_retry() {
+        let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+        let timeout = || Error::Timeout { operation: "get", after: Duration::from_secs(1) };
+        fake.fail(Operation::Get, (Delivery::Sent, timeout));
+        fake.fail(Operation::Get, (Delivery::Sent, timeout));
+        let tally = Tally::default();
+        recorded(&tally, &fake, async |client| {
+            client.table("t").unwrap().get(Get::new("a")).await.unwrap();
+        });
+        assert_eq!(tally.counter("basalt_calls_total{operation=get,outcome=ok}"), 1);
+        assert_eq!(tally.counter("basalt_attempts_total{operation=get}"), 3);
+        assert_eq!(tally.counter("basalt_retries_total{operation=get,reason=timeout}"), 2);
+        assert_eq!(tally.samples("basalt_call_seconds{operation=get}"), 1);
+    }
+
+    #[test]
+    fn a_failed_call_counts_under_its_error_kind() {
+        let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+        let lost = || Error::Transport { addr: "fake:1".into(), source: CallError::Closed };
+        fake.fail(Operation::Increment, (Delivery::Sent, lost));
+        let tally = Tally::default();
+        recorded(&tally, &fake, async |client| {
+            let increment = Increment::new("a").add("d", "q", 1);
+            client.table("t").unwrap().increment(increment).await.unwrap_err();
+        });
+        assert_eq!(tally.counter("basalt_calls_total{operation=increment,outcome=outcome_unknown}"), 1);
+        assert_eq!(tally.counter("basalt_attempts_total{operation=increment}"), 1);
+        assert_eq!(tally.counter("basalt_retries_total{operation=increment,reason=transport}"), 0);
+    }
+
+    #[test]
+    fn scan_pages_count_as_calls_with_their_rows() {
+        let fake = Arc::new(FakeTransport::with_keys(&["a", "b", "c"]));
+        let tally = Tally::default();
+        recorded(&tally, &fake, async |client| {
+            use futures::TryStreamExt;
+            let rows: Vec<_> =
+                client.table("t").unwrap().scan(crate::Scan::new()).unwrap().try_collect().await.unwrap();
+            assert_eq!(rows.len(), 3);
+        });
+        assert_eq!(tally.counter("basalt_calls_total{operation=open_scanner,outcome=ok}"), 1);
+        assert!(tally.samples("basalt_scan_page_rows{}") >= 1);
+        assert_eq!(tally.samples("basalt_scan_page_rows{}"), tally.samples("basalt_scan_page_bytes{}"));
+    }
+}

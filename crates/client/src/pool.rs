@@ -312,13 +312,12 @@ impl Pool {
     }
 }
 
-impl Drop for Pool {
+impl Drop for Gateway {
     fn drop(&mut self) {
-        // Idle connections close with the pool: they leave the gauge.
-        for gateway in &self.gateways {
-            if let Ok(idle) = gateway.idle.lock() {
-                metrics::pool_connections(ConnectionState::Idle, -(idle.len() as i64));
-            }
+        // The last handle on the gateway is gone (the pool's, or a connection's that
+        // outlived it): its idle connections close and leave the gauge.
+        if let Ok(idle) = self.idle.get_mut() {
+            metrics::pool_connections(ConnectionState::Idle, -(idle.len() as i64));
         }
     }
 }
