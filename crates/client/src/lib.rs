@@ -321,6 +321,8 @@ pub mod tuning;
 mod validate;
 
 pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};
+// The gateway connection's settings (framing, protocol, TLS, HTTP, Kerberos) and the
+// errors a connection reports.
 pub use basalt_thrift::{
     CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, SecureError, Security, TlsOptions,
     KERBEROS_SUPPORTED,
