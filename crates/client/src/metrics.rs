@@ -19,6 +19,9 @@
 //! | `basalt_salted_bucket_rows` | histogram | none | rows a salted scan read from one bucket, recorded when the bucket's stream ends |
 //! | `basalt_pool_connections` | gauge | `state` | connections of the connection pools: `in_use` (checked out for a call), `idle` (kept for reuse), `pinned` (held by a scan between its pages) |
 //!
+//! A call whose future is dropped before it ends (a timeout of the caller's, a scan
+//! dropped mid-page) counts its attempts but not the call.
+//!
 //! `operation` is the name that spans and errors show: `get`, `get_many`, `exists`,
 //! `exists_many`, `put`, `put_many`, `delete`, `delete_many`, `mutate_row`,
 //! `check_and_put`, `check_and_delete`, `check_and_mutate`, `increment`, `append`,
