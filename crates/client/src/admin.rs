@@ -348,8 +348,7 @@ macro_rules! admin_call {
     ($self:ident, $op:literal, $table:expr, $idem:expr, |$conn:ident| $call:expr) => {{
         let op = Operation::Admin($op);
         let thrift = $self.thrift()?;
-        let table: Option<&str> = $table;
-        $self.client.attempts().run(op, table, $idem, |_| thrift.raw(op, table, |$conn| Box::pin($call))).await
+        $self.client.attempts().run(op, $table, $idem, |_| thrift.raw(op, |$conn| Box::pin($call))).await
     }};
 }
 

@@ -70,16 +70,15 @@ impl ThriftTransport {
     }
 
     /// One attempt of any gateway call given as a closure on the connection (admin
-    /// calls, which are not on the [`Transport`] trait yet); `table`, if the call names
-    /// one, lets HBase's bare "table name" failure be read as a missing table.
-    pub(crate) fn raw<'a, T, F>(&'a self, op: Operation, table: Option<&'a str>, call: F) -> AttemptFuture<'a, T>
+    /// calls, which are not on the [`Transport`] trait yet).
+    pub(crate) fn raw<'a, T, F>(&'a self, op: Operation, call: F) -> AttemptFuture<'a, T>
     where
         T: Send + 'a,
         F: for<'c> FnOnce(&'c mut Connection) -> Pin<Box<dyn Future<Output = Result<T, CallError>> + Send + 'c>>
             + Send
             + 'a,
     {
-        Box::pin(async move { on_connection!(&self.shared, op, table, |conn| call(conn)) })
+        Box::pin(async move { on_connection!(&self.shared, op, None, |conn| call(conn)) })
     }
 
     #[cfg(test)]
