@@ -59,8 +59,10 @@ pub const SCAN_PAGE_ROWS: &str = "basalt_scan_page_rows";
 pub const SCAN_PAGE_BYTES: &str = "basalt_scan_page_bytes";
 /// Histogram: rows a salted scan read from one bucket.
 pub const SALTED_BUCKET_ROWS: &str = "basalt_salted_bucket_rows";
-/// Gauge: pooled connections, by `state` (`in_use`, `idle`, `pinned`).
-pub const POOL_CONNECTIONS: &str = "basalt_pool_connections";
+/// Gauge: pooled connections, by `state` (`in_use`, `idle`, `pinned`). Recorded by the
+/// pool itself, which imports nothing of this module (no import loop through the
+/// transport).
+pub use crate::pool::POOL_CONNECTIONS;
 
 /// Registers the description and unit of every metric above with the recorder installed
 /// now. Optional: recording works without it.
@@ -116,32 +118,6 @@ pub(crate) fn page(rows: usize, bytes: usize) {
 #[allow(dead_code)]
 pub(crate) fn bucket_rows(rows: u64) {
     ::metrics::histogram!(SALTED_BUCKET_ROWS).record(rows as f64);
-}
-
-/// The state of a pooled connection, the label of `basalt_pool_connections`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ConnectionState {
-    /// Checked out for a call.
-    InUse,
-    /// Kept for reuse.
-    Idle,
-    /// Held by a scan between its pages.
-    Pinned,
-}
-
-impl ConnectionState {
-    fn as_str(self) -> &'static str {
-        match self {
-            ConnectionState::InUse => "in_use",
-            ConnectionState::Idle => "idle",
-            ConnectionState::Pinned => "pinned",
-        }
-    }
-}
-
-/// `by` connections entered (`by > 0`) or left (`by < 0`) `state`.
-pub(crate) fn pool_connections(state: ConnectionState, by: i64) {
-    ::metrics::gauge!(POOL_CONNECTIONS, "state" => state.as_str()).increment(by as f64);
 }
 
 /// The label of an error's kind.

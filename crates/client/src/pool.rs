@@ -16,7 +16,30 @@ use basalt_thrift::{CallError, Connection, ConnectionOptions};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::{Error, Result};
-use crate::metrics::{self, ConnectionState};
+
+/// The name of the pools' connection gauge (see `basalt::metrics`).
+pub const POOL_CONNECTIONS: &str = "basalt_pool_connections";
+
+/// The state of a pooled connection, the label of [`POOL_CONNECTIONS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ConnectionState {
+    /// Checked out for a call.
+    InUse,
+    /// Kept for reuse.
+    Idle,
+    /// Held by a scan between its pages.
+    Pinned,
+}
+
+/// `by` connections entered (`by > 0`) or left (`by < 0`) `state`.
+fn gauge(state: ConnectionState, by: i64) {
+    let state = match state {
+        ConnectionState::InUse => "in_use",
+        ConnectionState::Idle => "idle",
+        ConnectionState::Pinned => "pinned",
+    };
+    ::metrics::gauge!(POOL_CONNECTIONS, "state" => state).increment(by as f64);
+}
 
 /// Counters describing the pool's life so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -93,7 +116,7 @@ impl PooledConnection {
     /// Takes the connection out of the pool for good (a scan pins its scanner to it);
     /// the slot is freed. Give it back with [`Pool::give_back`].
     pub(crate) fn detach(mut self) -> Detached {
-        metrics::pool_connections(ConnectionState::Pinned, 1);
+        gauge(ConnectionState::Pinned, 1);
         Detached { conn: self.conn.take(), gateway: Arc::clone(&self.gateway) }
     }
 }
@@ -124,18 +147,18 @@ impl Detached {
 
 impl Drop for Detached {
     fn drop(&mut self) {
-        metrics::pool_connections(ConnectionState::Pinned, -1);
+        gauge(ConnectionState::Pinned, -1);
     }
 }
 
 impl Drop for PooledConnection {
     fn drop(&mut self) {
-        metrics::pool_connections(ConnectionState::InUse, -1);
+        gauge(ConnectionState::InUse, -1);
         if let Some(conn) = self.conn.take() {
             if conn.is_reusable() {
                 if let Ok(mut idle) = self.gateway.idle.lock() {
                     idle.push(Idle { conn, since: Instant::now() });
-                    metrics::pool_connections(ConnectionState::Idle, 1);
+                    gauge(ConnectionState::Idle, 1);
                 }
             } else {
                 self.counters.discarded_poisoned.fetch_add(1, Ordering::Relaxed);
@@ -205,7 +228,7 @@ impl Pool {
         if let Ok(mut idle) = detached.gateway.idle.lock() {
             if idle.len() < self.size {
                 idle.push(Idle { conn, since: Instant::now() });
-                metrics::pool_connections(ConnectionState::Idle, 1);
+                gauge(ConnectionState::Idle, 1);
             }
         }
     }
@@ -215,7 +238,7 @@ impl Pool {
         self.permits.close();
         for gateway in &self.gateways {
             if let Ok(mut idle) = gateway.idle.lock() {
-                metrics::pool_connections(ConnectionState::Idle, -(idle.len() as i64));
+                gauge(ConnectionState::Idle, -(idle.len() as i64));
                 idle.clear();
             }
         }
@@ -288,7 +311,7 @@ impl Pool {
     fn take_idle(&self, gateway: &Gateway) -> Option<Connection> {
         let mut idle = gateway.idle.lock().ok()?;
         while let Some(Idle { conn, since }) = idle.pop() {
-            metrics::pool_connections(ConnectionState::Idle, -1);
+            gauge(ConnectionState::Idle, -1);
             if since.elapsed() > self.max_idle {
                 self.counters.discarded_idle.fetch_add(1, Ordering::Relaxed);
                 continue;
@@ -302,7 +325,7 @@ impl Pool {
     }
 
     fn wrap(&self, conn: Connection, gateway: &Arc<Gateway>, permit: OwnedSemaphorePermit) -> PooledConnection {
-        metrics::pool_connections(ConnectionState::InUse, 1);
+        gauge(ConnectionState::InUse, 1);
         PooledConnection {
             conn: Some(conn),
             gateway: Arc::clone(gateway),
@@ -317,7 +340,7 @@ impl Drop for Gateway {
         // The last handle on the gateway is gone (the pool's, or a connection's that
         // outlived it): its idle connections close and leave the gauge.
         if let Ok(idle) = self.idle.get_mut() {
-            metrics::pool_connections(ConnectionState::Idle, -(idle.len() as i64));
+            gauge(ConnectionState::Idle, -(idle.len() as i64));
         }
     }
 }
