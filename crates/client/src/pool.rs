@@ -17,6 +17,30 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::{Error, Result};
 
+/// The name of the pools' connection gauge (see `basalt::metrics`).
+pub const POOL_CONNECTIONS: &str = "basalt_pool_connections";
+
+/// The state of a pooled connection, the label of [`POOL_CONNECTIONS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ConnectionState {
+    /// Checked out for a call.
+    InUse,
+    /// Kept for reuse.
+    Idle,
+    /// Held by a scan between its pages.
+    Pinned,
+}
+
+/// `by` connections entered (`by > 0`) or left (`by < 0`) `state`.
+fn gauge(state: ConnectionState, by: i64) {
+    let state = match state {
+        ConnectionState::InUse => "in_use",
+        ConnectionState::Idle => "idle",
+        ConnectionState::Pinned => "pinned",
+    };
+    ::metrics::gauge!(POOL_CONNECTIONS, "state" => state).increment(by as f64);
+}
+
 /// Counters describing the pool's life so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PoolStats {
@@ -92,6 +116,7 @@ impl PooledConnection {
     /// Takes the connection out of the pool for good (a scan pins its scanner to it);
     /// the slot is freed. Give it back with [`Pool::give_back`].
     pub(crate) fn detach(mut self) -> Detached {
+        gauge(ConnectionState::Pinned, 1);
         Detached { conn: self.conn.take(), gateway: Arc::clone(&self.gateway) }
     }
 }
@@ -120,12 +145,20 @@ impl Detached {
     }
 }
 
+impl Drop for Detached {
+    fn drop(&mut self) {
+        gauge(ConnectionState::Pinned, -1);
+    }
+}
+
 impl Drop for PooledConnection {
     fn drop(&mut self) {
+        gauge(ConnectionState::InUse, -1);
         if let Some(conn) = self.conn.take() {
             if conn.is_reusable() {
                 if let Ok(mut idle) = self.gateway.idle.lock() {
                     idle.push(Idle { conn, since: Instant::now() });
+                    gauge(ConnectionState::Idle, 1);
                 }
             } else {
                 self.counters.discarded_poisoned.fetch_add(1, Ordering::Relaxed);
@@ -195,6 +228,7 @@ impl Pool {
         if let Ok(mut idle) = detached.gateway.idle.lock() {
             if idle.len() < self.size {
                 idle.push(Idle { conn, since: Instant::now() });
+                gauge(ConnectionState::Idle, 1);
             }
         }
     }
@@ -204,6 +238,7 @@ impl Pool {
         self.permits.close();
         for gateway in &self.gateways {
             if let Ok(mut idle) = gateway.idle.lock() {
+                gauge(ConnectionState::Idle, -(idle.len() as i64));
                 idle.clear();
             }
         }
@@ -276,6 +311,7 @@ impl Pool {
     fn take_idle(&self, gateway: &Gateway) -> Option<Connection> {
         let mut idle = gateway.idle.lock().ok()?;
         while let Some(Idle { conn, since }) = idle.pop() {
+            gauge(ConnectionState::Idle, -1);
             if since.elapsed() > self.max_idle {
                 self.counters.discarded_idle.fetch_add(1, Ordering::Relaxed);
                 continue;
@@ -289,11 +325,22 @@ impl Pool {
     }
 
     fn wrap(&self, conn: Connection, gateway: &Arc<Gateway>, permit: OwnedSemaphorePermit) -> PooledConnection {
+        gauge(ConnectionState::InUse, 1);
         PooledConnection {
             conn: Some(conn),
             gateway: Arc::clone(gateway),
             counters: Arc::clone(&self.counters),
             _permit: permit,
+        }
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        // The last handle on the gateway is gone (the pool's, or a connection's that
+        // outlived it): its idle connections close and leave the gauge.
+        if let Ok(idle) = self.idle.get_mut() {
+            gauge(ConnectionState::Idle, -(idle.len() as i64));
         }
     }
 }

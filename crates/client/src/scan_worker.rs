@@ -27,10 +27,11 @@ use tracing::Instrument;
 use crate::client::Client;
 use crate::error::{Error, Result};
 use crate::filter::Filter;
+use crate::metrics;
 use crate::paging::{PagePlan, PageSizer};
 use crate::row::Row;
 use crate::scan::{after_row, key_before, Scan, ScanPaging, ScanStats};
-use crate::transport::{MoreRows, ScanRequest, Scanner};
+use crate::transport::{MoreRows, Operation, ScanRequest, Scanner};
 use crate::validate;
 
 /// Reopens after expiry or a lost connection allowed without a page in between.
@@ -518,13 +519,13 @@ impl Worker {
         let want = self.want();
         let attempts = self.client.attempts();
         let page = match pinned.as_mut() {
-            Some(scanner) => attempts.once(scanner.next_page(want)).await?,
+            Some(scanner) => attempts.once_as(Operation::NextPage, scanner.next_page(want)).await?,
             None => {
                 let Some(request) = self.tracker.scan_request(&self.scan)? else {
                     return Ok(Page::Last(Vec::new()));
                 };
                 let opened = attempts.transport.open_scanner(&self.table, &request, want);
-                let (scanner, first) = attempts.once(opened).await?;
+                let (scanner, first) = attempts.once_as(Operation::OpenScanner, opened).await?;
                 self.tracker.reopened();
                 *pinned = Some(scanner);
                 first
@@ -532,6 +533,7 @@ impl Worker {
         };
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
         self.sizer.record(page.rows.len(), page.reply_bytes);
+        metrics::page(page.rows.len(), page.reply_bytes);
         let last = match page.more {
             MoreRows::No => true,
             MoreRows::Yes | MoreRows::Unknown => false,
@@ -548,9 +550,12 @@ impl Worker {
         };
         let want = self.want();
         let attempts = self.client.attempts();
-        let page = attempts.once(attempts.transport.stateless_page(&self.table, &request, want)).await?;
+        let page = attempts
+            .once_as(Operation::StatelessPage, attempts.transport.stateless_page(&self.table, &request, want))
+            .await?;
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
         self.sizer.record(page.rows.len(), page.reply_bytes);
+        metrics::page(page.rows.len(), page.reply_bytes);
         let last = match page.more {
             MoreRows::No => true,
             MoreRows::Yes | MoreRows::Unknown => false,
