@@ -299,17 +299,16 @@ mod client;
 mod coalesce;
 mod error;
 pub mod filter;
+#[cfg(test)]
+mod import_graph;
 mod ops;
 mod options;
-mod paging;
 mod pool;
 mod region;
-mod region_scan;
 mod retry;
 mod row;
 mod salted;
 mod scan;
-mod scan_worker;
 mod table;
 pub mod transport;
 mod validate;
@@ -322,16 +321,16 @@ pub use error::{BusyKind, Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
 pub use options::ReadOptions;
-pub use paging::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, PAGE_GROWTH, PAGE_TARGET_BYTES};
 pub use pool::PoolStats;
-pub use region::{cut_at_regions, RegionLocation};
-pub use region_scan::{PARALLEL_FIRST_PAGE_ROWS, PARALLEL_PAGES_AHEAD, PARALLEL_PAGE_TARGET_BYTES};
+pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
 pub use row::{Cell, CellRef, Cells, Row};
 pub use salted::{
     merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
 };
-pub use scan::{RowStream, Scan, ScanPaging, ScanStats};
+pub use scan::{cut_at_regions, RowStream, Scan, ScanPaging, ScanStats};
+pub use scan::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, PAGE_GROWTH, PAGE_TARGET_BYTES};
+pub use scan::{PARALLEL_FIRST_PAGE_ROWS, PARALLEL_PAGES_AHEAD, PARALLEL_PAGE_TARGET_BYTES};
 pub use table::{Table, DEFAULT_BATCH_ROWS};
 pub use validate::{max_row_key_len, MAX_ROW_KEY_LEN};
 

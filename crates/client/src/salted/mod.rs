@@ -45,9 +45,8 @@ use futures::{Stream, StreamExt};
 use crate::error::{Error, InvalidInput, Result};
 use crate::ops::{Delete, Get, Put};
 use crate::options::ReadOptions;
-use crate::region::cut_at_region_starts;
 use crate::row::Row;
-use crate::scan::{after_row, RowLimit, Scan, ScanStats};
+use crate::scan::{after_row, ordered_pieces, RowLimit, Scan, ScanMode, ScanStats};
 use crate::table::Table;
 use cursor::QueryDigest;
 pub use cursor::{CursorError, CursorKey, SaltedCursor};
@@ -284,19 +283,15 @@ impl SaltedScan {
             if let Some(key) = &last[index] {
                 (start, stop) = after_row(&start, &stop, key, reversed);
             }
-            let mut pieces = vec![(start.clone(), stop.clone())];
-            if self.split_by_regions {
-                pieces = cut_at_region_starts(&start, &stop, regions.iter().map(|r| &r.start_key));
-            }
-            if reversed {
-                pieces.reverse();
-            }
+            // Without regions (no split asked for), the whole range is one piece.
+            let pieces = ordered_pieces(&start, &stop, &regions, reversed);
             let mut piece_stats = Vec::new();
             let mut streams = Vec::new();
             for (piece_start, piece_stop) in pieces {
                 let mut scan = self.template.clone().start(piece_start).stop(piece_stop).reversed(reversed);
                 scan.limit = self.limit;
-                let stream = self.salted.table.scan_gated(scan, Arc::clone(&gate))?;
+                let stream =
+                    self.salted.table.scan_in_mode(scan, ScanMode::SaltedBucket { gate: Arc::clone(&gate) })?;
                 piece_stats.push(stream.stats());
                 streams.push(stream);
             }
@@ -548,18 +543,5 @@ mod tests {
         let outside = SaltedCursor::issue(&key, &query, positions);
         let e = refusal(with_key(Query::new(), &outside).stream().await);
         assert_eq!(e, InvalidInput::Cursor(CursorError::OutOfRange { range: 1 }));
-    }
-
-    #[test]
-    fn ranges_are_cut_at_region_starts_inside_them() {
-        let starts: Vec<Bytes> = ["", "b", "d", "f"].into_iter().map(Bytes::from).collect();
-        let pieces = cut_at_region_starts(&Bytes::from("a"), &Bytes::from("e"), starts.iter());
-        let as_str: Vec<(String, String)> = pieces
-            .iter()
-            .map(|(a, b)| (String::from_utf8_lossy(a).into_owned(), String::from_utf8_lossy(b).into_owned()))
-            .collect();
-        assert_eq!(as_str, [("a".into(), "b".into()), ("b".into(), "d".into()), ("d".into(), "e".into())]);
-        let open = cut_at_region_starts(&Bytes::from("c"), &Bytes::new(), starts.iter());
-        assert_eq!(open.len(), 3);
     }
 }
