@@ -560,6 +560,12 @@ impl From<CursorError> for Error {
     }
 }
 
+impl From<crate::filter::FilterError> for Error {
+    fn from(e: crate::filter::FilterError) -> Error {
+        Error::InvalidInput(InvalidInput::Filter(e))
+    }
+}
+
 /// Results of Basalt calls.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

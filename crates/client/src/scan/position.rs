@@ -340,7 +340,7 @@ impl Tracker {
                     });
                     (start, Bytes::new())
                 }
-                _ => (start, bounds.stop_row),
+                Some(_) | None => (start, bounds.stop_row),
             }
         } else {
             let start = partial.as_ref().map(|(key, _)| key.clone()).unwrap_or_else(|| lower.clone());

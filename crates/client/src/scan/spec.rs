@@ -7,8 +7,8 @@ use bytes::Bytes;
 use tokio::sync::Semaphore;
 
 use crate::error::{InvalidInput, Result};
-use crate::filter::Filter;
-use crate::options::ReadOptions;
+use crate::filter::{check_scan_filter, Filter};
+use crate::options::{ColumnSpec, ReadOptions};
 
 /// How a scan fetches its pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -299,7 +299,7 @@ impl Scan {
 
     pub(crate) fn validate(&self) -> Result<()> {
         self.read.validate()?;
-        crate::filter::check_scan(&self.read, self.reversed)?;
+        self.check_filter()?;
         if self.on_demand.is_some() {
             return Err(InvalidInput::Untranslatable {
                 what: "load_column_families_on_demand",
@@ -316,6 +316,23 @@ impl Scan {
             return Err(InvalidInput::Option("scan start is after its stop".into()).into());
         }
         Ok(())
+    }
+
+    /// What HBase refuses about the filter on this scan ([`check_scan_filter`]),
+    /// checked against the families the scan names.
+    fn check_filter(&self) -> Result<()> {
+        let Some(filter) = self.read.filter.as_ref() else {
+            return Ok(());
+        };
+        let families: Vec<&[u8]> = self
+            .read
+            .columns
+            .iter()
+            .map(|c| match c {
+                ColumnSpec::Family(f) | ColumnSpec::Column(f, _) => &f[..],
+            })
+            .collect();
+        check_scan_filter(filter, self.read.batch, self.reversed, &families).map_err(|e| InvalidInput::Filter(e).into())
     }
 
     /// What stateless paging cannot read as the Java client does, refused before

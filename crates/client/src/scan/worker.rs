@@ -13,6 +13,9 @@
 //!   whatever the retry policy (only a repeated failure without progress ends the
 //!   scan); other failures follow the retry policy within the retry budget.
 
+// Policy decisions: every error kind is listed, so a new one is decided, not defaulted.
+#![deny(clippy::wildcard_enum_match_arm)]
+
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -56,7 +59,25 @@ impl From<Error> for Interrupt {
             // reopen ends the scan with it (MAX_QUIET_REOPENS). An open_scanner failure
             // (a malformed filter) is not reopened.
             e @ Error::ServerInternal { operation: "get_scanner_rows", .. } => Interrupt::Reopen(e),
-            e => Interrupt::Failed(e),
+            // Everything else follows the retry policy (which says what is retryable).
+            e @ (Error::ServerInternal { .. }
+            | Error::InvalidInput(_)
+            | Error::TableNotFound { .. }
+            | Error::NamespaceNotFound { .. }
+            | Error::AlreadyExists { .. }
+            | Error::NoSuchColumnFamily { .. }
+            | Error::IllegalArgument { .. }
+            | Error::Server { .. }
+            | Error::Busy { .. }
+            | Error::NoGateway { .. }
+            | Error::ClientClosed
+            | Error::Transport { .. }
+            | Error::GatewayDropped { .. }
+            | Error::Timeout { .. }
+            | Error::Protocol { .. }
+            | Error::WriteOutcomeUnknown { .. }
+            | Error::ScanIntegrity { .. }
+            | Error::BatchFailed { .. }) => Interrupt::Failed(e),
         }
     }
 }
@@ -219,7 +240,7 @@ impl Worker {
             // One spare row covers the reversed scan's inclusive start, which may be
             // dropped. With `batch`, a page's items are parts of rows: not capped.
             Some(n) if self.scan.read.batch.is_none() => n.saturating_add(1).min(u64::from(page)),
-            _ => u64::from(page),
+            Some(_) | None => u64::from(page),
         };
         if self.scan.paging == ScanPaging::Stateless {
             // Every stateless page starts over at the position: it re-reads the parts of
