@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use basalt::{Client, DefaultRetryPolicy, Framing, Protocol, RetryDecision, RetryPolicy};
-use basalt_thrift::{HttpOptions, KerberosOptions, Qop, Security, TlsOptions};
+use basalt::{HttpOptions, KerberosOptions, Qop, Security, TlsOptions};
 use clap::builder::BoolishValueParser;
 use clap::Args;
 
@@ -102,7 +102,7 @@ impl ConnOpts {
     /// The TLS / HTTP / Kerberos settings of the flags; `--kerberos` in a build without
     /// Kerberos is a usage error that says how to get it.
     pub fn security(&self) -> CliResult<Security> {
-        if self.kerberos.is_some() && !basalt_thrift::KERBEROS_SUPPORTED {
+        if self.kerberos.is_some() && !basalt::KERBEROS_SUPPORTED {
             return Err(CliError::usage(KERBEROS_NOT_BUILT));
         }
         let mut security = Security::default();
@@ -195,7 +195,7 @@ mod tests {
         let conn = flags(&["--addr", "h:9090", "--kerberos", "auth-conf", "--krb-host", "gw", "--principal", "me@R"]);
         assert_eq!(conn.kerberos, Some(Qop::AuthConf));
         let result = conn.security();
-        assert_eq!(result.is_ok(), basalt_thrift::KERBEROS_SUPPORTED, "{result:?}");
+        assert_eq!(result.is_ok(), basalt::KERBEROS_SUPPORTED, "{result:?}");
         match result {
             Ok(security) => {
                 let krb = security.kerberos.expect("Kerberos options");

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::process::ExitCode;
 
-use basalt_thrift::CallError;
+use basalt::CallError;
 
 /// Exit code of a runtime failure (HBase refused, a demo check failed).
 pub const EXIT_FAILURE: u8 = 1;

@@ -19,6 +19,7 @@ mod local;
 mod local_secure;
 mod merge;
 mod output;
+mod stats;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,7 @@ Examples:
   basalt keys encode --schema calls.toml 13812345678 20210915123045
   basalt table create telecom:calls --schema calls.toml
   basalt scan telecom:calls --prefix 2_ --limit 10 --output json
+  basalt --stats scan telecom:calls --prefix 2_   # then calls, pages and timings on stderr
 
 Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 HBase unreachable.";
 
@@ -44,6 +46,11 @@ Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 HBase unreachable."
 struct Cli {
     #[command(flatten)]
     conn: ConnOpts,
+    /// When the command ends, print the client's metrics to stderr: calls by operation
+    /// and outcome, attempts, retries, scan pages, pool connections (count, p50, p99
+    /// and max for distributions).
+    #[arg(long, global = true)]
+    stats: bool,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -146,10 +153,20 @@ fn main() -> ExitCode {
             return ExitCode::from(EXIT_USAGE);
         }
     };
+    let stats = match cli.stats.then(stats::Stats::install).transpose() {
+        Ok(stats) => stats,
+        Err(e) => {
+            eprintln!("basalt: error: {e}");
+            return ExitCode::from(error::EXIT_FAILURE);
+        }
+    };
     let code = match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => e.report(),
     };
+    if let Some(stats) = stats {
+        eprint!("{}", stats.report());
+    }
     if PANICKED.load(std::sync::atomic::Ordering::Relaxed) {
         return ExitCode::from(error::EXIT_FAILURE);
     }

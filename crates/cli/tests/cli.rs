@@ -421,6 +421,66 @@ fn output_formats(env: &Env) -> Result<(), String> {
     Ok(())
 }
 
+/// The value printed by `--stats` for `key` (a metric's name and labels), from stderr.
+fn stat<'a>(out: &'a Out, key: &str) -> Result<Vec<&'a str>, String> {
+    out.stderr
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(key))
+        .map(|l| l.split_whitespace().skip(1).collect())
+        .ok_or_else(|| format!("--stats printed no {key}:\n{}", out.stderr))
+}
+
+/// `--stats` prints the client's metrics to stderr when the command ends: the calls it
+/// made by operation and outcome, their attempts, the scan's pages and their rows, and
+/// the pool's connections.
+fn stats_flag(env: &Env) -> Result<(), String> {
+    basalt(env, &["table", "drop", "cli_stats", "--if-exists"]).ok()?;
+    basalt(env, &["table", "create", "cli_stats", "-f", "d"]).ok()?;
+    for i in 0..7 {
+        basalt(env, &["put", "cli_stats", &format!("k{i}"), "d:v=1"]).ok()?;
+    }
+    let out = basalt(env, &["--stats", "get", "cli_stats", "k3"]).ok()?.has("d:v")?;
+    if stat(&out, "basalt_calls_total{operation=get,outcome=ok}")? != ["1"]
+        || stat(&out, "basalt_attempts_total{operation=get}")? != ["1"]
+        || stat(&out, "basalt_call_seconds{operation=get}")?.first() != Some(&"count=1")
+        // One connection, used for the call, then kept idle until the command ended.
+        || stat(&out, "basalt_pool_connections{state=in_use}")? != ["0", "max=1"]
+        || stat(&out, "basalt_pool_connections{state=idle}")? != ["0", "max=1"]
+    {
+        return Err(format!("--stats get:\n{}", out.stderr));
+    }
+    let out = basalt(env, &["--stats", "scan", "cli_stats", "-o", "csv"]).ok()?;
+    if out.stdout.lines().count() != 8 {
+        return Err(format!("scan of 7 rows:\n{}", out.stdout));
+    }
+    // The pages' rows add up to the rows scanned.
+    let pages = stat(&out, "basalt_scan_page_rows")?;
+    let count: usize = pages.first().and_then(|c| c.strip_prefix("count=")).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let max: usize = pages.last().and_then(|c| c.strip_prefix("max=")).and_then(|c| c.parse().ok()).unwrap_or(0);
+    if count == 0
+        || max == 0
+        || max > 7
+        || stat(&out, "basalt_calls_total{operation=open_scanner,outcome=ok}")? != ["1"]
+    {
+        return Err(format!("--stats scan:\n{}", out.stderr));
+    }
+    if !out.stderr.contains("basalt_scan_page_bytes") {
+        return Err(format!("--stats scan shows no page bytes:\n{}", out.stderr));
+    }
+    // A failed call is counted under its error's kind.
+    let out = basalt(env, &["--stats", "get", "cli_no_such_table", "k"]).code_is(2)?;
+    if stat(&out, "basalt_calls_total{operation=get,outcome=table_not_found}")? != ["1"] {
+        return Err(format!("--stats of a failed get:\n{}", out.stderr));
+    }
+    // Without the flag, nothing is printed.
+    let out = basalt(env, &["get", "cli_stats", "k3"]).ok()?;
+    if out.stderr.contains("basalt: stats") {
+        return Err(format!("stats without --stats:\n{}", out.stderr));
+    }
+    basalt(env, &["table", "drop", "cli_stats"]).ok()?;
+    Ok(())
+}
+
 fn has_tool(cmd: &str, arg: &str) -> bool {
     std::process::Command::new(cmd).arg(arg).output().is_ok_and(|o| o.status.success())
 }
@@ -443,6 +503,7 @@ fn main() -> ExitCode {
         ("demo_small", demo_small),
         ("local_lifecycle", local_lifecycle),
         ("kerberos_flag", kerberos_flag),
+        ("stats_flag", stats_flag),
     ];
     let no_launcher = !(has_tool("java", "-version") && has_tool("mvn", "-v"));
     common::run("cli", &cases, |name| name == "local_lifecycle" && no_launcher)

@@ -47,7 +47,7 @@ fn bench(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
-    group.bench_function("heap_merge_ascending", |b| {
+    group.bench_function("tree_of_losers_ascending", |b| {
         b.iter_batched(
             || sources(&data),
             |s| {
@@ -57,7 +57,7 @@ fn bench(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
-    group.bench_function("heap_merge_descending", |b| {
+    group.bench_function("tree_of_losers_descending", |b| {
         b.iter_batched(
             || sources(&descending),
             |s| {

@@ -5,7 +5,7 @@
 //! three `Bytes` handles each, rebuilt here as it was). Read the result as the ratio
 //! owned_cells / view of the same run.
 //!
-//! `cargo bench -p basalt --bench rows`
+//! `cargo bench -p basalt --bench rows --features bench-internals`
 
 use basalt::{Bytes, Row};
 use basalt_chaos::{BinaryWriter, MessageType, TType};
@@ -96,7 +96,7 @@ fn bench(c: &mut Criterion) {
             b.iter_batched(
                 || bytes.clone(),
                 |reply| {
-                    let rows: Vec<Row> = Row::from_batch(decode(reply)).collect();
+                    let rows: Vec<Row> = basalt::bench_internals::rows_from_batch(decode(reply)).collect();
                     let mut sum = 0usize;
                     for row in &rows {
                         sum += row.key().len() + usize::from(row.is_partial());

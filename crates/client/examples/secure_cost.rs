@@ -12,9 +12,11 @@
 
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, ColumnFamily, Get, Put, Scan, TableDescriptor};
+use basalt::{
+    Bytes, Client, ColumnFamily, Get, HttpOptions, KerberosOptions, Put, Qop, Scan, Security, TableDescriptor,
+    TlsOptions,
+};
 use basalt_testkit::{HBase, LaunchOptions, Qop as GatewayQop, SecureGateway, SecureMode};
-use basalt_thrift::{HttpOptions, KerberosOptions, Qop, Security, TlsOptions};
 
 const ROWS: usize = 20_000;
 const GETS: usize = 1_000;

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tracing::Instrument;
 
 use crate::error::{Error, Result};
+use crate::metrics;
 use crate::retry::{RetryDecision, RetryPolicy};
 use crate::transport::{AttemptError, AttemptFuture, Delivery, Operation, Transport};
 
@@ -55,40 +56,63 @@ impl Attempts {
             tracing::debug_span!("hbase.call", operation = operation.as_str(), table, attempt = tracing::field::Empty);
         async move {
             let started = Instant::now();
-            let mut attempt = 0u32;
-            loop {
-                attempt += 1;
-                tracing::Span::current().record("attempt", attempt);
-                let error = match call(&*self.transport).await {
-                    Ok(value) => return Ok(value),
-                    Err(AttemptError { sent, error, .. }) => match (idempotence, sent) {
-                        // The whole request reached the stream: it may have been applied.
-                        // (When it did not, the server cannot have read it, and the call
-                        // is retried like one never sent.)
-                        (Idempotence::NotIdempotent, Delivery::Sent) => {
-                            return Err(outcome_unknown(operation.as_str(), *error))
-                        }
-                        (Idempotence::NotIdempotent, Delivery::NotSent)
-                        | (Idempotence::Idempotent, Delivery::Sent | Delivery::NotSent) => *error,
-                    },
-                };
-                match self.retry_after(attempt, started, &error) {
-                    Some(after) => {
-                        tracing::debug!(%error, ?after, "retrying");
-                        tokio::time::sleep(after).await;
-                    }
-                    None => return Err(error),
-                }
-            }
+            let result = self.attempts(operation, idempotence, started, &mut call).await;
+            metrics::call(operation, result.as_ref().map(|_| ()), started.elapsed());
+            result
         }
         .instrument(span)
         .await
     }
 
-    /// One attempt, without retries (scan pages, whose recovery is the scan's own, and
-    /// coalesced gets, which fall back to one call each).
-    pub(crate) async fn once<T>(&self, attempt: AttemptFuture<'_, T>) -> Result<T> {
-        attempt.await.map_err(|e| *e.error)
+    /// The attempts of one call (see [`Attempts::run`]).
+    async fn attempts<'a, T, F>(
+        &'a self,
+        operation: Operation,
+        idempotence: Idempotence,
+        started: Instant,
+        call: &mut F,
+    ) -> Result<T>
+    where
+        F: FnMut(&'a dyn Transport) -> AttemptFuture<'a, T>,
+    {
+        let mut attempt = 0u32;
+        loop {
+            attempt += 1;
+            tracing::Span::current().record("attempt", attempt);
+            metrics::attempt(operation);
+            let error = match call(&*self.transport).await {
+                Ok(value) => return Ok(value),
+                Err(AttemptError { sent, error, .. }) => match (idempotence, sent) {
+                    // The whole request reached the stream: it may have been applied.
+                    // (When it did not, the server cannot have read it, and the call
+                    // is retried like one never sent.)
+                    (Idempotence::NotIdempotent, Delivery::Sent) => {
+                        return Err(outcome_unknown(operation.as_str(), *error))
+                    }
+                    (Idempotence::NotIdempotent, Delivery::NotSent)
+                    | (Idempotence::Idempotent, Delivery::Sent | Delivery::NotSent) => *error,
+                },
+            };
+            match self.retry_after(attempt, started, &error) {
+                Some(after) => {
+                    metrics::retry(operation, &error);
+                    tracing::debug!(%error, ?after, "retrying");
+                    tokio::time::sleep(after).await;
+                }
+                None => return Err(error),
+            }
+        }
+    }
+
+    /// One attempt, without retries (coalesced gets, which fall back to one call each,
+    /// and scan pages, whose recovery is the scan's own), counted in the metrics as a
+    /// call of one attempt of `operation`.
+    pub(crate) async fn once_as<T>(&self, operation: Operation, attempt: AttemptFuture<'_, T>) -> Result<T> {
+        let started = Instant::now();
+        metrics::attempt(operation);
+        let result = attempt.await.map_err(|e| *e.error);
+        metrics::call(operation, result.as_ref().map(|_| ()), started.elapsed());
+        result
     }
 
     /// The pause before retrying after `attempt` failed with `error`, if the policy

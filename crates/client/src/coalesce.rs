@@ -167,7 +167,7 @@ impl GetCoalescer {
         }
         let wanted = gets.len();
         // Tried once: on failure each get runs alone with its own retries.
-        let batch = attempts.once(attempts.transport.get_many(table, &gets)).await.ok();
+        let batch = attempts.once_as(Operation::MultiGet, attempts.transport.get_many(table, &gets)).await.ok();
         match batch.filter(|batch| batch.len() == wanted) {
             Some(batch) => {
                 self.coalesced_calls.fetch_add(1, Ordering::Relaxed);

@@ -86,7 +86,7 @@
 //!
 //! [`Table::scan`] gives a [`RowStream`], a `futures::Stream` of rows in key order:
 //! by prefix or `[start, stop)`, reversed, limited. Pages grow from
-//! [`FIRST_PAGE_ROWS`] toward about [`PAGE_TARGET_BYTES`] unless [`Scan::caching`]
+//! [`tuning::FIRST_PAGE_ROWS`] toward about [`tuning::PAGE_TARGET_BYTES`] unless [`Scan::caching`]
 //! sets the rows per page, and one page is fetched ahead. A scan survives an expired
 //! scanner or a broken connection: it reopens after the last row it returned, so no
 //! row is missed or repeated. Dropping the stream closes the server-side scanner.
@@ -220,7 +220,7 @@
 //! Every call returns [`Result`]; [`Error`] is typed and `#[non_exhaustive]`:
 //! `TableNotFound`, `NoSuchColumnFamily`, `ScannerExpired`, `Timeout`, ... Bad input
 //! is refused before anything is sent ([`Error::InvalidInput`], e.g. a row key longer
-//! than HBase takes, [`MAX_ROW_KEY_LEN`]).
+//! than HBase takes, [`tuning::MAX_ROW_KEY_LEN`]).
 //!
 //! - **Retries**: idempotent calls (gets, scans, puts, deletes, admin reads) are
 //!   retried on retryable errors ([`Error::is_retryable`]) by the [`RetryPolicy`]
@@ -255,15 +255,14 @@
 //!
 //! # 9. Security
 //!
-//! [`ClientBuilder::security`] takes a `basalt_thrift::Security`: TLS (rustls; the
+//! [`ClientBuilder::security`] takes a [`Security`]: TLS ([`TlsOptions`], rustls; the
 //! cluster's CA, a client certificate), HTTP or HTTPS (HBase's `thrift.http` mode), and
 //! Kerberos (SASL GSSAPI, SPNEGO over HTTP) with the `kerberos` cargo feature, which
 //! links the system's GSSAPI library. Without the feature, asking for Kerberos fails
 //! at once rather than connecting without it.
 //!
 //! ```no_run
-//! use basalt::Client;
-//! use basalt_thrift::{HttpOptions, Security, TlsOptions};
+//! use basalt::{Client, HttpOptions, Security, TlsOptions};
 //!
 //! # fn secure() -> basalt::Result<()> {
 //! let https = Security {
@@ -283,7 +282,7 @@
 //!   connection to the pool. Gets from many tasks that wait for a slot are sent
 //!   together as one `getMultiple` ([`ClientBuilder::gets_in_flight`]).
 //! - **Memory**: holding a [`Row`] keeps its reply page in memory (up to about
-//!   [`PAGE_TARGET_BYTES`]); [`Row::detach`] copies one out for keeping long-term.
+//!   [`tuning::PAGE_TARGET_BYTES`]); [`Row::detach`] copies one out for keeping long-term.
 //!   Every length a server sends is bounded by the bytes that remain, so a broken
 //!   gateway gets a typed error, never a huge allocation.
 //! - **Scans are exact**: a scanner id is used only on the connection that opened it,
@@ -291,6 +290,11 @@
 //! - **Tracing**: one span per call (`hbase.call`), per attempt on a connection
 //!   (`hbase.attempt`, scan pages included) and per scan (`hbase.scan`); the library
 //!   installs no subscriber.
+//! - **Metrics**: calls by operation and outcome, attempts, retries, scan pages and
+//!   pool connections go through the `metrics` facade ([`metrics`] lists them); the
+//!   library installs no recorder.
+//! - **Tuning**: the defaults and limits the client sizes pages, batches and retries
+//!   by are in [`tuning`].
 
 mod admin;
 mod attempt;
@@ -301,6 +305,7 @@ mod error;
 pub mod filter;
 #[cfg(test)]
 mod import_graph;
+pub mod metrics;
 mod ops;
 mod options;
 mod pool;
@@ -311,12 +316,16 @@ mod salted;
 mod scan;
 mod table;
 pub mod transport;
+pub mod tuning;
 mod validate;
 
 pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};
-pub use basalt_thrift::{Framing, Protocol};
+pub use basalt_thrift::{
+    CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, SecureError, Security, TlsOptions,
+    KERBEROS_SUPPORTED,
+};
 pub use bytes::Bytes;
-pub use client::{Client, ClientBuilder, DEFAULT_GETS_IN_FLIGHT, DEFAULT_RETRY_BUDGET};
+pub use client::{Client, ClientBuilder};
 pub use error::{BusyKind, Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
@@ -329,10 +338,21 @@ pub use salted::{
     merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
 };
 pub use scan::{cut_at_regions, RowStream, Scan, ScanPaging, ScanStats};
-pub use scan::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, PAGE_GROWTH, PAGE_TARGET_BYTES};
-pub use scan::{PARALLEL_FIRST_PAGE_ROWS, PARALLEL_PAGES_AHEAD, PARALLEL_PAGE_TARGET_BYTES};
-pub use table::{Table, DEFAULT_BATCH_ROWS};
-pub use validate::{max_row_key_len, MAX_ROW_KEY_LEN};
+pub use table::Table;
+pub use validate::max_row_key_len;
+
+/// Crate-private entry points for the crate's own benchmarks (feature
+/// `bench-internals`); not part of the API.
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub mod bench_internals {
+    use crate::row::Row;
+
+    /// The rows of a decoded reply page, as a scan delivers them.
+    pub fn rows_from_batch(page: basalt_thrift::RowBatch) -> impl ExactSizeIterator<Item = Row> {
+        Row::from_batch(page)
+    }
+}
 
 /// The README's Rust example, compiled by `cargo test --doc -p basalt` so that it stays
 /// true (only in doctest builds: the README is outside the package).

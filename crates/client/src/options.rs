@@ -92,7 +92,7 @@ impl ReadOptions {
     }
 
     /// Scans: rows per round trip, every page exactly (default: pages grow from
-    /// [`FIRST_PAGE_ROWS`](crate::FIRST_PAGE_ROWS), see [`Scan::caching`](crate::Scan::caching)).
+    /// [`FIRST_PAGE_ROWS`](crate::tuning::FIRST_PAGE_ROWS), see [`Scan::caching`](crate::Scan::caching)).
     pub fn caching(mut self, rows: u32) -> ReadOptions {
         self.caching = Some(rows);
         self

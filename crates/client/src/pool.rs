@@ -16,6 +16,7 @@ use basalt_thrift::{CallError, Connection, ConnectionOptions};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::{Error, Result};
+use crate::metrics::{self, ConnectionState};
 
 /// Counters describing the pool's life so far.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -92,6 +93,7 @@ impl PooledConnection {
     /// Takes the connection out of the pool for good (a scan pins its scanner to it);
     /// the slot is freed. Give it back with [`Pool::give_back`].
     pub(crate) fn detach(mut self) -> Detached {
+        metrics::pool_connections(ConnectionState::Pinned, 1);
         Detached { conn: self.conn.take(), gateway: Arc::clone(&self.gateway) }
     }
 }
@@ -120,12 +122,20 @@ impl Detached {
     }
 }
 
+impl Drop for Detached {
+    fn drop(&mut self) {
+        metrics::pool_connections(ConnectionState::Pinned, -1);
+    }
+}
+
 impl Drop for PooledConnection {
     fn drop(&mut self) {
+        metrics::pool_connections(ConnectionState::InUse, -1);
         if let Some(conn) = self.conn.take() {
             if conn.is_reusable() {
                 if let Ok(mut idle) = self.gateway.idle.lock() {
                     idle.push(Idle { conn, since: Instant::now() });
+                    metrics::pool_connections(ConnectionState::Idle, 1);
                 }
             } else {
                 self.counters.discarded_poisoned.fetch_add(1, Ordering::Relaxed);
@@ -195,6 +205,7 @@ impl Pool {
         if let Ok(mut idle) = detached.gateway.idle.lock() {
             if idle.len() < self.size {
                 idle.push(Idle { conn, since: Instant::now() });
+                metrics::pool_connections(ConnectionState::Idle, 1);
             }
         }
     }
@@ -204,6 +215,7 @@ impl Pool {
         self.permits.close();
         for gateway in &self.gateways {
             if let Ok(mut idle) = gateway.idle.lock() {
+                metrics::pool_connections(ConnectionState::Idle, -(idle.len() as i64));
                 idle.clear();
             }
         }
@@ -276,6 +288,7 @@ impl Pool {
     fn take_idle(&self, gateway: &Gateway) -> Option<Connection> {
         let mut idle = gateway.idle.lock().ok()?;
         while let Some(Idle { conn, since }) = idle.pop() {
+            metrics::pool_connections(ConnectionState::Idle, -1);
             if since.elapsed() > self.max_idle {
                 self.counters.discarded_idle.fetch_add(1, Ordering::Relaxed);
                 continue;
@@ -289,11 +302,22 @@ impl Pool {
     }
 
     fn wrap(&self, conn: Connection, gateway: &Arc<Gateway>, permit: OwnedSemaphorePermit) -> PooledConnection {
+        metrics::pool_connections(ConnectionState::InUse, 1);
         PooledConnection {
             conn: Some(conn),
             gateway: Arc::clone(gateway),
             counters: Arc::clone(&self.counters),
             _permit: permit,
+        }
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        // The last handle on the gateway is gone (the pool's, or a connection's that
+        // outlived it): its idle connections close and leave the gauge.
+        if let Ok(idle) = self.idle.get_mut() {
+            metrics::pool_connections(ConnectionState::Idle, -(idle.len() as i64));
         }
     }
 }

@@ -125,7 +125,7 @@ impl Row {
 
     /// The rows of a zero-copy reply page (see [`basalt_thrift::RowBatch`]), in the
     /// server's order: each shares the page (no copy, no allocation per cell).
-    pub fn from_batch(page: RowBatch) -> impl ExactSizeIterator<Item = Row> {
+    pub(crate) fn from_batch(page: RowBatch) -> impl ExactSizeIterator<Item = Row> {
         let page = Arc::new(page);
         (0..page.len()).map(move |i| Row::from_page(&page, i))
     }
@@ -332,6 +332,10 @@ impl<'a> IntoIterator for &'a Row {
 
 /// One cell of a [`Row`], borrowed from it: family, qualifier and value are slices of
 /// the reply (or of the row's owned cells). Copy it out with [`CellRef::to_cell`].
+///
+/// This is the client's one cell view, whatever the row's origin (a reply page, a row
+/// built by hand, an increment's answer). It wraps the wire-level
+/// `basalt_thrift::CellRef` of a decoded page, which is not part of this crate's API.
 #[derive(Clone, Copy)]
 pub struct CellRef<'a>(CellInner<'a>);
 

@@ -43,6 +43,7 @@ use futures::stream::{self, SelectAll};
 use futures::{Stream, StreamExt};
 
 use crate::error::{Error, InvalidInput, Result};
+use crate::metrics;
 use crate::ops::{Delete, Get, Put};
 use crate::options::ReadOptions;
 use crate::row::Row;
@@ -296,7 +297,7 @@ impl SaltedScan {
                 streams.push(stream);
             }
             stats.push(BucketStats { bucket: range.bucket, range: index, pieces: piece_stats, emitted: 0 });
-            let chained: BucketStream = Box::pin(stream::iter(streams).flatten());
+            let chained: BucketStream = Box::pin(CountedBucket::new(Box::pin(stream::iter(streams).flatten())));
             sources.push(chained);
         }
         let schema = Arc::clone(&self.salted.schema);
@@ -331,6 +332,49 @@ fn check_template(template: &Scan) -> Result<()> {
 }
 
 type BucketStream = Pin<Box<dyn Stream<Item = Result<Row>> + Send>>;
+
+/// One bucket's rows on their way to the merge, counted for the metrics
+/// ([`metrics::bucket_rows`]) when the bucket's stream ends or is dropped before.
+struct CountedBucket {
+    rows: BucketStream,
+    /// Complete rows read so far (a row in parts counts once, at its last part).
+    count: u64,
+    recorded: bool,
+}
+
+impl CountedBucket {
+    fn new(rows: BucketStream) -> CountedBucket {
+        CountedBucket { rows, count: 0, recorded: false }
+    }
+
+    fn record(&mut self) {
+        if !self.recorded {
+            self.recorded = true;
+            metrics::bucket_rows(self.count);
+        }
+    }
+}
+
+impl Stream for CountedBucket {
+    type Item = Result<Row>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let next = this.rows.as_mut().poll_next(cx);
+        match &next {
+            Poll::Ready(Some(Ok(row))) if !row.is_partial() => this.count += 1,
+            Poll::Ready(None) => this.record(),
+            Poll::Ready(Some(Ok(_) | Err(_))) | Poll::Pending => {}
+        }
+        next
+    }
+}
+
+impl Drop for CountedBucket {
+    fn drop(&mut self) {
+        self.record();
+    }
+}
 type TaggedStream = Pin<Box<dyn Stream<Item = Result<(usize, Row)>> + Send>>;
 type LogicalFn = Box<dyn Fn(&[u8]) -> Result<usize> + Send + Sync>;
 

@@ -10,7 +10,7 @@
 //! the first piece runs alone until its first page arrives, for a fast first row.
 //! Pieces are consumed strictly in order (reversed scans: from the last region down),
 //! so the rows come out exactly as the plain scan's; the pieces behind the first fill
-//! their own channels, at most [`PARALLEL_PAGES_AHEAD`](crate::PARALLEL_PAGES_AHEAD) pages each, and wait. A
+//! their own channels, at most [`PARALLEL_PAGES_AHEAD`](crate::tuning::PARALLEL_PAGES_AHEAD) pages each, and wait. A
 //! piece's bounds are keys, not region ids: a region that splits or moves mid-scan
 //! changes nothing but which server answers.
 //!

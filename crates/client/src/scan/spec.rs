@@ -177,8 +177,8 @@ impl Scan {
 
     /// Rows per round trip, every page exactly (also the gateway's caching toward the
     /// region server). When not set, pages start at
-    /// [`FIRST_PAGE_ROWS`](crate::FIRST_PAGE_ROWS) for a fast first row and grow
-    /// toward about [`PAGE_TARGET_BYTES`](crate::PAGE_TARGET_BYTES) per reply.
+    /// [`FIRST_PAGE_ROWS`](crate::tuning::FIRST_PAGE_ROWS) for a fast first row and grow
+    /// toward about [`PAGE_TARGET_BYTES`](crate::tuning::PAGE_TARGET_BYTES) per reply.
     pub fn caching(mut self, rows: u32) -> Scan {
         self.read = self.read.caching(rows);
         self
@@ -241,11 +241,11 @@ impl Scan {
     /// is dropped, every piece's scanner is closed.
     ///
     /// Memory: each running piece holds at most
-    /// [`PARALLEL_PAGES_AHEAD`](crate::PARALLEL_PAGES_AHEAD) pages (fetched or being
+    /// [`PARALLEL_PAGES_AHEAD`](crate::tuning::PARALLEL_PAGES_AHEAD) pages (fetched or being
     /// fetched) ahead of the consumer; with `caching` unset a piece's pages grow to
-    /// about [`PARALLEL_PAGE_TARGET_BYTES`](crate::PARALLEL_PAGE_TARGET_BYTES) (the
+    /// about [`PARALLEL_PAGE_TARGET_BYTES`](crate::tuning::PARALLEL_PAGE_TARGET_BYTES) (the
     /// first piece starts small for a fast first row, the others at
-    /// [`PARALLEL_FIRST_PAGE_ROWS`](crate::PARALLEL_FIRST_PAGE_ROWS)), so the rows held
+    /// [`PARALLEL_FIRST_PAGE_ROWS`](crate::tuning::PARALLEL_FIRST_PAGE_ROWS)), so the rows held
     /// are at most about `regions x PARALLEL_PAGES_AHEAD` such pages (32 MiB for 8
     /// regions), plus three pages on their way to the consumer. With `caching(n)`, read
     /// `n` rows for a page. Each running piece also holds one connection (out of the

@@ -29,8 +29,9 @@ use super::spec::{Scan, ScanPaging};
 use super::stats::ScanStats;
 use crate::attempt::Attempts;
 use crate::error::{Error, Result};
+use crate::metrics;
 use crate::row::Row;
-use crate::transport::{MoreRows, Scanner};
+use crate::transport::{MoreRows, Operation, Scanner};
 
 /// Reopens after expiry or a lost connection allowed without a page in between.
 const MAX_QUIET_REOPENS: u32 = 3;
@@ -180,6 +181,7 @@ impl Worker {
                     }
                     tracing::debug!(%error, "scanner lost; reopening after the last row returned");
                     self.stats.reopens.fetch_add(1, Ordering::Relaxed);
+                    metrics::reopen();
                     continue;
                 }
                 Interrupt::Rejected { addr, why } => {
@@ -192,6 +194,7 @@ impl Worker {
                     }
                     tracing::warn!(%addr, reason = %why.0, "scan page refused; reopening after the last row returned");
                     self.stats.reopens.fetch_add(1, Ordering::Relaxed);
+                    metrics::reopen();
                     continue;
                 }
                 Interrupt::Failed(error) => error,
@@ -201,6 +204,7 @@ impl Worker {
             match self.attempts.retry_after(failures, since, &error) {
                 Some(after) => {
                     self.stats.reopens.fetch_add(1, Ordering::Relaxed);
+                    metrics::reopen();
                     tracing::debug!(%error, ?after, "scan interrupted; reopening after the last row returned");
                     tokio::time::sleep(after).await;
                 }
@@ -279,13 +283,13 @@ impl Worker {
         let want = self.want();
         let attempts = &self.attempts;
         let page = match pinned.as_mut() {
-            Some(scanner) => attempts.once(scanner.next_page(want)).await?,
+            Some(scanner) => attempts.once_as(Operation::NextPage, scanner.next_page(want)).await?,
             None => {
                 let Some(request) = self.tracker.scan_request(&self.scan)? else {
                     return Ok(Page::Last(Vec::new()));
                 };
                 let opened = attempts.transport.open_scanner(&self.table, &request, want);
-                let (scanner, first) = attempts.once(opened).await?;
+                let (scanner, first) = attempts.once_as(Operation::OpenScanner, opened).await?;
                 self.tracker.reopened();
                 *pinned = Some(scanner);
                 first
@@ -293,6 +297,7 @@ impl Worker {
         };
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
         self.sizer.record(page.rows.len(), page.reply_bytes);
+        metrics::page(page.rows.len(), page.reply_bytes);
         let last = match page.more {
             MoreRows::No => true,
             MoreRows::Yes | MoreRows::Unknown => false,
@@ -309,9 +314,12 @@ impl Worker {
         };
         let want = self.want();
         let attempts = &self.attempts;
-        let page = attempts.once(attempts.transport.stateless_page(&self.table, &request, want)).await?;
+        let page = attempts
+            .once_as(Operation::StatelessPage, attempts.transport.stateless_page(&self.table, &request, want))
+            .await?;
         self.stats.pages.fetch_add(1, Ordering::Relaxed);
         self.sizer.record(page.rows.len(), page.reply_bytes);
+        metrics::page(page.rows.len(), page.reply_bytes);
         let last = match page.more {
             MoreRows::No => true,
             MoreRows::Yes | MoreRows::Unknown => false,
