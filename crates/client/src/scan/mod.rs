@@ -26,6 +26,8 @@
 //! | `regions.rs` | [`cut_at_regions`], region pieces, the parallel coordinator | `plan`, `position`, `spec`, `stats`, `worker`, `attempt`, `error`, `region`, `row`, `transport` |
 //! | `stream.rs` | [`RowStream`], started in its mode | `plan`, `regions`, `spec`, `stats`, `worker`, `attempt`, `error`, `row` |
 
+#[cfg(test)]
+mod metrics_tests;
 mod plan;
 mod position;
 mod regions;
