@@ -635,6 +635,79 @@ fn the_crates_files_import_each_other_without_a_cycle() {
     check_cycles("files", &crate_graph().cycles(), KNOWN_FILE_LOOPS);
 }
 
+/// What each file of the scan engine may import from the crate (the table in
+/// `scan/mod.rs`'s documentation).
+const SCAN_LAYOUT: &[(&str, &[&str])] = &[
+    ("scan/spec.rs", &["error.rs", "filter/", "options.rs"]),
+    ("scan/plan.rs", &[]),
+    ("scan/position.rs", &["scan/spec.rs", "error.rs", "filter/", "row.rs", "transport/mod.rs", "validate.rs"]),
+    ("scan/stats.rs", &[]),
+    (
+        "scan/worker.rs",
+        &[
+            "scan/plan.rs",
+            "scan/position.rs",
+            "scan/spec.rs",
+            "scan/stats.rs",
+            "attempt.rs",
+            "error.rs",
+            "metrics.rs",
+            "row.rs",
+            "transport/mod.rs",
+        ],
+    ),
+    (
+        "scan/regions.rs",
+        &[
+            "scan/plan.rs",
+            "scan/position.rs",
+            "scan/spec.rs",
+            "scan/stats.rs",
+            "scan/worker.rs",
+            "attempt.rs",
+            "error.rs",
+            "region.rs",
+            "row.rs",
+            "transport/mod.rs",
+        ],
+    ),
+    (
+        "scan/stream.rs",
+        &[
+            "scan/plan.rs",
+            "scan/regions.rs",
+            "scan/spec.rs",
+            "scan/stats.rs",
+            "scan/worker.rs",
+            "attempt.rs",
+            "error.rs",
+            "row.rs",
+        ],
+    ),
+];
+
+#[test]
+fn the_scan_engine_imports_only_what_its_layout_allows() {
+    let graph = crate_graph();
+    let mut wrong = Vec::new();
+    for (file, allowed) in SCAN_LAYOUT {
+        for (to, why) in graph.edges.get(*file).into_iter().flatten() {
+            let allowed = allowed.iter().any(|a| to == a || (a.ends_with('/') && to.starts_with(a)));
+            if !allowed {
+                wrong.push(format!("{file} -[{why}]-> {to}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "imports outside the scan engine's layout:\n{}", wrong.join("\n"));
+    let listed: BTreeSet<&str> = SCAN_LAYOUT.iter().map(|(f, _)| *f).collect();
+    let engine: Vec<&String> = graph
+        .edges
+        .keys()
+        .filter(|f| f.starts_with("scan/") && *f != "scan/mod.rs" && !listed.contains(f.as_str()))
+        .collect();
+    assert!(engine.is_empty(), "scan engine files missing from SCAN_LAYOUT: {engine:?}");
+}
+
 #[test]
 fn a_cycle_is_found_and_named() {
     let sources = [
