@@ -10,11 +10,9 @@ use crate::coalesce::GetCoalescer;
 use crate::error::{InvalidInput, Result};
 use crate::pool::{Pool, PoolStats};
 use crate::retry::{DefaultRetryPolicy, RetryPolicy};
-use crate::table::Table;
 use crate::transport::native::NativeTransport;
 use crate::transport::thrift::ThriftTransport;
 use crate::transport::Transport;
-use crate::validate;
 
 /// Builds a [`Client`]. Every setting has a documented default.
 #[derive(Clone)]
@@ -189,7 +187,7 @@ impl ClientBuilder {
         self
     }
 
-    /// Most single-row [`Table::get`] calls sent at once (at most the pool size). A get
+    /// Most single-row [`Table::get`](crate::Table::get) calls sent at once (at most the pool size). A get
     /// that arrives while that many are out waits, and when one comes back, the
     /// waiting gets of the same table go together as one `getMultiple`: far less CPU
     /// per get on the client, the gateway and the region server than one call each,
@@ -307,13 +305,6 @@ impl Client {
     /// A client for one gateway with default settings.
     pub fn connect_to(addr: impl Into<String>) -> Result<Client> {
         Client::builder().address(addr).build()
-    }
-
-    /// A handle on a table (`name` or `namespace:name`); the name is validated here,
-    /// the table's existence on first use.
-    pub fn table(&self, name: &str) -> Result<Table> {
-        validate::table_name(name)?;
-        Ok(Table::new(self.clone(), name))
     }
 
     /// The gateways' addresses, comma-separated (for error messages).

@@ -51,7 +51,7 @@ pub enum InvalidInput {
     /// A salted-scan cursor was refused: malformed, from another query, altered or
     /// signed with another key, or pointing outside its range.
     #[error("invalid cursor: {0}")]
-    Cursor(crate::salted::CursorError),
+    Cursor(CursorError),
     /// A filter could not be rendered.
     #[error("invalid filter: {0}")]
     Filter(#[from] crate::filter::FilterError),
@@ -513,6 +513,56 @@ fn extract_after(line: &str, marker: &str) -> String {
 impl From<basalt_rowkey::KeyError> for Error {
     fn from(e: basalt_rowkey::KeyError) -> Error {
         Error::InvalidInput(InvalidInput::Key(e))
+    }
+}
+
+/// Why a cursor was refused (inside [`InvalidInput::Cursor`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CursorError {
+    /// The text is not a cursor token (bad syntax, bad hex, a length out of bounds).
+    #[error("malformed cursor token: {0}")]
+    Malformed(&'static str),
+    /// A token of another version (v1 tokens carried no signature; start the query over).
+    #[error("unsupported cursor version {found:?} (this library reads v2; start the query over)")]
+    Version {
+        /// The version field found (at most 16 bytes of it, lossily decoded).
+        found: String,
+    },
+    /// The cursor was made by another query or table (its fingerprint or its number of
+    /// ranges differs).
+    #[error("the cursor belongs to another query or table")]
+    OtherQuery,
+    /// The tag does not verify: the token was altered, or it was issued under another
+    /// [`CursorKey`](crate::CursorKey) (e.g. by another process when no key is configured).
+    #[error("the cursor's signature does not verify: it was altered or issued under another cursor key")]
+    Signature,
+    /// A position lies outside its planned range (or is empty).
+    #[error("the cursor's position for range {range} lies outside that range")]
+    OutOfRange {
+        /// Index of the range in the plan.
+        range: usize,
+    },
+    /// A cursor key file ([`CursorKey::load_or_create`](crate::CursorKey::load_or_create)) could not be read, created or
+    /// understood.
+    #[error("cursor key file {path}: {reason}")]
+    KeyFile {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+impl From<CursorError> for Error {
+    fn from(e: CursorError) -> Error {
+        Error::InvalidInput(InvalidInput::Cursor(e))
+    }
+}
+
+impl From<crate::filter::FilterError> for Error {
+    fn from(e: crate::filter::FilterError) -> Error {
+        Error::InvalidInput(InvalidInput::Filter(e))
     }
 }
 

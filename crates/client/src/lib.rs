@@ -303,18 +303,17 @@ mod client;
 mod coalesce;
 mod error;
 pub mod filter;
+#[cfg(test)]
+mod import_graph;
 pub mod metrics;
 mod ops;
 mod options;
-mod paging;
 mod pool;
 mod region;
-mod region_scan;
 mod retry;
 mod row;
 mod salted;
 mod scan;
-mod scan_worker;
 mod table;
 pub mod transport;
 pub mod tuning;
@@ -334,13 +333,13 @@ pub use filter::{Comparator, CompareOp, Filter};
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
 pub use options::ReadOptions;
 pub use pool::PoolStats;
-pub use region::{cut_at_regions, RegionLocation};
+pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
 pub use row::{Cell, CellRef, Cells, Row};
 pub use salted::{
     merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
 };
-pub use scan::{RowStream, Scan, ScanPaging, ScanStats};
+pub use scan::{cut_at_regions, RowStream, Scan, ScanPaging, ScanStats};
 pub use table::Table;
 pub use validate::max_row_key_len;
 

@@ -101,8 +101,6 @@ pub(crate) fn retry(operation: Operation, error: &Error) {
 }
 
 /// A scan reopened its scanner after the last row it returned.
-// Called by the scan code; allowed unused until its call sites land.
-#[allow(dead_code)]
 pub(crate) fn reopen() {
     ::metrics::counter!(SCAN_REOPENS).increment(1);
 }
@@ -114,8 +112,6 @@ pub(crate) fn page(rows: usize, bytes: usize) {
 }
 
 /// A salted scan's bucket ended after `rows` rows.
-// Called by the scan code; allowed unused until its call sites land.
-#[allow(dead_code)]
 pub(crate) fn bucket_rows(rows: u64) {
     ::metrics::histogram!(SALTED_BUCKET_ROWS).record(rows as f64);
 }

@@ -1,4 +1,5 @@
-//! Region locations.
+//! Region locations: where each region of a table lives and which keys it holds
+//! (ranges are cut at them in [`crate::scan`]).
 
 use basalt_thrift::hbase::THRegionLocation;
 use bytes::Bytes;
@@ -34,34 +35,4 @@ impl RegionLocation {
     pub fn contains(&self, key: &[u8]) -> bool {
         key >= &self.start_key[..] && (self.end_key.is_empty() || key < &self.end_key[..])
     }
-}
-
-/// Cuts the key range `[start, stop)` (an empty `stop`: to the end of the table) at
-/// every region boundary strictly inside it: one piece per region the range touches,
-/// in key order. The one function that cuts ranges at regions: parallel and salted
-/// scans use it, and so can a caller that spreads its own work over regions.
-pub fn cut_at_regions(start: &Bytes, stop: &Bytes, regions: &[RegionLocation]) -> Vec<(Bytes, Bytes)> {
-    cut_at_region_starts(start, stop, regions.iter().map(|r| &r.start_key))
-}
-
-/// [`cut_at_regions`] given the regions' start keys.
-pub(crate) fn cut_at_region_starts<'a>(
-    start: &Bytes,
-    stop: &Bytes,
-    region_starts: impl Iterator<Item = &'a Bytes>,
-) -> Vec<(Bytes, Bytes)> {
-    let mut cuts: Vec<Bytes> = region_starts
-        .filter(|k| !k.is_empty() && k[..] > start[..] && (stop.is_empty() || k[..] < stop[..]))
-        .cloned()
-        .collect();
-    cuts.sort();
-    cuts.dedup();
-    let mut pieces = Vec::with_capacity(cuts.len() + 1);
-    let mut from = start.clone();
-    for cut in cuts {
-        pieces.push((from, cut.clone()));
-        from = cut;
-    }
-    pieces.push((from, stop.clone()));
-    pieces
 }

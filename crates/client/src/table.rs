@@ -12,7 +12,7 @@ use crate::filter::CompareOp;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::region::RegionLocation;
 use crate::row::Row;
-use crate::scan::{RowStream, Scan};
+use crate::scan::{RowStream, Scan, ScanMode};
 use crate::transport::{CheckedWrite, Condition, Operation};
 use crate::validate;
 
@@ -31,8 +31,17 @@ pub struct Table {
     write_concurrency: Option<usize>,
 }
 
+impl Client {
+    /// A handle on a table (`name` or `namespace:name`); the name is validated here,
+    /// the table's existence on first use.
+    pub fn table(&self, name: &str) -> Result<Table> {
+        validate::table_name(name)?;
+        Ok(Table::new(self.clone(), name))
+    }
+}
+
 impl Table {
-    pub(crate) fn new(client: Client, name: &str) -> Table {
+    fn new(client: Client, name: &str) -> Table {
         Table {
             client,
             name: name.to_owned(),
@@ -349,17 +358,16 @@ impl Table {
 
     /// Streams the rows of a scan (see [`Scan`] and [`RowStream`]).
     pub fn scan(&self, scan: Scan) -> Result<RowStream> {
-        validate::table_scan_bound(&self.name, scan.start_key())?;
-        validate::table_scan_bound(&self.name, scan.stop_key())?;
-        RowStream::start(self.client.clone(), self.name.clone(), scan)
+        let mode = ScanMode::of(&scan);
+        self.scan_in_mode(scan, mode)
     }
 
-    /// A scan whose page fetches also wait on `gate` (salted scans bound how many
-    /// buckets fetch at once).
-    pub(crate) fn scan_gated(&self, scan: Scan, gate: Arc<tokio::sync::Semaphore>) -> Result<RowStream> {
+    /// Streams the rows of a scan run in `mode` (salted scans run each range as a
+    /// [`ScanMode::SaltedBucket`]).
+    pub(crate) fn scan_in_mode(&self, scan: Scan, mode: ScanMode) -> Result<RowStream> {
         validate::table_scan_bound(&self.name, scan.start_key())?;
         validate::table_scan_bound(&self.name, scan.stop_key())?;
-        RowStream::start_gated(self.client.clone(), self.name.clone(), scan, Some(gate))
+        RowStream::start(self.client.attempts().clone(), self.name.clone(), scan, mode)
     }
 
     /// Runs a scan and collects every row (for small results; prefer [`Table::scan`]).
@@ -381,14 +389,7 @@ impl Table {
 
     /// Every region of the table, in key order.
     pub async fn region_locations(&self) -> Result<Vec<RegionLocation>> {
-        let mut regions = self
-            .attempts()
-            .run(Operation::RegionLocations, Some(&self.name), Idempotence::Idempotent, |t| {
-                t.region_locations(&self.name)
-            })
-            .await?;
-        regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
-        Ok(regions)
+        crate::scan::region_locations(self.attempts(), &self.name).await
     }
 }
 

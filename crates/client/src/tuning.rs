@@ -16,7 +16,7 @@
 //! | [`MAX_ROW_KEY_LEN`] | HBase's limit on a row key's length | fixed by HBase |
 
 pub use crate::client::{DEFAULT_GETS_IN_FLIGHT, DEFAULT_RETRY_BUDGET};
-pub use crate::paging::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, PAGE_GROWTH, PAGE_TARGET_BYTES};
-pub use crate::region_scan::{PARALLEL_FIRST_PAGE_ROWS, PARALLEL_PAGES_AHEAD, PARALLEL_PAGE_TARGET_BYTES};
+pub use crate::scan::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, PAGE_GROWTH, PAGE_TARGET_BYTES};
+pub use crate::scan::{PARALLEL_FIRST_PAGE_ROWS, PARALLEL_PAGES_AHEAD, PARALLEL_PAGE_TARGET_BYTES};
 pub use crate::table::DEFAULT_BATCH_ROWS;
 pub use crate::validate::MAX_ROW_KEY_LEN;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use basalt::{Bytes, Client, Filter, RegionLocation, Scan, Table};
+use basalt::{Bytes, Client, Filter, Scan, Table};
 use basalt_rowkey::Schema;
 use clap::Args;
 use futures::StreamExt;
@@ -55,15 +55,6 @@ pub struct Piece {
     pub stop: Bytes,
 }
 
-/// Cuts `[start, stop)` of `bucket` at the region boundaries that fall strictly inside
-/// it (the client's [`basalt::cut_at_regions`]).
-pub fn cut_at_regions(bucket: Option<u32>, start: &Bytes, stop: &Bytes, regions: &[RegionLocation]) -> Vec<Piece> {
-    basalt::cut_at_regions(start, stop, regions)
-        .into_iter()
-        .map(|(start, stop)| Piece { bucket, start, stop })
-        .collect()
-}
-
 async fn count_piece(table: Table, piece: Piece, caching: u32, progress: Arc<AtomicU64>) -> CliResult<u64> {
     let mut scan = Scan::new()
         .filter(Filter::first_key_only().and(Filter::key_only()))
@@ -97,8 +88,17 @@ pub async fn count_rows(
     seen: Arc<AtomicU64>,
 ) -> CliResult<Vec<(Option<u32>, u64)>> {
     let regions = table.region_locations().await?;
-    let pieces: Vec<Piece> =
-        planned.iter().flat_map(|(b, start, stop)| cut_at_regions(*b, start, stop, &regions)).collect();
+    // Each planned range cut at the regions by the client's one function for it.
+    let pieces: Vec<Piece> = planned
+        .iter()
+        .flat_map(|(bucket, start, stop)| {
+            basalt::cut_at_regions(start, stop, &regions).into_iter().map(|(start, stop)| Piece {
+                bucket: *bucket,
+                start,
+                stop,
+            })
+        })
+        .collect();
     let counts = futures::stream::iter(pieces.into_iter().map(|p| {
         let bucket = p.bucket;
         let fut = count_piece(table.clone(), p, caching, Arc::clone(&seen));
@@ -213,31 +213,4 @@ fn print_buckets(schema: &Schema, counts: &[(Option<u32>, u64)], total: u64) {
     let mean = total as f64 / k;
     let skew = if mean > 0.0 { max as f64 / mean } else { 0.0 };
     println!("skew {skew:.2} (largest bucket / mean over {} buckets)", involved.len());
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn region(start: &str) -> RegionLocation {
-        RegionLocation {
-            start_key: Bytes::from(start.to_owned()),
-            end_key: Bytes::new(),
-            region_id: 0,
-            host: String::new(),
-            port: None,
-        }
-    }
-
-    #[test]
-    fn ranges_are_cut_at_inner_region_starts_only() {
-        let regions = [region(""), region("1|"), region("2|"), region("3|")];
-        let p = cut_at_regions(Some(1), &Bytes::from_static(b"1"), &Bytes::from_static(b"2|5"), &regions);
-        let bounds: Vec<(&[u8], &[u8])> = p.iter().map(|p| (&p.start[..], &p.stop[..])).collect();
-        assert_eq!(bounds, [(&b"1"[..], &b"1|"[..]), (b"1|", b"2|"), (b"2|", b"2|5")]);
-        let all = cut_at_regions(None, &Bytes::new(), &Bytes::new(), &regions);
-        assert_eq!(all.len(), 4);
-        assert_eq!(&all[3].start[..], b"3|");
-        assert!(all[3].stop.is_empty());
-    }
 }

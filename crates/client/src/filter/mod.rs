@@ -51,7 +51,6 @@ pub use model::{BitwiseOp, Comparator, CompareOp, DependentColumn, RowRange, Sin
 pub use parse::{FilterParseError, ParseErrorKind};
 pub(crate) use proto::filter_bytes;
 pub(crate) use render::filter_string;
-pub(crate) use scan_check::check_scan;
 pub use scan_check::check_scan_filter;
 
 use model::{CompareKind, ListOp, Node, PageStart, QuotedKind};

@@ -18,9 +18,9 @@ const PACKAGE: &str = "org.apache.hadoop.hbase.filter.";
 
 /// The bytes for `filterBytes`: `Some` for a filter outside the filter language (which
 /// then goes only this way), `None` when it goes as `filterString`.
-pub(crate) fn filter_bytes(filter: Option<&Filter>) -> crate::error::Result<Option<Vec<u8>>> {
+pub(crate) fn filter_bytes(filter: Option<&Filter>) -> Result<Option<Vec<u8>>, FilterError> {
     match filter {
-        Some(f) if !in_language(f) => encode(f).map(Some).map_err(|e| crate::error::InvalidInput::Filter(e).into()),
+        Some(f) if !in_language(f) => encode(f).map(Some),
         Some(_) | None => Ok(None),
     }
 }

@@ -5,7 +5,6 @@ use bytes::Bytes;
 
 use super::model::Node;
 use super::{Filter, FilterError};
-use crate::options::{ColumnSpec, ReadOptions};
 
 impl Filter {
     /// Whether HBase's filter decides on whole rows (`hasFilterRow()`): `PageFilter`,
@@ -143,19 +142,4 @@ pub fn check_scan_filter(
         }
     }
     Ok(())
-}
-
-/// [`check_scan_filter`] for a scan's read options, as the scan is validated.
-pub(crate) fn check_scan(read: &ReadOptions, reversed: bool) -> crate::error::Result<()> {
-    let Some(filter) = read.filter.as_ref() else {
-        return Ok(());
-    };
-    let families: Vec<&[u8]> = read
-        .columns
-        .iter()
-        .map(|c| match c {
-            ColumnSpec::Family(f) | ColumnSpec::Column(f, _) => &f[..],
-        })
-        .collect();
-    check_scan_filter(filter, read.batch, reversed, &families).map_err(|e| crate::error::InvalidInput::Filter(e).into())
 }

@@ -22,6 +22,7 @@ use bytes::Bytes;
 use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 
+pub use crate::error::CursorError;
 use crate::error::{Error, InvalidInput, Result};
 
 type HmacSha256 = Hmac<Sha256>;
@@ -34,50 +35,6 @@ const MAX_KEY_LEN: usize = 32_767;
 const MAX_CURSOR_RANGES: usize = 1 << 16;
 /// Shortest secret [`CursorKey::new`] accepts.
 const MIN_SECRET_LEN: usize = 16;
-
-/// Why a cursor was refused (inside [`InvalidInput::Cursor`]).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CursorError {
-    /// The text is not a cursor token (bad syntax, bad hex, a length out of bounds).
-    #[error("malformed cursor token: {0}")]
-    Malformed(&'static str),
-    /// A token of another version (v1 tokens carried no signature; start the query over).
-    #[error("unsupported cursor version {found:?} (this library reads v2; start the query over)")]
-    Version {
-        /// The version field found (at most 16 bytes of it, lossily decoded).
-        found: String,
-    },
-    /// The cursor was made by another query or table (its fingerprint or its number of
-    /// ranges differs).
-    #[error("the cursor belongs to another query or table")]
-    OtherQuery,
-    /// The tag does not verify: the token was altered, or it was issued under another
-    /// [`CursorKey`] (e.g. by another process when no key is configured).
-    #[error("the cursor's signature does not verify: it was altered or issued under another cursor key")]
-    Signature,
-    /// A position lies outside its planned range (or is empty).
-    #[error("the cursor's position for range {range} lies outside that range")]
-    OutOfRange {
-        /// Index of the range in the plan.
-        range: usize,
-    },
-    /// A cursor key file ([`CursorKey::load_or_create`]) could not be read, created or
-    /// understood.
-    #[error("cursor key file {path}: {reason}")]
-    KeyFile {
-        /// The file.
-        path: String,
-        /// What went wrong.
-        reason: String,
-    },
-}
-
-impl From<CursorError> for Error {
-    fn from(e: CursorError) -> Error {
-        Error::InvalidInput(InvalidInput::Cursor(e))
-    }
-}
 
 /// The secret that signs and checks salted-scan cursors (HMAC-SHA256).
 ///

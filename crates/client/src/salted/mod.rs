@@ -43,11 +43,11 @@ use futures::stream::{self, SelectAll};
 use futures::{Stream, StreamExt};
 
 use crate::error::{Error, InvalidInput, Result};
+use crate::metrics;
 use crate::ops::{Delete, Get, Put};
 use crate::options::ReadOptions;
-use crate::region::cut_at_region_starts;
 use crate::row::Row;
-use crate::scan::{after_row, RowLimit, Scan, ScanStats};
+use crate::scan::{after_row, ordered_pieces, RowLimit, Scan, ScanMode, ScanStats};
 use crate::table::Table;
 use cursor::QueryDigest;
 pub use cursor::{CursorError, CursorKey, SaltedCursor};
@@ -284,24 +284,20 @@ impl SaltedScan {
             if let Some(key) = &last[index] {
                 (start, stop) = after_row(&start, &stop, key, reversed);
             }
-            let mut pieces = vec![(start.clone(), stop.clone())];
-            if self.split_by_regions {
-                pieces = cut_at_region_starts(&start, &stop, regions.iter().map(|r| &r.start_key));
-            }
-            if reversed {
-                pieces.reverse();
-            }
+            // Without regions (no split asked for), the whole range is one piece.
+            let pieces = ordered_pieces(&start, &stop, &regions, reversed);
             let mut piece_stats = Vec::new();
             let mut streams = Vec::new();
             for (piece_start, piece_stop) in pieces {
                 let mut scan = self.template.clone().start(piece_start).stop(piece_stop).reversed(reversed);
                 scan.limit = self.limit;
-                let stream = self.salted.table.scan_gated(scan, Arc::clone(&gate))?;
+                let stream =
+                    self.salted.table.scan_in_mode(scan, ScanMode::SaltedBucket { gate: Arc::clone(&gate) })?;
                 piece_stats.push(stream.stats());
                 streams.push(stream);
             }
             stats.push(BucketStats { bucket: range.bucket, range: index, pieces: piece_stats, emitted: 0 });
-            let chained: BucketStream = Box::pin(stream::iter(streams).flatten());
+            let chained: BucketStream = Box::pin(CountedBucket::new(Box::pin(stream::iter(streams).flatten())));
             sources.push(chained);
         }
         let schema = Arc::clone(&self.salted.schema);
@@ -336,6 +332,49 @@ fn check_template(template: &Scan) -> Result<()> {
 }
 
 type BucketStream = Pin<Box<dyn Stream<Item = Result<Row>> + Send>>;
+
+/// One bucket's rows on their way to the merge, counted for the metrics
+/// ([`metrics::bucket_rows`]) when the bucket's stream ends or is dropped before.
+struct CountedBucket {
+    rows: BucketStream,
+    /// Complete rows read so far (a row in parts counts once, at its last part).
+    count: u64,
+    recorded: bool,
+}
+
+impl CountedBucket {
+    fn new(rows: BucketStream) -> CountedBucket {
+        CountedBucket { rows, count: 0, recorded: false }
+    }
+
+    fn record(&mut self) {
+        if !self.recorded {
+            self.recorded = true;
+            metrics::bucket_rows(self.count);
+        }
+    }
+}
+
+impl Stream for CountedBucket {
+    type Item = Result<Row>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        let next = this.rows.as_mut().poll_next(cx);
+        match &next {
+            Poll::Ready(Some(Ok(row))) if !row.is_partial() => this.count += 1,
+            Poll::Ready(None) => this.record(),
+            Poll::Ready(Some(Ok(_) | Err(_))) | Poll::Pending => {}
+        }
+        next
+    }
+}
+
+impl Drop for CountedBucket {
+    fn drop(&mut self) {
+        self.record();
+    }
+}
 type TaggedStream = Pin<Box<dyn Stream<Item = Result<(usize, Row)>> + Send>>;
 type LogicalFn = Box<dyn Fn(&[u8]) -> Result<usize> + Send + Sync>;
 
@@ -548,18 +587,5 @@ mod tests {
         let outside = SaltedCursor::issue(&key, &query, positions);
         let e = refusal(with_key(Query::new(), &outside).stream().await);
         assert_eq!(e, InvalidInput::Cursor(CursorError::OutOfRange { range: 1 }));
-    }
-
-    #[test]
-    fn ranges_are_cut_at_region_starts_inside_them() {
-        let starts: Vec<Bytes> = ["", "b", "d", "f"].into_iter().map(Bytes::from).collect();
-        let pieces = cut_at_region_starts(&Bytes::from("a"), &Bytes::from("e"), starts.iter());
-        let as_str: Vec<(String, String)> = pieces
-            .iter()
-            .map(|(a, b)| (String::from_utf8_lossy(a).into_owned(), String::from_utf8_lossy(b).into_owned()))
-            .collect();
-        assert_eq!(as_str, [("a".into(), "b".into()), ("b".into(), "d".into()), ("d".into(), "e".into())]);
-        let open = cut_at_region_starts(&Bytes::from("c"), &Bytes::new(), starts.iter());
-        assert_eq!(open.len(), 3);
     }
 }

@@ -1,11 +1,13 @@
-//! How many rows a scan asks for in each page.
+//! The one table of page plans: how many rows each kind of scan asks for in each
+//! page, and how many pages it holds ahead of its consumer ([`PagePlan::of`]).
 //!
 //! Every page through the Thrift gateway has a fixed cost (a round trip, the gateway's
 //! call to the region server, two thread wake-ups: 1-2 ms on a busy host), so large
 //! pages read faster; but a large first page delays the first row. When the caller
 //! did not set [`Scan::caching`](crate::Scan::caching), a scan therefore starts with
 //! [`FIRST_PAGE_ROWS`] rows and multiplies the page by [`PAGE_GROWTH`] after each page,
-//! up to the rows that fit in a byte target ([`PAGE_TARGET_BYTES`] for a plain scan),
+//! up to the rows that fit in a byte target ([`PAGE_TARGET_BYTES`] for a plain scan,
+//! [`PARALLEL_PAGE_TARGET_BYTES`] for a region piece, less for a salted bucket),
 //! estimated from the bytes per row of the last reply, and never more than
 //! [`MAX_PAGE_ROWS`]. An explicit `caching(n)` asks for exactly `n` rows every page.
 
@@ -24,18 +26,68 @@ pub const PAGE_TARGET_BYTES: usize = 2 << 20;
 /// The most rows in one page, whatever the rows' size (caching not set).
 pub const MAX_PAGE_ROWS: u32 = 20_000;
 
-/// How a scan whose caching is not set sizes its pages.
+/// Pages each running piece of a [`Scan::parallel_regions`](crate::Scan::parallel_regions)
+/// scan may hold ahead of the consumer, counting the one it is fetching.
+pub const PARALLEL_PAGES_AHEAD: usize = 4;
+
+/// Bytes a region piece's page grows to when `caching` is not set (smaller than a
+/// plain scan's pages: several pieces read ahead at once).
+pub const PARALLEL_PAGE_TARGET_BYTES: usize = 1 << 20;
+
+/// Rows of the first page of every region piece but the first, when `caching` is not
+/// set: it is read ahead, so it need not be small.
+pub const PARALLEL_FIRST_PAGE_ROWS: u32 = 1600;
+
+/// Bytes a salted bucket's page grows to when `caching` is not set: a merged scan holds
+/// two pages per bucket, so they stay small.
+pub(crate) const SALTED_PAGE_TARGET_BYTES: usize = 256 << 10;
+
+/// What a worker's pages are for: each role has one row in [`PagePlan::of`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PageRole {
+    /// A plain scan: one scanner, one page ahead.
+    Plain,
+    /// The first region piece of a parallel scan: it gives the first row.
+    FirstRegionPiece,
+    /// Any later region piece of a parallel scan: read ahead while earlier pieces drain.
+    LaterRegionPiece,
+    /// One range of a salted scan, merged with many others.
+    SaltedBucket,
+}
+
+/// How a worker sizes and buffers its pages (the sizes apply when `caching` is not set).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PagePlan {
     /// Rows asked for in the first page.
     pub(crate) first_rows: u32,
     /// What a grown page should weigh.
     pub(crate) target_bytes: usize,
+    /// Pages the worker may hold ahead of its consumer, counting the one it fetches.
+    pub(crate) pages_ahead: usize,
 }
 
 impl PagePlan {
-    /// A plain scan: a small first page, pages growing to [`PAGE_TARGET_BYTES`].
-    pub(crate) const PLAIN: PagePlan = PagePlan { first_rows: FIRST_PAGE_ROWS, target_bytes: PAGE_TARGET_BYTES };
+    /// The one table of page plans.
+    pub(crate) const fn of(role: PageRole) -> PagePlan {
+        match role {
+            PageRole::Plain => {
+                PagePlan { first_rows: FIRST_PAGE_ROWS, target_bytes: PAGE_TARGET_BYTES, pages_ahead: 1 }
+            }
+            PageRole::FirstRegionPiece => PagePlan {
+                first_rows: FIRST_PAGE_ROWS,
+                target_bytes: PARALLEL_PAGE_TARGET_BYTES,
+                pages_ahead: PARALLEL_PAGES_AHEAD,
+            },
+            PageRole::LaterRegionPiece => PagePlan {
+                first_rows: PARALLEL_FIRST_PAGE_ROWS,
+                target_bytes: PARALLEL_PAGE_TARGET_BYTES,
+                pages_ahead: PARALLEL_PAGES_AHEAD,
+            },
+            PageRole::SaltedBucket => {
+                PagePlan { first_rows: FIRST_PAGE_ROWS, target_bytes: SALTED_PAGE_TARGET_BYTES, pages_ahead: 1 }
+            }
+        }
+    }
 }
 
 /// The page size of one scan: fixed (`caching` set) or growing toward a byte target.
@@ -89,18 +141,30 @@ mod tests {
     const UNLIMITED: usize = 256 << 20;
 
     #[test]
+    fn each_role_has_its_plan() {
+        let plan = |role| {
+            let PagePlan { first_rows, target_bytes, pages_ahead } = PagePlan::of(role);
+            (first_rows, target_bytes, pages_ahead)
+        };
+        assert_eq!(plan(PageRole::Plain), (100, 2 << 20, 1));
+        assert_eq!(plan(PageRole::FirstRegionPiece), (100, 1 << 20, 4), "a fast first row");
+        assert_eq!(plan(PageRole::LaterRegionPiece), (1600, 1 << 20, 4), "read ahead: larger from the start");
+        assert_eq!(plan(PageRole::SaltedBucket), (100, 256 << 10, 1), "many buckets at once: small pages");
+    }
+
+    #[test]
     fn an_explicit_caching_is_every_page_exactly() {
-        let mut s = PageSizer::new(Some(37), PagePlan::PLAIN, UNLIMITED);
+        let mut s = PageSizer::new(Some(37), PagePlan::of(PageRole::Plain), UNLIMITED);
         for _ in 0..5 {
             assert_eq!(s.rows(), 37);
             s.record(37, 37 * 5000);
         }
-        assert_eq!(PageSizer::new(Some(50_000), PagePlan::PLAIN, UNLIMITED).rows(), 50_000);
+        assert_eq!(PageSizer::new(Some(50_000), PagePlan::of(PageRole::Plain), UNLIMITED).rows(), 50_000);
     }
 
     #[test]
     fn pages_start_small_and_grow_by_the_factor_up_to_the_byte_target() {
-        let mut s = PageSizer::new(None, PagePlan::PLAIN, UNLIMITED);
+        let mut s = PageSizer::new(None, PagePlan::of(PageRole::Plain), UNLIMITED);
         let mut sizes = Vec::new();
         for _ in 0..6 {
             let rows = s.rows();
@@ -114,7 +178,7 @@ mod tests {
 
     #[test]
     fn small_rows_are_capped_in_rows_and_wide_rows_shrink_the_page() {
-        let mut s = PageSizer::new(None, PagePlan::PLAIN, UNLIMITED);
+        let mut s = PageSizer::new(None, PagePlan::of(PageRole::Plain), UNLIMITED);
         for _ in 0..10 {
             let rows = s.rows();
             s.record(rows as usize, rows as usize * 8);
@@ -123,7 +187,7 @@ mod tests {
         // Then a page of rows of 1 MiB: the next page shrinks to the target at once.
         s.record(1000, 1000 << 20);
         assert_eq!(s.rows(), 2);
-        let mut wide = PageSizer::new(None, PagePlan::PLAIN, UNLIMITED);
+        let mut wide = PageSizer::new(None, PagePlan::of(PageRole::Plain), UNLIMITED);
         wide.record(100, 100 << 20);
         assert_eq!(wide.rows(), 2, "2 MiB of 1 MiB rows");
         wide.record(2, 8 << 20);
@@ -132,7 +196,7 @@ mod tests {
 
     #[test]
     fn the_target_stays_well_under_the_clients_reply_limit() {
-        let mut s = PageSizer::new(None, PagePlan::PLAIN, 400_000);
+        let mut s = PageSizer::new(None, PagePlan::of(PageRole::Plain), 400_000);
         for _ in 0..6 {
             let rows = s.rows();
             s.record(rows as usize, rows as usize * 100);
@@ -143,7 +207,7 @@ mod tests {
 
     #[test]
     fn a_plan_may_start_larger_and_aim_lower() {
-        let plan = PagePlan { first_rows: 1600, target_bytes: 1 << 20 };
+        let plan = PagePlan { first_rows: 1600, target_bytes: 1 << 20, pages_ahead: 1 };
         let mut s = PageSizer::new(None, plan, UNLIMITED);
         assert_eq!(s.rows(), 1600);
         s.record(1600, 1600 * 256);
@@ -152,7 +216,7 @@ mod tests {
 
     #[test]
     fn pages_without_rows_still_grow() {
-        let mut s = PageSizer::new(None, PagePlan::PLAIN, UNLIMITED);
+        let mut s = PageSizer::new(None, PagePlan::of(PageRole::Plain), UNLIMITED);
         s.record(0, 40);
         assert_eq!(s.rows(), 400);
         s.record(0, 40);

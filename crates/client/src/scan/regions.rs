@@ -1,14 +1,18 @@
-//! Region-parallel ordered scans ([`Scan::parallel_regions`]).
+//! The one region coordinator: ranges are cut at region boundaries here
+//! ([`cut_at_regions`], the one function that does it), for parallel scans, for the
+//! region pieces of salted scans, and for callers that spread their own work over
+//! regions (the CLI's `count`); and the coordinator of a
+//! [`Scan::parallel_regions`](crate::Scan::parallel_regions) scan runs here.
 //!
 //! A coordinator task fetches the table's region boundaries once, cuts the scan's
-//! range at them ([`cut_at_regions`](crate::cut_at_regions)) and runs up to `parallel` pieces at a time, each a
-//! plain key-range scan by its own [`Worker`] (the plain scan's pinning, recovery and
-//! page checks); the first piece runs alone until its first page arrives, for a fast
-//! first row. Pieces are consumed strictly in order (reversed scans: from the last
-//! region down), so the rows come out exactly as the plain scan's; the pieces behind
-//! the first fill their own channels, at most [`PARALLEL_PAGES_AHEAD`] pages each, and
-//! wait. A piece's bounds are keys, not region ids: a region that splits or moves
-//! mid-scan changes nothing but which server answers.
+//! range at them and runs up to `regions` pieces at a time, each a plain key-range
+//! scan by its own [`Worker`] (the plain scan's pinning, recovery and page checks);
+//! the first piece runs alone until its first page arrives, for a fast first row.
+//! Pieces are consumed strictly in order (reversed scans: from the last region down),
+//! so the rows come out exactly as the plain scan's; the pieces behind the first fill
+//! their own channels, at most [`PARALLEL_PAGES_AHEAD`](crate::tuning::PARALLEL_PAGES_AHEAD) pages each, and wait. A
+//! piece's bounds are keys, not region ids: a region that splits or moves mid-scan
+//! changes nothing but which server answers.
 //!
 //! The coordinator counts the limit over all pieces (each piece is also started with
 //! the rows still wanted as its own limit, so none reads far past it), forwards the
@@ -25,41 +29,63 @@ use bytes::Bytes;
 use tokio::sync::mpsc;
 use tracing::Instrument;
 
-use crate::client::Client;
+use super::plan::{PagePlan, PageRole};
+use super::position::RowLimit;
+use super::spec::Scan;
+use super::stats::ScanStats;
+use super::worker::Worker;
+use crate::attempt::{Attempts, Idempotence};
 use crate::error::Result;
-use crate::paging::{PagePlan, FIRST_PAGE_ROWS};
-use crate::region::cut_at_region_starts;
+use crate::region::RegionLocation;
 use crate::row::Row;
-use crate::scan::{RowLimit, Scan, ScanStats};
-use crate::scan_worker::Worker;
-use crate::table::Table;
+use crate::transport::Operation;
 
-/// Pages each running piece of a [`Scan::parallel_regions`] scan may hold ahead of the
-/// consumer, counting the one it is fetching.
-pub const PARALLEL_PAGES_AHEAD: usize = 4;
-
-/// Bytes a piece's page grows to when `caching` is not set (smaller than a plain
-/// scan's pages: several pieces read ahead at once).
-pub const PARALLEL_PAGE_TARGET_BYTES: usize = 1 << 20;
-
-/// Rows of the first page of every piece but the first, when `caching` is not set: it
-/// is read ahead, so it need not be small.
-pub const PARALLEL_FIRST_PAGE_ROWS: u32 = 1600;
+/// Cuts the key range `[start, stop)` (an empty `stop`: to the end of the table) at
+/// every region boundary strictly inside it: one piece per region the range touches,
+/// in key order. The one function that cuts ranges at regions: parallel and salted
+/// scans use it, and so can a caller that spreads its own work over regions (`regions`
+/// in any order; duplicates and the first region's empty start key are ignored).
+pub fn cut_at_regions(start: &Bytes, stop: &Bytes, regions: &[RegionLocation]) -> Vec<(Bytes, Bytes)> {
+    let mut cuts: Vec<Bytes> = regions
+        .iter()
+        .map(|r| &r.start_key)
+        .filter(|k| !k.is_empty() && k[..] > start[..] && (stop.is_empty() || k[..] < stop[..]))
+        .cloned()
+        .collect();
+    cuts.sort();
+    cuts.dedup();
+    let mut pieces = Vec::with_capacity(cuts.len() + 1);
+    let mut from = start.clone();
+    for cut in cuts {
+        pieces.push((from, cut.clone()));
+        from = cut;
+    }
+    pieces.push((from, stop.clone()));
+    pieces
+}
 
 /// The ranges a scan of `[start, stop)` reads, one per region it touches, in the order
-/// the scan yields them (reversed: from the largest keys down). `region_starts`: the
-/// table's region start keys, in any order.
-pub(crate) fn pieces<'a>(
+/// the scan yields them (reversed: from the largest keys down). `regions` in any order.
+pub(crate) fn ordered_pieces(
     start: &Bytes,
     stop: &Bytes,
-    region_starts: impl Iterator<Item = &'a Bytes>,
+    regions: &[RegionLocation],
     reversed: bool,
 ) -> VecDeque<(Bytes, Bytes)> {
-    let mut pieces = cut_at_region_starts(start, stop, region_starts);
+    let mut pieces = cut_at_regions(start, stop, regions);
     if reversed {
         pieces.reverse();
     }
     pieces.into()
+}
+
+/// Every region of `table`, in key order (one call, retried as an idempotent read).
+pub(crate) async fn region_locations(attempts: &Attempts, table: &str) -> Result<Vec<RegionLocation>> {
+    let mut regions = attempts
+        .run(Operation::RegionLocations, Some(table), Idempotence::Idempotent, |t| t.region_locations(table))
+        .await?;
+    regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
+    Ok(regions)
 }
 
 /// One running piece: its pages, and its own counters.
@@ -77,9 +103,11 @@ struct Retired {
 }
 
 struct Coordinator {
-    client: Client,
+    attempts: Attempts,
     table: String,
     scan: Scan,
+    /// Pieces read at once.
+    parallel: usize,
     stats: Arc<ScanStats>,
     started: Instant,
     limit: RowLimit,
@@ -92,26 +120,24 @@ struct Coordinator {
     retired: Retired,
 }
 
-/// Starts the coordinator of a [`Scan::parallel_regions`] scan, sending its pages, in
-/// order, to `tx`.
+/// Starts the coordinator of a [`Scan::parallel_regions`] scan reading `parallel`
+/// pieces at once; returns the channel of its pages, in order.
 pub(crate) fn spawn(
-    client: Client,
+    attempts: Attempts,
     table: String,
     scan: Scan,
+    parallel: usize,
     stats: Arc<ScanStats>,
-    tx: mpsc::Sender<Result<Vec<Row>>>,
-) {
-    let span = tracing::debug_span!(
-        "hbase.parallel_scan",
-        table = %table,
-        reversed = scan.reversed,
-        parallel = scan.parallel
-    );
+) -> mpsc::Receiver<Result<Vec<Row>>> {
+    // One page ahead of the consumer, as a plain scan.
+    let (tx, rx) = mpsc::channel(1);
+    let span = tracing::debug_span!("hbase.parallel_scan", table = %table, reversed = scan.reversed, parallel);
     let coordinator = Coordinator {
-        client,
+        attempts,
         table,
         limit: RowLimit::new(scan.limit),
         scan,
+        parallel,
         stats,
         started: Instant::now(),
         waiting: VecDeque::new(),
@@ -121,6 +147,7 @@ pub(crate) fn spawn(
         retired: Retired::default(),
     };
     tokio::spawn(coordinator.run(tx).instrument(span));
+    rx
 }
 
 impl Coordinator {
@@ -140,16 +167,15 @@ impl Coordinator {
     /// Forwards the pieces' pages in order until the scan is over, the limit is reached
     /// or the consumer is gone; `Err` for the first error of any piece.
     async fn forward(&mut self, tx: &mpsc::Sender<Result<Vec<Row>>>) -> Result<()> {
-        let table = Table::new(self.client.clone(), &self.table);
         let regions = tokio::select! {
-            regions = table.region_locations() => regions?,
+            regions = region_locations(&self.attempts, &self.table) => regions?,
             () = tx.closed() => return Ok(()),
         };
         let (start, stop) = (self.scan.start.clone(), self.scan.stop.clone());
         if !stop.is_empty() && start >= stop {
             return Ok(()); // an empty range: no rows, no call
         }
-        self.waiting = pieces(&start, &stop, regions.iter().map(|r| &r.start_key), self.scan.reversed);
+        self.waiting = ordered_pieces(&start, &stop, &regions, self.scan.reversed);
         tracing::debug!(pieces = self.waiting.len(), regions = regions.len(), "parallel scan planned");
         loop {
             if self.limit.finished() {
@@ -191,7 +217,7 @@ impl Coordinator {
 
     /// Starts waiting pieces until `parallel` run (one until the first has answered).
     fn start_pieces(&mut self) {
-        let parallel = if self.first_answered { self.scan.parallel } else { 1 };
+        let parallel = if self.first_answered { self.parallel } else { 1 };
         while self.running.len() < parallel {
             let Some((start, stop)) = self.waiting.pop_front() else { return };
             let mut scan = self.scan.clone();
@@ -200,13 +226,11 @@ impl Coordinator {
             // Rows still allowed to start (a row in progress lies in an earlier piece).
             scan.limit = self.limit.remaining();
             scan.parallel = 1;
-            let (tx, rx) = mpsc::channel(PARALLEL_PAGES_AHEAD);
             let stats = Arc::new(ScanStats::default());
-            let (client, table) = (self.client.clone(), self.table.clone());
-            let first_rows = if self.started_pieces == 0 { FIRST_PAGE_ROWS } else { PARALLEL_FIRST_PAGE_ROWS };
-            let plan = PagePlan { first_rows, target_bytes: PARALLEL_PAGE_TARGET_BYTES };
+            let role = if self.started_pieces == 0 { PageRole::FirstRegionPiece } else { PageRole::LaterRegionPiece };
             self.started_pieces += 1;
-            Worker::spawn(client, table, scan, None, Arc::clone(&stats), tx, plan);
+            let (attempts, table) = (self.attempts.clone(), self.table.clone());
+            let rx = Worker::spawn(attempts, table, scan, None, Arc::clone(&stats), PagePlan::of(role));
             self.running.push_back(Piece { pages: rx, stats });
         }
     }
@@ -267,44 +291,60 @@ mod tests {
     }
 
     /// Four regions: [,c) [c,g) [g,m) [m,); listed out of order and with a duplicate.
-    fn starts() -> Vec<Bytes> {
-        ["g", "", "m", "c", "g"].into_iter().map(b).collect()
+    fn starts() -> Vec<RegionLocation> {
+        ["g", "", "m", "c", "g"].into_iter().map(region).collect()
+    }
+
+    fn region(start: &str) -> RegionLocation {
+        RegionLocation { start_key: b(start), end_key: Bytes::new(), region_id: 0, host: String::new(), port: None }
+    }
+
+    fn pieces(start: &Bytes, stop: &Bytes, regions: &[RegionLocation], reversed: bool) -> VecDeque<(Bytes, Bytes)> {
+        ordered_pieces(start, stop, regions, reversed)
     }
 
     #[test]
     fn a_full_scan_is_cut_at_every_region_start() {
-        let got = pieces(&Bytes::new(), &Bytes::new(), starts().iter(), false);
+        let got = pieces(&Bytes::new(), &Bytes::new(), &starts(), false);
         assert_eq!(show(&got), pairs(&[("", "c"), ("c", "g"), ("g", "m"), ("m", "")]));
-        let got = pieces(&Bytes::new(), &Bytes::new(), starts().iter(), true);
+        let got = pieces(&Bytes::new(), &Bytes::new(), &starts(), true);
         assert_eq!(show(&got), pairs(&[("m", ""), ("g", "m"), ("c", "g"), ("", "c")]), "reversed: last region first");
     }
 
     #[test]
     fn open_ends_and_bounds_between_region_starts() {
-        let got = pieces(&b("d"), &Bytes::new(), starts().iter(), false);
+        let got = pieces(&b("d"), &Bytes::new(), &starts(), false);
         assert_eq!(show(&got), pairs(&[("d", "g"), ("g", "m"), ("m", "")]));
-        let got = pieces(&Bytes::new(), &b("h"), starts().iter(), false);
+        let got = pieces(&Bytes::new(), &b("h"), &starts(), false);
         assert_eq!(show(&got), pairs(&[("", "c"), ("c", "g"), ("g", "h")]));
-        let got = pieces(&b("b"), &b("n"), starts().iter(), true);
+        let got = pieces(&b("b"), &b("n"), &starts(), true);
         assert_eq!(show(&got), pairs(&[("m", "n"), ("g", "m"), ("c", "g"), ("b", "c")]));
     }
 
     #[test]
+    fn ranges_are_cut_at_region_starts_inside_them() {
+        let regions: Vec<RegionLocation> = ["", "b", "d", "f"].into_iter().map(region).collect();
+        let got = cut_at_regions(&b("a"), &b("e"), &regions);
+        assert_eq!(show(&got.into()), pairs(&[("a", "b"), ("b", "d"), ("d", "e")]));
+        assert_eq!(cut_at_regions(&b("c"), &Bytes::new(), &regions).len(), 3);
+    }
+
+    #[test]
     fn bounds_on_region_starts_make_no_empty_piece() {
-        let got = pieces(&b("c"), &b("m"), starts().iter(), false);
+        let got = pieces(&b("c"), &b("m"), &starts(), false);
         assert_eq!(show(&got), pairs(&[("c", "g"), ("g", "m")]));
     }
 
     #[test]
     fn a_range_inside_one_region_is_one_piece() {
         for reversed in [false, true] {
-            let got = pieces(&b("h"), &b("k"), starts().iter(), reversed);
+            let got = pieces(&b("h"), &b("k"), &starts(), reversed);
             assert_eq!(show(&got), pairs(&[("h", "k")]));
         }
         // A table of one region (its start key is empty).
-        let one = [Bytes::new()];
-        assert_eq!(show(&pieces(&Bytes::new(), &Bytes::new(), one.iter(), false)), pairs(&[("", "")]));
+        let one = [region("")];
+        assert_eq!(show(&pieces(&Bytes::new(), &Bytes::new(), &one, false)), pairs(&[("", "")]));
         // No region known at all: the whole range.
-        assert_eq!(show(&pieces(&b("a"), &b("z"), [].iter(), false)), pairs(&[("a", "z")]));
+        assert_eq!(show(&pieces(&b("a"), &b("z"), &[], false)), pairs(&[("a", "z")]));
     }
 }

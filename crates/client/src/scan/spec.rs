@@ -1,36 +1,14 @@
-//! Scans as `futures::Stream`s of rows.
-//!
-//! A scan runs in a background task ([`crate::scan_worker`]) that pages through
-//! `openScanner` / `getScannerRows`, one page ahead of the consumer (memory is bounded by
-//! two pages; pages grow from small to about 2 MiB unless `caching` is set, see
-//! [`crate::paging`]). A scan with [`Scan::parallel_regions`] runs one such task per
-//! region range, several at once, and yields their rows in order
-//! ([`crate::region_scan`]). Its server-side scanner is pinned to the connection that opened it: the
-//! id is only ever used on that connection, so a restarted gateway or a load balancer
-//! can never hand the scan another scanner's rows. Every page is checked against the
-//! scan's range and direction before a row is delivered. When the scanner expires, the
-//! connection is lost or a page fails the checks, the scan reopens just after the last
-//! row it returned: no row twice, no row missed. Dropping the stream stops the task,
-//! which closes the server-side scanner.
+//! The scan spec, free of I/O: the [`Scan`] builder, its paging, its validation, and
+//! the [`ScanMode`] a scan runs in.
 
-use std::collections::VecDeque;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll};
-use std::time::Duration;
 
 use bytes::Bytes;
-use futures::Stream;
-use tokio::sync::mpsc;
+use tokio::sync::Semaphore;
 
-use crate::client::Client;
 use crate::error::{InvalidInput, Result};
-use crate::filter::Filter;
-use crate::options::ReadOptions;
-use crate::paging::PagePlan;
-use crate::row::Row;
-use crate::scan_worker::Worker;
+use crate::filter::{check_scan_filter, Filter};
+use crate::options::{ColumnSpec, ReadOptions};
 
 /// How a scan fetches its pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -207,7 +185,7 @@ impl Scan {
     }
 
     /// At most `cells` cells per returned item: wide rows come back in parts, each
-    /// a [`Row`] whose [`Row::is_partial`] is true, except the last.
+    /// a [`Row`](crate::Row) whose [`Row::is_partial`](crate::Row::is_partial) is true, except the last.
     pub fn batch(mut self, cells: u32) -> Scan {
         self.read = self.read.batch(cells);
         self
@@ -321,7 +299,7 @@ impl Scan {
 
     pub(crate) fn validate(&self) -> Result<()> {
         self.read.validate()?;
-        crate::filter::check_scan(&self.read, self.reversed)?;
+        self.check_filter()?;
         if self.on_demand.is_some() {
             return Err(InvalidInput::Untranslatable {
                 what: "load_column_families_on_demand",
@@ -338,6 +316,23 @@ impl Scan {
             return Err(InvalidInput::Option("scan start is after its stop".into()).into());
         }
         Ok(())
+    }
+
+    /// What HBase refuses about the filter on this scan ([`check_scan_filter`]),
+    /// checked against the families the scan names.
+    fn check_filter(&self) -> Result<()> {
+        let Some(filter) = self.read.filter.as_ref() else {
+            return Ok(());
+        };
+        let families: Vec<&[u8]> = self
+            .read
+            .columns
+            .iter()
+            .map(|c| match c {
+                ColumnSpec::Family(f) | ColumnSpec::Column(f, _) => &f[..],
+            })
+            .collect();
+        check_scan_filter(filter, self.read.batch, self.reversed, &families).map_err(|e| InvalidInput::Filter(e).into())
     }
 
     /// What stateless paging cannot read as the Java client does, refused before
@@ -376,180 +371,30 @@ fn successor(key: &[u8]) -> Bytes {
     Bytes::from(next)
 }
 
-/// A salted bucket's pages when caching is not set: a merged scan holds two pages per
-/// bucket, so they grow to 256 KiB only.
-const SALTED_PAGES: PagePlan = PagePlan { first_rows: crate::paging::FIRST_PAGE_ROWS, target_bytes: 256 << 10 };
-
-/// The not-yet-returned part of `[start, stop)` once the row `last` has been returned:
-/// forward, everything after `last` (`[last 00, stop)`); reversed, everything before it
-/// (`[start, last)`). The one place that computes "the position after the last row",
-/// for plain scans, salted buckets and cursors alike.
-pub(crate) fn after_row(start: &Bytes, stop: &Bytes, last: &Bytes, reversed: bool) -> (Bytes, Bytes) {
-    if reversed {
-        (start.clone(), last.clone())
-    } else {
-        let mut next = Vec::with_capacity(last.len() + 1);
-        next.extend_from_slice(last);
-        next.push(0);
-        (Bytes::from(next), stop.clone())
-    }
+/// How a scan runs, chosen once when it starts and matched in one place
+/// ([`RowStream::start`](super::RowStream)): never inferred from an optional setting.
+#[derive(Debug, Clone)]
+pub(crate) enum ScanMode {
+    /// One scanner over the whole range, region after region.
+    Plain,
+    /// The range cut at region boundaries, up to `regions` pieces read at once, their
+    /// rows yielded in key order ([`Scan::parallel_regions`]).
+    ParallelRegions {
+        /// Pieces read at once (at least 2).
+        regions: usize,
+    },
+    /// One range (or region piece) of a salted scan: pages sized for a merge of many
+    /// buckets, and every page fetch waits on the salted scan's shared `gate`.
+    SaltedBucket {
+        /// Bounds how many buckets fetch a page at once.
+        gate: Arc<Semaphore>,
+    },
 }
 
-/// The greatest row key below `key` among keys of at most `max_len` bytes (HBase's
-/// keys are bounded, so it exists): `key` without its last byte if that byte is 0x00,
-/// else `key` with its last byte decremented and padded with 0xFF to `max_len` bytes.
-/// `None` when no row key lies below `key` (it is empty or `[0x00]`).
-pub(crate) fn key_before(key: &[u8], max_len: usize) -> Option<Bytes> {
-    let before = if key.len() > max_len {
-        // A proper prefix is smaller than the key, and the longest one is the greatest.
-        key.get(..max_len)?.to_vec()
-    } else {
-        let (&last, head) = key.split_last()?;
-        let mut before = Vec::with_capacity(if last == 0 { head.len() } else { max_len });
-        before.extend_from_slice(head);
-        if last != 0 {
-            before.push(last - 1);
-            before.resize(max_len.max(before.len()), 0xFF);
-        }
-        before
-    };
-    if before.is_empty() {
-        None
-    } else {
-        Some(Bytes::from(before))
-    }
-}
-
-/// A row limit counted as the Java client counts it: a row counts when its first item
-/// arrives (its key differs from the previous item's); once the limit is used up, the
-/// remaining parts of the last row still pass and the next row's key ends the scan.
-/// (HBase flags a batched row's last part as partial when hidden older versions follow
-/// it, so "a non-partial part" cannot be what completes a row.)
-#[derive(Debug, Clone, Default)]
-pub(crate) struct RowLimit {
-    remaining: Option<u64>,
-    /// The key of the last item passed, and whether it was flagged partial.
-    current: Option<(Bytes, bool)>,
-    done: bool,
-}
-
-impl RowLimit {
-    /// A limit of `limit` rows (`None`: no limit).
-    pub(crate) fn new(limit: Option<u64>) -> RowLimit {
-        RowLimit { remaining: limit, current: None, done: false }
-    }
-
-    /// Whether the item `row` passes; `false` once the limit is over (and from then on).
-    pub(crate) fn admit(&mut self, row: &Row) -> bool {
-        if self.done {
-            return false;
-        }
-        let same_row = matches!(&self.current, Some((key, _)) if key[..] == *row.key());
-        if !same_row {
-            if self.remaining == Some(0) {
-                self.done = true;
-                return false;
-            }
-            if let Some(n) = &mut self.remaining {
-                *n -= 1;
-            }
-        }
-        self.current = Some((row.key_bytes(), row.is_partial()));
-        true
-    }
-
-    /// How many of `rows` (a prefix) pass.
-    pub(crate) fn admit_page(&mut self, rows: &[Row]) -> usize {
-        rows.iter().take_while(|row| self.admit(row)).count()
-    }
-
-    /// Whether nothing more can pass: the limit is used up and the last row is complete.
-    pub(crate) fn finished(&self) -> bool {
-        self.done || (self.remaining == Some(0) && !matches!(self.current, Some((_, true))))
-    }
-
-    /// Rows the limit still allows to start (`None`: no limit).
-    pub(crate) fn remaining(&self) -> Option<u64> {
-        self.remaining
-    }
-}
-
-/// Live counters of one scan, shared with the stream's owner.
-#[derive(Debug, Default)]
-pub struct ScanStats {
-    pub(crate) rows: AtomicU64,
-    pub(crate) pages: AtomicU64,
-    pub(crate) reopens: AtomicU64,
-    pub(crate) rejected_pages: AtomicU64,
-    pub(crate) first_row_micros: AtomicU64,
-    pub(crate) finished_micros: AtomicU64,
-}
-
-impl ScanStats {
-    /// Rows delivered to the stream so far.
-    pub fn rows(&self) -> u64 {
-        self.rows.load(Ordering::Relaxed)
-    }
-    /// `getScannerRows` pages fetched.
-    pub fn pages(&self) -> u64 {
-        self.pages.load(Ordering::Relaxed)
-    }
-    /// Times the scanner was reopened after expiring or losing its connection.
-    pub fn reopens(&self) -> u64 {
-        self.reopens.load(Ordering::Relaxed)
-    }
-    /// Pages refused because a row was outside the scan's range or out of order (none
-    /// of their rows was delivered; the scan reopened instead).
-    pub fn rejected_pages(&self) -> u64 {
-        self.rejected_pages.load(Ordering::Relaxed)
-    }
-    /// Time from the start until the scan finished (ended, failed or was dropped).
-    pub fn finished_after(&self) -> Option<Duration> {
-        match self.finished_micros.load(Ordering::Relaxed) {
-            0 => None,
-            us => Some(Duration::from_micros(us)),
-        }
-    }
-    /// Time from the start to the first page with rows, if any arrived.
-    pub fn time_to_first_row(&self) -> Option<Duration> {
-        match self.first_row_micros.load(Ordering::Relaxed) {
-            0 => None,
-            us => Some(Duration::from_micros(us)),
-        }
-    }
-}
-
-/// The rows of a scan, as a `Stream`. Dropping it cancels the scan and closes the
-/// server-side scanner.
-pub struct RowStream {
-    pages: mpsc::Receiver<Result<Vec<Row>>>,
-    current: VecDeque<Row>,
-    stats: Arc<ScanStats>,
-    done: bool,
-}
-
-impl std::fmt::Debug for RowStream {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RowStream").field("buffered", &self.current.len()).finish_non_exhaustive()
-    }
-}
-
-impl RowStream {
-    pub(crate) fn start(client: Client, table: String, scan: Scan) -> Result<RowStream> {
-        RowStream::start_gated(client, table, scan, None)
-    }
-
-    /// Starts a scan whose page fetches also wait on `gate` (salted scans bound how many
-    /// buckets fetch at once).
-    pub(crate) fn start_gated(
-        client: Client,
-        table: String,
-        scan: Scan,
-        gate: Option<Arc<tokio::sync::Semaphore>>,
-    ) -> Result<RowStream> {
-        scan.validate()?;
-        let (tx, rx) = mpsc::channel(1);
-        let stats = Arc::new(ScanStats::default());
+impl ScanMode {
+    /// The mode of a table scan ([`Table::scan`](crate::Table::scan)): parallel when the
+    /// scan asks for it and its answer allows it.
+    pub(crate) fn of(scan: &Scan) -> ScanMode {
         // A limit with batch is counted by HBase itself across regions, as the Java
         // client's one scanner sees them: read such scans with one scanner.
         // So are scans whose filter can end the whole scan (`scan_spanning_filter`): as
@@ -557,119 +402,10 @@ impl RowStream {
         // the next region; regions read at once would return their rows regardless.
         let spanning = scan.read.filter.as_ref().and_then(|f| f.scan_spanning_filter()).is_some();
         let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || spanning;
-        if scan.parallel > 1 && gate.is_none() && !one_scanner {
-            crate::region_scan::spawn(client, table, scan, Arc::clone(&stats), tx);
+        if scan.parallel > 1 && !one_scanner {
+            ScanMode::ParallelRegions { regions: scan.parallel }
         } else {
-            // Salted buckets run many scans at once: smaller pages bound their memory.
-            let plan = if gate.is_some() { SALTED_PAGES } else { PagePlan::PLAIN };
-            Worker::spawn(client, table, scan, gate, Arc::clone(&stats), tx, plan);
+            ScanMode::Plain
         }
-        Ok(RowStream { pages: rx, current: VecDeque::new(), stats, done: false })
-    }
-
-    /// Live counters of this scan.
-    pub fn stats(&self) -> Arc<ScanStats> {
-        Arc::clone(&self.stats)
-    }
-
-    /// The next page of rows as one batch (empty when the scan is over); an
-    /// alternative to polling row by row.
-    pub async fn next_page(&mut self) -> Option<Result<Vec<Row>>> {
-        if !self.current.is_empty() {
-            return Some(Ok(self.current.drain(..).collect()));
-        }
-        if self.done {
-            return None;
-        }
-        let page = self.pages.recv().await;
-        if page.is_none() {
-            self.done = true;
-        }
-        page
-    }
-}
-
-impl Stream for RowStream {
-    type Item = Result<Row>;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        loop {
-            if let Some(row) = self.current.pop_front() {
-                return Poll::Ready(Some(Ok(row)));
-            }
-            if self.done {
-                return Poll::Ready(None);
-            }
-            match self.pages.poll_recv(cx) {
-                Poll::Ready(Some(Ok(rows))) => self.current = rows.into(),
-                Poll::Ready(Some(Err(e))) => {
-                    self.done = true;
-                    return Poll::Ready(Some(Err(e)));
-                }
-                Poll::Ready(None) => {
-                    self.done = true;
-                    return Poll::Ready(None);
-                }
-                Poll::Pending => return Poll::Pending,
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::row::Cell;
-
-    fn part(key: &str, partial: bool) -> Row {
-        Row::new(Bytes::copy_from_slice(key.as_bytes()), [Cell::new("d", "q", "v", 1)]).with_partial(partial)
-    }
-
-    #[test]
-    fn the_key_before_is_exact_for_bounded_keys() {
-        assert_eq!(key_before(b"b", 4).unwrap(), Bytes::from_static(b"a\xff\xff\xff"));
-        assert_eq!(key_before(b"b\0", 4).unwrap(), Bytes::from_static(b"b"));
-        assert_eq!(key_before(b"ab", 2).unwrap(), Bytes::from_static(b"aa"));
-        assert_eq!(key_before(b"abcd", 2).unwrap(), Bytes::from_static(b"ab"), "a longer key: its prefix");
-        assert_eq!(key_before(b"\0", 4), None);
-        assert_eq!(key_before(b"", 4), None);
-        // Over keys of at most 3 bytes from {00, 01, ff}: the answer is below the bound,
-        // at most 3 bytes, and no key lies strictly between them.
-        let alphabet = [0u8, 1, 0xff];
-        let mut keys = vec![Vec::new()];
-        for _ in 0..3 {
-            let longer: Vec<Vec<u8>> =
-                keys.iter().flat_map(|k| alphabet.iter().map(move |b| [k.clone(), vec![*b]].concat())).collect();
-            keys.extend(longer);
-        }
-        keys.retain(|k| !k.is_empty() && k.len() <= 3);
-        keys.sort();
-        keys.dedup();
-        for bound in &keys {
-            match key_before(bound, 3) {
-                Some(got) => {
-                    assert!(got[..] < bound[..] && got.len() <= 3, "bound {bound:02x?}: {got:02x?}");
-                    let between = keys.iter().find(|k| k[..] > got[..] && *k < bound);
-                    assert_eq!(between, None, "bound {bound:02x?}: {got:02x?}");
-                }
-                None => assert!(keys.iter().all(|k| k >= bound), "bound {bound:02x?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn the_limit_counts_a_row_at_its_first_part() {
-        let mut limit = RowLimit::new(Some(1));
-        // The last part of m1 is flagged partial (hidden older versions follow it).
-        assert_eq!(limit.admit_page(&[part("m1", true), part("m1", true)]), 2);
-        assert!(!limit.finished(), "m1 may have more parts");
-        assert_eq!(limit.admit_page(&[part("m2", false)]), 0);
-        assert!(limit.finished());
-        let mut limit = RowLimit::new(Some(2));
-        assert_eq!(limit.admit_page(&[part("a", true), part("a", false), part("b", false), part("c", false)]), 3);
-        assert!(limit.finished());
-        let mut none = RowLimit::new(None);
-        assert_eq!(none.admit_page(&[part("a", false), part("b", true)]), 2);
-        assert!(!none.finished());
     }
 }
