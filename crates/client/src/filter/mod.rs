@@ -33,6 +33,7 @@
 //! is wrong and where ([`FilterParseError::position`]). Rendering a parsed filter gives a
 //! canonical string that parses to the same filter.
 
+mod check;
 mod model;
 mod parse;
 mod proto;
@@ -417,6 +418,6 @@ impl Filter {
     /// Whether the filter can be written in HBase's filter language; reads send it as
     /// `filterString` when it can and as `filterBytes` otherwise.
     pub fn in_filter_language(&self) -> bool {
-        render::in_language(self)
+        check::in_language(self)
     }
 }

@@ -241,7 +241,7 @@ impl Parser<'_> {
         self.pos += 1;
         let args = self.arguments()?;
         let filter = kind.build(Args { filter: kind.name(), name_at: start, close_at: self.pos - 1, args })?;
-        super::render::check_node(&filter.node)
+        super::check::check_node(&filter.node)
             .map_err(|e| FilterParseError { position: start, kind: ParseErrorKind::Invalid(e) })?;
         Ok(filter)
     }

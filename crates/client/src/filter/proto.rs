@@ -7,10 +7,11 @@ use basalt_rpc_protocol::pb;
 use bytes::Bytes;
 use prost::Message;
 
+use super::check::{check_node, in_language};
 use super::model::{
     BitwiseOp, Comparator, CompareKind, CompareOp, ListOp, Node, PageStart, QuotedKind, SingleColumnValue,
 };
-use super::render::{check_node, in_language};
+
 use super::{Filter, FilterError};
 
 /// Java package of HBase's filters and comparators (the `name` of `hbase.pb.Filter`).

@@ -4,7 +4,8 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use super::model::{Comparator, CompareOp, Node, PageStart, RowRange};
+use super::check::{check_node, in_language};
+use super::model::{Comparator, CompareOp, Node, PageStart};
 use super::{Filter, FilterError};
 
 /// The filter string for `filterString`: `Some` when the filter has a form in the
@@ -22,100 +23,6 @@ pub(super) fn render(filter: &Filter) -> Result<Bytes, FilterError> {
     let mut out = Vec::new();
     Writer { out: &mut out, extended: false }.filter(filter)?;
     Ok(Bytes::from(out))
-}
-
-/// Whether every part of the filter has a form in the filter language.
-pub(super) fn in_language(filter: &Filter) -> bool {
-    let cmp_ok = |c: &Comparator| c.language_value().is_some();
-    match &filter.node {
-        Node::SingleColumnValue(s) => cmp_ok(&s.cmp),
-        Node::Compare(_, _, c) | Node::ColumnValue(_, _, _, c) => cmp_ok(c),
-        Node::DependentColumn(d) => d.value.as_ref().is_none_or(|(_, c)| cmp_ok(c)),
-        Node::ColumnPagination(_, start) => matches!(start, PageStart::Offset(_)),
-        Node::FuzzyRow(_) | Node::MultiRowRange(_) | Node::RandomRow(_) => false,
-        Node::Quoted(..)
-        | Node::Page(_)
-        | Node::MultipleColumnPrefix(_)
-        | Node::KeyOnly(_)
-        | Node::FirstKeyOnly
-        | Node::Timestamps(_)
-        | Node::ColumnRange(..)
-        | Node::ColumnCountGet(_)
-        | Node::Raw(_) => true,
-        Node::List(_, members) => members.iter().all(in_language),
-        Node::Skip(inner) | Node::While(inner) => in_language(inner),
-    }
-}
-
-/// The checks HBase's filter-language factories make on an operator and a comparator.
-pub(super) fn check_comparator(op: CompareOp, cmp: &Comparator) -> Result<(), FilterError> {
-    if cmp.equality_only() && !matches!(op, CompareOp::Equal | CompareOp::NotEqual) {
-        return Err(FilterError::UnsupportedCompareOp(cmp.type_name(), op));
-    }
-    Ok(())
-}
-
-/// Checks the arguments of one node (not its members), as HBase's constructors would.
-pub(super) fn check_node(node: &Node) -> Result<(), FilterError> {
-    match node {
-        Node::SingleColumnValue(s) => check_comparator(s.op, &s.cmp),
-        Node::Compare(_, op, cmp) | Node::ColumnValue(_, _, op, cmp) => check_comparator(*op, cmp),
-        Node::Page(size) if *size < 0 => Err(FilterError::InvalidPageSize(*size)),
-        Node::Timestamps(ts) => match ts.iter().find(|t| **t < 0) {
-            Some(bad) => Err(FilterError::NegativeTimestamp(*bad)),
-            None => Ok(()),
-        },
-        Node::ColumnRange(min, max) => {
-            // HBase maps an empty bound to "unbounded", which would silently change the meaning.
-            if matches!(min, Some((b, false)) if b.is_empty()) {
-                return Err(FilterError::EmptyColumnRangeBound("min"));
-            }
-            if matches!(max, Some((b, _)) if b.is_empty()) {
-                return Err(FilterError::EmptyColumnRangeBound("max"));
-            }
-            Ok(())
-        }
-        Node::ColumnCountGet(limit) if *limit < 0 => Err(FilterError::NegativeColumnCount(*limit)),
-        Node::ColumnPagination(limit, _) if *limit < 0 => Err(FilterError::NegativeColumnPagination("limit", *limit)),
-        Node::ColumnPagination(_, PageStart::Offset(offset)) if *offset < 0 => {
-            Err(FilterError::NegativeColumnPagination("offset", *offset))
-        }
-        Node::FuzzyRow(keys) => {
-            for (key, mask) in keys {
-                if key.len() != mask.len() {
-                    return Err(FilterError::FuzzyLengthMismatch { key: key.len(), mask: mask.len() });
-                }
-                if let Some(bad) = mask.iter().find(|b| **b > 1) {
-                    return Err(FilterError::FuzzyMaskByte(*bad));
-                }
-            }
-            Ok(())
-        }
-        Node::MultiRowRange(ranges) if ranges.is_empty() => Err(FilterError::EmptyRowRanges),
-        Node::MultiRowRange(ranges) => match ranges.iter().find(|r| inverted(r)) {
-            Some(_) => Err(FilterError::InvertedRowRange),
-            None => Ok(()),
-        },
-        Node::Raw(text) if text.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) => Err(FilterError::EmptyRaw),
-        Node::List(_, members) if members.is_empty() => Err(FilterError::EmptyFilterList),
-        Node::Page(_)
-        | Node::ColumnCountGet(_)
-        | Node::ColumnPagination(..)
-        | Node::Quoted(..)
-        | Node::MultipleColumnPrefix(_)
-        | Node::KeyOnly(_)
-        | Node::FirstKeyOnly
-        | Node::DependentColumn(_)
-        | Node::RandomRow(_)
-        | Node::Raw(_)
-        | Node::List(..)
-        | Node::Skip(_)
-        | Node::While(_) => Ok(()),
-    }
-}
-
-fn inverted(r: &RowRange) -> bool {
-    !r.start.is_empty() && !r.stop.is_empty() && r.start > r.stop
 }
 
 /// One argument of a simple filter expression.
