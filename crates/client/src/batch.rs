@@ -9,6 +9,9 @@
 //!   awaited (never abandoned, which would leave them in doubt), so every chunk ends
 //!   confirmed, failed, or never sent.
 
+// Whether a chunk is in doubt is decided kind by kind: no wildcard arm.
+#![deny(clippy::wildcard_enum_match_arm)]
+
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::{BuildHasher, RandomState};
@@ -153,7 +156,22 @@ pub(crate) fn chunk_in_doubt(error: &Error) -> bool {
         // Nothing can have been written to a missing table, or by a call never built.
         Error::TableNotFound { .. } | Error::InvalidInput(_) | Error::ClientClosed => false,
         // Any attempt may have reached HBase before the last failure.
-        _ => true,
+        Error::NamespaceNotFound { .. }
+        | Error::AlreadyExists { .. }
+        | Error::NoSuchColumnFamily { .. }
+        | Error::ScannerExpired { .. }
+        | Error::IllegalArgument { .. }
+        | Error::Server { .. }
+        | Error::Busy { .. }
+        | Error::Transport { .. }
+        | Error::Protocol { .. }
+        | Error::GatewayDropped { .. }
+        | Error::Timeout { .. }
+        | Error::NoGateway { .. }
+        | Error::ServerInternal { .. }
+        | Error::WriteOutcomeUnknown { .. }
+        | Error::ScanIntegrity { .. }
+        | Error::BatchFailed { .. } => true,
     }
 }
 

@@ -10,7 +10,6 @@ use basalt_thrift_protocol::ReplyError;
 /// usable; transport and protocol failures do not (see
 /// [`Connection::is_reusable`](crate::Connection::is_reusable)).
 #[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
 pub enum CallError {
     /// The TCP connection could not be established.
     #[error("cannot connect to {addr}: {source}")]

@@ -48,7 +48,6 @@ impl Security {
 /// Why a secured connection could not be made or used. Reached through
 /// [`CallError::Secure`], or inside [`CallError::Io`] for failures after the handshake.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
 pub enum SecureError {
     /// The server's certificate does not chain to a trusted CA.
     #[error("TLS: the server's certificate is not trusted ({detail}); pass the CA that signed it")]

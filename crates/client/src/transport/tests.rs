@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_thrift::CallError;
+use basalt_thrift::{CallError, SecureError};
 
 use super::fake::{FakeTransport, SharedFake};
 use super::{Delivery, Operation};
@@ -155,9 +155,14 @@ fn bad_tls_config() -> Error {
     Error::Transport { addr: "fake:1".into(), source: CallError::Secure(config) }
 }
 
+fn no_gssapi_library() -> Error {
+    let missing = SecureError::GssapiLibraryMissing { detail: "libgssapi_krb5.so.2 (libgssapi-krb5-2)".into() };
+    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(missing) }
+}
+
 #[tokio::test]
 async fn security_and_configuration_failures_are_final() {
-    for failure in [kerberos_not_built as fn() -> Error, no_ticket_anywhere, bad_tls_config] {
+    for failure in [kerberos_not_built as fn() -> Error, no_ticket_anywhere, bad_tls_config, no_gssapi_library] {
         let fake = Arc::new(FakeTransport::with_keys(&["a"]));
         for _ in 0..5 {
             fake.fail(Operation::Get, (Delivery::NotSent, failure));
