@@ -1,14 +1,10 @@
 //! Request builders: gets, puts, deletes with explicit intent, increments, appends and
-//! row mutations. Each turns into the Thrift2 struct only after validation.
+//! row mutations, each with its transport-neutral validation (the transports encode them).
 
-use basalt_thrift::hbase::{
-    PutSource, TAppend, TColumn, TColumnIncrement, TColumnValue, TCompareOp, TDelete, TDeleteType, TDurability, TGet,
-    TIncrement, TMutation, TPut, TRowMutations,
-};
 use bytes::Bytes;
 
 use crate::error::{InvalidInput, Result};
-use crate::filter::{CompareOp, Filter};
+use crate::filter::Filter;
 use crate::options::ReadOptions;
 use crate::validate;
 
@@ -85,50 +81,26 @@ impl Get {
         &self.row
     }
 
-    pub(crate) fn to_thrift(&self) -> Result<TGet> {
+    /// Refuses what HBase would reject or misread, on any transport: a bad row key or
+    /// read option, a timestamp set twice, a timestamp beside a time range.
+    pub(crate) fn validate(&self) -> Result<()> {
         validate::row_key(&self.row)?;
-        let read = &self.read;
-        if read.max_versions == Some(0) {
-            return Err(InvalidInput::Option("max_versions must be at least 1".into()).into());
-        }
-        if !read.family_time_ranges.is_empty() {
-            return Err(InvalidInput::Untranslatable {
-                what: "a per-family time range on a get",
-                why: "Thrift2's TGet has no colFamTimeRangeMap (TScan has; use a scan of the row)",
-            }
-            .into());
-        }
-        // An exact timestamp: the get's own, else the read options' (never both).
-        let timestamp = match (self.timestamp, read.timestamp) {
+        self.read.validate()?;
+        self.exact_timestamp().map(|_| ())
+    }
+
+    /// The one exact timestamp this get reads at: its own, else the read options'.
+    pub(crate) fn exact_timestamp(&self) -> Result<Option<i64>> {
+        let timestamp = match (self.timestamp, self.read.timestamp) {
             (Some(_), Some(_)) => {
                 return Err(InvalidInput::Option("the get's timestamp is set twice".into()).into());
             }
             (ts, None) | (None, ts) => ts,
         };
-        if timestamp.is_some() && read.time_range.is_some() {
+        if timestamp.is_some() && self.read.time_range.is_some() {
             return Err(InvalidInput::Option("set either a timestamp or a time range, not both".into()).into());
         }
-        let time_range = match read.time_range {
-            Some((min, max)) => ReadOptions::new().time_range(min, max).thrift_time_range()?,
-            None => None,
-        };
-        Ok(TGet::new(
-            self.row.to_vec(),
-            read.thrift_columns()?,
-            timestamp,
-            time_range,
-            read.max_versions,
-            read.rendered_filter()?,
-            None,
-            None,
-            None,
-            None,
-            read.cache_blocks,
-            None,
-            None,
-            None,
-            crate::filter::filter_bytes(read.filter.as_ref())?,
-        ))
+        Ok(timestamp)
     }
 }
 
@@ -147,18 +119,6 @@ pub enum Durability {
     SyncWal,
     /// Write-ahead log written and fsynced.
     FsyncWal,
-}
-
-impl Durability {
-    fn to_thrift(self) -> Option<TDurability> {
-        match self {
-            Durability::UseDefault => None,
-            Durability::SkipWal => Some(TDurability::SKIP_WAL),
-            Durability::AsyncWal => Some(TDurability::ASYNC_WAL),
-            Durability::SyncWal => Some(TDurability::SYNC_WAL),
-            Durability::FsyncWal => Some(TDurability::FSYNC_WAL),
-        }
-    }
 }
 
 /// A write of cells to one row.
@@ -225,43 +185,6 @@ impl Put {
             }
         }
         Ok(())
-    }
-
-    pub(crate) fn to_thrift(&self, max_value: usize) -> Result<TPut> {
-        self.validate(max_value)?;
-        let values = self
-            .cells
-            .iter()
-            .map(|(family, qualifier, value, ts)| {
-                TColumnValue::new(family.to_vec(), qualifier.to_vec(), value.to_vec(), *ts, None, None)
-            })
-            .collect();
-        Ok(TPut::new(self.row.to_vec(), values, self.timestamp, None, self.durability.to_thrift(), None))
-    }
-}
-
-/// `put_many` encodes puts straight from their `Bytes` (after `Put::validate`): no
-/// `TPut` is built, nothing is copied but into the request.
-impl PutSource for Put {
-    fn row(&self) -> &[u8] {
-        &self.row
-    }
-
-    fn cell_count(&self) -> usize {
-        self.cells.len()
-    }
-
-    fn cell(&self, i: usize) -> (&[u8], &[u8], &[u8], Option<i64>) {
-        let (family, qualifier, value, ts) = &self.cells[i];
-        (family, qualifier, value, *ts)
-    }
-
-    fn timestamp(&self) -> Option<i64> {
-        self.timestamp
-    }
-
-    fn durability(&self) -> Option<TDurability> {
-        self.durability.to_thrift()
     }
 }
 
@@ -364,8 +287,7 @@ impl Delete {
     /// in the order their kinds first appear: what one `TDelete` or one native delete
     /// carries. Validated like the encoding.
     pub(crate) fn split_by_kind(&self) -> Result<Vec<Delete>> {
-        // The encoding checks everything a part could get wrong.
-        self.to_thrift()?;
+        self.validate()?;
         if self.specs.is_empty() {
             return Ok(vec![self.clone()]);
         }
@@ -380,6 +302,31 @@ impl Delete {
         Ok(parts)
     }
 
+    /// Refuses what HBase would reject, on any transport: a bad row key or family, a
+    /// negative timestamp, `until(ts)` beside column or family deletes.
+    pub(crate) fn validate(&self) -> Result<()> {
+        validate::row_key(&self.row)?;
+        if self.specs.is_empty() {
+            return Ok(());
+        }
+        if self.row_timestamp.is_some() {
+            return Err(InvalidInput::Option("until(ts) applies to whole-row deletes only".into()).into());
+        }
+        for spec in &self.specs {
+            let (family, ts) = match spec {
+                DeleteSpec::ColumnVersion(f, _, ts)
+                | DeleteSpec::ColumnAllVersions(f, _, ts)
+                | DeleteSpec::Family(f, ts) => (f, *ts),
+                DeleteSpec::FamilyVersion(f, ts) => (f, Some(*ts)),
+            };
+            validate::family(family)?;
+            if ts.is_some_and(|ts| ts < 0) {
+                return Err(InvalidInput::Option("a delete's timestamp must not be negative".into()).into());
+            }
+        }
+        Ok(())
+    }
+
     fn clone_without_specs(&self) -> Delete {
         Delete {
             row: self.row.clone(),
@@ -387,82 +334,6 @@ impl Delete {
             row_timestamp: self.row_timestamp,
             durability: self.durability,
         }
-    }
-
-    pub(crate) fn to_thrift(&self) -> Result<Vec<TDelete>> {
-        validate::row_key(&self.row)?;
-        let durability = self.durability.to_thrift();
-        if self.specs.is_empty() {
-            return Ok(vec![TDelete::new(
-                self.row.to_vec(),
-                None,
-                self.row_timestamp,
-                TDeleteType::DELETE_COLUMNS,
-                None,
-                durability,
-            )]);
-        }
-        if self.row_timestamp.is_some() {
-            return Err(InvalidInput::Option("until(ts) applies to whole-row deletes only".into()).into());
-        }
-        let mut groups: Vec<(TDeleteType, Vec<TColumn>)> = Vec::new();
-        for spec in &self.specs {
-            let (kind, column) = match spec {
-                DeleteSpec::ColumnVersion(f, q, ts) => {
-                    validate::family(f)?;
-                    (TDeleteType::DELETE_COLUMN, TColumn::new(f.to_vec(), q.to_vec(), *ts))
-                }
-                DeleteSpec::ColumnAllVersions(f, q, ts) => {
-                    validate::family(f)?;
-                    (TDeleteType::DELETE_COLUMNS, TColumn::new(f.to_vec(), q.to_vec(), *ts))
-                }
-                DeleteSpec::Family(f, ts) => {
-                    validate::family(f)?;
-                    (TDeleteType::DELETE_FAMILY, TColumn::new(f.to_vec(), None, *ts))
-                }
-                DeleteSpec::FamilyVersion(f, ts) => {
-                    validate::family(f)?;
-                    (TDeleteType::DELETE_FAMILY_VERSION, TColumn::new(f.to_vec(), None, Some(*ts)))
-                }
-            };
-            if column.timestamp.is_some_and(|ts| ts < 0) {
-                return Err(InvalidInput::Option("a delete's timestamp must not be negative".into()).into());
-            }
-            match groups.iter_mut().find(|(k, _)| *k == kind) {
-                // The gateway's `addFamily` replaces an earlier family delete of the same
-                // family: merge them into one covering both (the later timestamp; none
-                // is the latest, which covers every other).
-                Some((TDeleteType::DELETE_FAMILY, columns)) => {
-                    match columns.iter_mut().find(|c| c.family == column.family) {
-                        Some(earlier) => {
-                            earlier.timestamp = match (earlier.timestamp, column.timestamp) {
-                                (Some(a), Some(b)) => Some(a.max(b)),
-                                (None, _) | (_, None) => None,
-                            }
-                        }
-                        None => columns.push(column),
-                    }
-                }
-                Some((_, columns)) => columns.push(column),
-                None => groups.push((kind, vec![column])),
-            }
-        }
-        Ok(groups
-            .into_iter()
-            .map(|(kind, columns)| TDelete::new(self.row.to_vec(), columns, None, kind, None, durability))
-            .collect())
-    }
-}
-
-/// The Thrift2 form of a comparison (check-and-mutate shares the filters' operators).
-pub(crate) fn compare_op_to_thrift(op: CompareOp) -> TCompareOp {
-    match op {
-        CompareOp::Less => TCompareOp::LESS,
-        CompareOp::LessOrEqual => TCompareOp::LESS_OR_EQUAL,
-        CompareOp::Equal => TCompareOp::EQUAL,
-        CompareOp::NotEqual => TCompareOp::NOT_EQUAL,
-        CompareOp::GreaterOrEqual => TCompareOp::GREATER_OR_EQUAL,
-        CompareOp::Greater => TCompareOp::GREATER,
     }
 }
 
@@ -497,25 +368,26 @@ impl RowMutations {
         &self.row
     }
 
-    pub(crate) fn to_thrift(&self, max_value: usize) -> Result<TRowMutations> {
+    /// Refuses what HBase would reject, on any transport: no mutation, a put or delete
+    /// of another row, or any part its own checks refuse.
+    pub(crate) fn validate(&self, max_value: usize) -> Result<()> {
         validate::row_key(&self.row)?;
-        let mut mutations = Vec::new();
         for put in &self.puts {
             if put.row != self.row {
                 return Err(InvalidInput::Option("a row mutation's put targets another row".into()).into());
             }
-            mutations.push(TMutation::Put(put.to_thrift(max_value)?));
+            put.validate(max_value)?;
         }
         for delete in &self.deletes {
             if delete.row != self.row {
                 return Err(InvalidInput::Option("a row mutation's delete targets another row".into()).into());
             }
-            mutations.extend(delete.to_thrift()?.into_iter().map(TMutation::DeleteSingle));
+            delete.validate()?;
         }
-        if mutations.is_empty() {
+        if self.puts.is_empty() && self.deletes.is_empty() {
             return Err(InvalidInput::Option("row mutations need at least one put or delete".into()).into());
         }
-        Ok(TRowMutations::new(self.row.to_vec(), mutations))
+        Ok(())
     }
 }
 
@@ -550,17 +422,13 @@ impl Increment {
         &self.row
     }
 
-    pub(crate) fn to_thrift(&self) -> Result<TIncrement> {
+    /// Refuses what HBase would reject, on any transport: a bad row key or family, no column.
+    pub(crate) fn validate(&self) -> Result<()> {
         validate::row_key(&self.row)?;
         if self.columns.is_empty() {
             return Err(InvalidInput::Option("an increment needs at least one column".into()).into());
         }
-        let mut columns = Vec::new();
-        for (f, q, amount) in &self.columns {
-            validate::family(f)?;
-            columns.push(TColumnIncrement::new(f.to_vec(), q.to_vec(), *amount));
-        }
-        Ok(TIncrement::new(self.row.to_vec(), columns, None, self.durability.to_thrift(), None, true))
+        self.columns.iter().try_for_each(|(f, _, _)| validate::family(f).map_err(Into::into))
     }
 }
 
@@ -595,64 +463,12 @@ impl Append {
         &self.row
     }
 
-    pub(crate) fn to_thrift(&self) -> Result<TAppend> {
+    /// Refuses what HBase would reject, on any transport: a bad row key or family, no column.
+    pub(crate) fn validate(&self) -> Result<()> {
         validate::row_key(&self.row)?;
         if self.columns.is_empty() {
             return Err(InvalidInput::Option("an append needs at least one column".into()).into());
         }
-        let mut columns = Vec::new();
-        for (f, q, v) in &self.columns {
-            validate::family(f)?;
-            columns.push(TColumnValue::new(f.to_vec(), q.to_vec(), v.to_vec(), None, None, None));
-        }
-        Ok(TAppend::new(self.row.to_vec(), columns, None, self.durability.to_thrift(), None, true))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn delete_intents_map_to_delete_types() {
-        let whole = Delete::row("r").to_thrift().unwrap();
-        assert_eq!(whole.len(), 1);
-        assert!(whole[0].columns.is_none());
-        let mixed = Delete::row("r").latest_version("d", "a").all_versions("d", "b").family("m").to_thrift().unwrap();
-        let kinds: Vec<_> = mixed.iter().map(|d| d.delete_type).collect();
-        assert_eq!(
-            kinds,
-            vec![Some(TDeleteType::DELETE_COLUMN), Some(TDeleteType::DELETE_COLUMNS), Some(TDeleteType::DELETE_FAMILY)]
-        );
-        assert!(Delete::row("").to_thrift().is_err());
-        assert!(Delete::row("r").family("").to_thrift().is_err());
-    }
-
-    #[test]
-    fn repeated_family_deletes_merge_into_their_union() {
-        let family_ts = |d: &Delete| -> Vec<(Vec<u8>, Option<i64>)> {
-            let t = d.to_thrift().unwrap();
-            assert_eq!(t.len(), 1);
-            t[0].columns.clone().unwrap().into_iter().map(|c| (c.family, c.timestamp)).collect()
-        };
-        assert_eq!(family_ts(&Delete::row("r").family("a").family_until("a", 100)), vec![(b"a".to_vec(), None)]);
-        assert_eq!(family_ts(&Delete::row("r").family_until("a", 100).family("a")), vec![(b"a".to_vec(), None)]);
-        assert_eq!(
-            family_ts(&Delete::row("r").family_until("a", 60).family_until("b", 1).family_until("a", 20)),
-            vec![(b"a".to_vec(), Some(60)), (b"b".to_vec(), Some(1))]
-        );
-        let version = Delete::row("r").family_version("a", 7).to_thrift().unwrap();
-        assert_eq!(version[0].delete_type, Some(TDeleteType::DELETE_FAMILY_VERSION));
-        assert_eq!(version[0].columns.as_ref().unwrap()[0].timestamp, Some(7));
-        assert!(Delete::row("r").family_version("a", -1).to_thrift().is_err());
-    }
-
-    #[test]
-    fn puts_are_validated() {
-        assert!(Put::new("r").to_thrift(10).is_err(), "no cells");
-        assert!(Put::new("r").cell("d", "q", vec![0u8; 11]).to_thrift(10).is_err(), "value too large");
-        assert!(Put::new("r").cell("", "q", "v").to_thrift(10).is_err(), "empty family");
-        let put = Put::new("r").cell("d", "", "v").to_thrift(10).unwrap();
-        assert_eq!(put.column_values[0].qualifier, b"");
+        self.columns.iter().try_for_each(|(f, _, _)| validate::family(f).map_err(Into::into))
     }
 }

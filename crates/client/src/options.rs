@@ -1,9 +1,6 @@
 //! What a read returns, shared by [`Get`](crate::Get), [`Scan`](crate::Scan) and salted
 //! scans: one value instead of the same setters on every builder.
 
-use std::collections::BTreeMap;
-
-use basalt_thrift::hbase::{TColumn, TTimeRange};
 use bytes::Bytes;
 
 use crate::error::{InvalidInput, Result};
@@ -131,55 +128,31 @@ impl ReadOptions {
         if self.max_versions == Some(0) {
             return Err(InvalidInput::Option("max_versions must be at least 1".into()).into());
         }
-        self.thrift_columns()?;
-        self.rendered_filter()?;
-        self.thrift_time_range()?;
-        self.thrift_family_time_ranges()?;
-        Ok(())
-    }
-
-    /// The per-family time ranges as Thrift2's `colFamTimeRangeMap`.
-    pub(crate) fn thrift_family_time_ranges(&self) -> Result<Option<BTreeMap<Vec<u8>, TTimeRange>>> {
-        if self.family_time_ranges.is_empty() {
-            return Ok(None);
+        for column in &self.columns {
+            match column {
+                ColumnSpec::Family(f) | ColumnSpec::Column(f, _) => validate::family(f)?,
+            }
         }
-        let mut map = BTreeMap::new();
+        self.rendered_filter()?;
+        self.effective_time_range()?;
         for (family, min, max) in &self.family_time_ranges {
             validate::family(family)?;
-            map.insert(family.to_vec(), checked_range(*min, *max)?);
+            checked_range(*min, *max)?;
         }
-        Ok(Some(map))
-    }
-
-    pub(crate) fn thrift_columns(&self) -> Result<Option<Vec<TColumn>>> {
-        if self.columns.is_empty() {
-            return Ok(None);
-        }
-        self.columns
-            .iter()
-            .map(|c| match c {
-                ColumnSpec::Family(f) => {
-                    validate::family(f)?;
-                    Ok(TColumn::new(f.to_vec(), None, None))
-                }
-                ColumnSpec::Column(f, q) => {
-                    validate::family(f)?;
-                    Ok(TColumn::new(f.to_vec(), q.to_vec(), None))
-                }
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Some)
+        Ok(())
     }
 
     pub(crate) fn rendered_filter(&self) -> Result<Option<Vec<u8>>> {
         render_filter(self.filter.as_ref())
     }
 
-    pub(crate) fn thrift_time_range(&self) -> Result<Option<TTimeRange>> {
+    /// The time range a scan reads: its own, or `[ts, ts + 1)` for an exact timestamp
+    /// (never both).
+    pub(crate) fn effective_time_range(&self) -> Result<Option<(i64, i64)>> {
         match (self.time_range, self.timestamp) {
             (None, None) => Ok(None),
             (Some((min, max)), None) => checked_range(min, max).map(Some),
-            (None, Some(ts)) if (0..i64::MAX).contains(&ts) => Ok(Some(TTimeRange::new(ts, ts + 1))),
+            (None, Some(ts)) if (0..i64::MAX).contains(&ts) => Ok(Some((ts, ts + 1))),
             (None, Some(ts)) => {
                 Err(InvalidInput::Option(format!("timestamp {ts} must be in [0, {})", i64::MAX)).into())
             }
@@ -190,10 +163,10 @@ impl ReadOptions {
     }
 }
 
-/// `[min, max)` as a Thrift2 time range: HBase refuses a negative or reversed one.
-fn checked_range(min: i64, max: i64) -> Result<TTimeRange> {
+/// `[min, max)` checked: HBase refuses a negative or reversed time range.
+pub(crate) fn checked_range(min: i64, max: i64) -> Result<(i64, i64)> {
     if min >= 0 && min <= max {
-        Ok(TTimeRange::new(min, max))
+        Ok((min, max))
     } else {
         Err(InvalidInput::Option(format!("time range [{min}, {max}) is empty or negative")).into())
     }

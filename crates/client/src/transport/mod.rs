@@ -30,6 +30,7 @@ pub mod native;
 #[cfg(test)]
 mod tests;
 pub mod thrift;
+pub(crate) mod thrift_encode;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,6 +1,6 @@
 //! The Thrift2 gateway transport: the pool of gateway connections, one attempt per
 //! call (checkout, request timeout, error mapping), scanners pinned to the connection
-//! that opened them, and the only place where a scan becomes a `TScan`.
+//! that opened them (the requests' Thrift2 structs are built in `thrift_encode.rs`).
 
 use std::future::Future;
 use std::pin::Pin;
@@ -8,17 +8,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_thrift::hbase::TScan;
 use basalt_thrift::{CallError, Connection, RowBatch};
 use bytes::Bytes;
 use tracing::Instrument;
 
+use super::thrift_encode as encode;
 use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, Page, ScanRequest, Scanner, Transport,
 };
 use crate::error::{is_connection_dropped, Error, InvalidInput};
-use crate::ops::{compare_op_to_thrift, Append, Delete, Get, Increment, Put, RowMutations};
-use crate::options::render_filter;
+use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::pool::{Detached, Pool, PoolStats, PooledConnection};
 use crate::region::RegionLocation;
 use crate::row::Row;
@@ -235,7 +234,7 @@ impl Transport for ThriftTransport {
     fn get<'a>(&'a self, table: &'a str, get: &'a Get) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
             let op = Operation::Get;
-            let tget = get.to_thrift().map_err(|e| invalid(op, e))?;
+            let tget = encode::get(get).map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             let batch = on_connection!(&self.shared, op, Some(table), |c| c.get_row_batch(name, tget))?;
             Ok(Row::from_batch(batch).next().unwrap_or_default())
@@ -245,7 +244,7 @@ impl Transport for ThriftTransport {
     fn get_many<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<Row>> {
         Box::pin(async move {
             let op = Operation::MultiGet;
-            let tgets = gets.iter().map(Get::to_thrift).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
+            let tgets = gets.iter().map(encode::get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             let batch = on_connection!(&self.shared, op, Some(table), |c| c.get_multiple(name, tgets))?;
             Ok(Row::from_batch(batch).collect())
@@ -255,8 +254,7 @@ impl Transport for ThriftTransport {
     fn exists<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<bool>> {
         Box::pin(async move {
             let op = Operation::Exists;
-            let mut tgets =
-                gets.iter().map(Get::to_thrift).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
+            let mut tgets = gets.iter().map(encode::get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             if tgets.len() == 1 {
                 let tget = tgets.remove(0);
@@ -272,7 +270,7 @@ impl Transport for ThriftTransport {
         Box::pin(async move {
             if let [put] = puts {
                 let op = Operation::Put;
-                let tput = put.to_thrift(self.shared.max_value_bytes).map_err(|e| invalid(op, e))?;
+                let tput = encode::put(put, self.shared.max_value_bytes).map_err(|e| invalid(op, e))?;
                 let name = table.as_bytes().to_vec();
                 return on_connection!(&self.shared, op, Some(table), |c| c.put(name, tput));
             }
@@ -288,7 +286,7 @@ impl Transport for ThriftTransport {
             let op = if single { Operation::Delete } else { Operation::DeleteMany };
             let mut tdeletes = Vec::with_capacity(deletes.len());
             for delete in deletes {
-                tdeletes.extend(delete.to_thrift().map_err(|e| invalid(op, e))?);
+                tdeletes.extend(encode::delete(delete).map_err(|e| invalid(op, e))?);
             }
             if single && tdeletes.len() == 1 {
                 let tdelete = tdeletes.remove(0);
@@ -306,7 +304,7 @@ impl Transport for ThriftTransport {
     fn mutate_row<'a>(&'a self, table: &'a str, mutations: &'a RowMutations) -> AttemptFuture<'a, ()> {
         Box::pin(async move {
             let op = Operation::MutateRow;
-            let tmut = mutations.to_thrift(self.shared.max_value_bytes).map_err(|e| invalid(op, e))?;
+            let tmut = encode::row_mutations(mutations, self.shared.max_value_bytes).map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             on_connection!(&self.shared, op, Some(table), |c| c.mutate_row(name, tmut))
         })
@@ -327,13 +325,13 @@ impl Transport for ThriftTransport {
             match write {
                 CheckedWrite::Put(put) => {
                     let op = Operation::CheckAndPut;
-                    let tput = put.to_thrift(max).map_err(|e| invalid(op, e))?;
+                    let tput = encode::put(put, max).map_err(|e| invalid(op, e))?;
                     on_connection!(&self.shared, op, Some(table), |c| c
                         .check_and_put(name, row, family, qualifier, value, tput))
                 }
                 CheckedWrite::Delete(delete) => {
                     let op = Operation::CheckAndDelete;
-                    let mut tdeletes = delete.to_thrift().map_err(|e| invalid(op, e))?;
+                    let mut tdeletes = encode::delete(delete).map_err(|e| invalid(op, e))?;
                     if tdeletes.len() != 1 {
                         let why = "check_and_delete takes a delete of one kind; use check_and_mutate";
                         return Err(invalid(op, InvalidInput::Option(why.into()).into()));
@@ -344,8 +342,8 @@ impl Transport for ThriftTransport {
                 }
                 CheckedWrite::Mutations(mutations) => {
                     let op = Operation::CheckAndMutate;
-                    let tmut = mutations.to_thrift(max).map_err(|e| invalid(op, e))?;
-                    let compare = compare_op_to_thrift(*compare);
+                    let tmut = encode::row_mutations(mutations, max).map_err(|e| invalid(op, e))?;
+                    let compare = encode::compare_op(*compare);
                     on_connection!(&self.shared, op, Some(table), |c| c
                         .check_and_mutate(name, row, family, qualifier, compare, value, tmut))
                 }
@@ -356,7 +354,7 @@ impl Transport for ThriftTransport {
     fn increment<'a>(&'a self, table: &'a str, increment: &'a Increment) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
             let op = Operation::Increment;
-            let tinc = increment.to_thrift().map_err(|e| invalid(op, e))?;
+            let tinc = encode::increment(increment).map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             let result = on_connection!(&self.shared, op, Some(table), |c| c.increment(name, tinc))?;
             Ok(Row::from_thrift(result))
@@ -366,7 +364,7 @@ impl Transport for ThriftTransport {
     fn append<'a>(&'a self, table: &'a str, append: &'a Append) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
             let op = Operation::Append;
-            let tappend = append.to_thrift().map_err(|e| invalid(op, e))?;
+            let tappend = encode::append(append).map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             let result = on_connection!(&self.shared, op, Some(table), |c| c.append(name, tappend))?;
             Ok(Row::from_thrift(result))
@@ -381,7 +379,7 @@ impl Transport for ThriftTransport {
     ) -> AttemptFuture<'a, (Box<dyn Scanner>, Page)> {
         Box::pin(async move {
             let op = Operation::OpenScanner;
-            let tscan = encode_scan(scan).map_err(|e| invalid(op, e))?;
+            let tscan = encode::scan(scan).map_err(|e| invalid(op, e))?;
             let shared = &self.shared;
             let mut pooled = shared.checkout().await?;
             let addr = pooled.addr().to_owned();
@@ -411,7 +409,7 @@ impl Transport for ThriftTransport {
     fn stateless_page<'a>(&'a self, table: &'a str, scan: &'a ScanRequest, rows: u32) -> AttemptFuture<'a, Page> {
         Box::pin(async move {
             let op = Operation::StatelessPage;
-            let mut tscan = encode_scan(scan).map_err(|e| invalid(op, e))?;
+            let mut tscan = encode::scan(scan).map_err(|e| invalid(op, e))?;
             let want = i32::try_from(rows).unwrap_or(i32::MAX);
             // The call reads `want` rows and closes: the region server need not send more.
             tscan.caching = Some(tscan.caching.unwrap_or(want));
@@ -480,43 +478,5 @@ impl Transport for ThriftTransport {
 
     fn thrift(&self) -> Option<&ThriftTransport> {
         Some(self)
-    }
-}
-
-/// The `TScan` of a scan request (the 18 positional fields of the generated type are
-/// confined to this function).
-pub(crate) fn encode_scan(scan: &ScanRequest) -> Result<TScan, Error> {
-    let read = &scan.read;
-    // The gateway's caching toward the region server: the caller's page size, else
-    // unset, so that the region server answers by size (2 MB per call by default)
-    // and the growing pages are served from the gateway's cache.
-    let caching = read.caching.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
-    Ok(TScan::new(
-        non_empty(&scan.start),
-        non_empty(&scan.stop),
-        read.thrift_columns()?,
-        caching,
-        read.max_versions,
-        read.thrift_time_range()?,
-        render_filter(scan.filter.as_ref())?,
-        read.batch,
-        None,
-        None,
-        scan.reversed,
-        read.cache_blocks,
-        read.thrift_family_time_ranges()?,
-        None,
-        scan.limit,
-        None,
-        None,
-        crate::filter::filter_bytes(scan.filter.as_ref())?,
-    ))
-}
-
-fn non_empty(b: &Bytes) -> Option<Vec<u8>> {
-    if b.is_empty() {
-        None
-    } else {
-        Some(b.to_vec())
     }
 }

@@ -1,0 +1,322 @@
+//! Requests as Thrift2 structs: the only place where a get, a mutation or a scan
+//! becomes a `TGet`, `TPut`, `TDelete`, `TRowMutations`, `TIncrement`, `TAppend` or
+//! `TScan`. Each encoder runs the request's own (transport-neutral) validation first,
+//! then refuses what Thrift2 cannot carry, then builds the struct; the generated types'
+//! long positional constructors are confined to this file.
+
+use std::collections::BTreeMap;
+
+use basalt_thrift::hbase::{
+    PutSource, TAppend, TColumn, TColumnIncrement, TColumnValue, TCompareOp, TDelete, TDeleteType, TDurability, TGet,
+    TIncrement, TMutation, TPut, TRowMutations, TScan, TTimeRange,
+};
+use bytes::Bytes;
+
+use super::ScanRequest;
+use crate::error::{InvalidInput, Result};
+use crate::filter::CompareOp;
+use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutations};
+use crate::options::{checked_range, render_filter, ColumnSpec, ReadOptions};
+
+/// The `TGet` of a get.
+pub(crate) fn get(get: &Get) -> Result<TGet> {
+    get.validate()?;
+    let read = &get.read;
+    if !read.family_time_ranges.is_empty() {
+        return Err(InvalidInput::Untranslatable {
+            what: "a per-family time range on a get",
+            why: "Thrift2's TGet has no colFamTimeRangeMap (TScan has; use a scan of the row)",
+        }
+        .into());
+    }
+    let time_range = match read.time_range {
+        Some((min, max)) => Some(thrift_range(checked_range(min, max)?)),
+        None => None,
+    };
+    Ok(TGet::new(
+        get.row.to_vec(),
+        columns(read),
+        get.exact_timestamp()?,
+        time_range,
+        read.max_versions,
+        read.rendered_filter()?,
+        None,
+        None,
+        None,
+        None,
+        read.cache_blocks,
+        None,
+        None,
+        None,
+        crate::filter::filter_bytes(read.filter.as_ref())?,
+    ))
+}
+
+/// The `TScan` of a scan request.
+pub(crate) fn scan(scan: &ScanRequest) -> Result<TScan> {
+    let read = &scan.read;
+    read.validate()?;
+    // The gateway's caching toward the region server: the caller's page size, else
+    // unset, so that the region server answers by size (2 MB per call by default)
+    // and the growing pages are served from the gateway's cache.
+    let caching = read.caching.map(|n| i32::try_from(n).unwrap_or(i32::MAX));
+    Ok(TScan::new(
+        non_empty(&scan.start),
+        non_empty(&scan.stop),
+        columns(read),
+        caching,
+        read.max_versions,
+        time_range(read)?,
+        render_filter(scan.filter.as_ref())?,
+        read.batch,
+        None,
+        None,
+        scan.reversed,
+        read.cache_blocks,
+        family_time_ranges(read)?,
+        None,
+        scan.limit,
+        None,
+        None,
+        crate::filter::filter_bytes(scan.filter.as_ref())?,
+    ))
+}
+
+/// The columns a read names, as `TColumn`s (none: every column).
+fn columns(read: &ReadOptions) -> Option<Vec<TColumn>> {
+    if read.columns.is_empty() {
+        return None;
+    }
+    let column = |c: &ColumnSpec| match c {
+        ColumnSpec::Family(f) => TColumn::new(f.to_vec(), None, None),
+        ColumnSpec::Column(f, q) => TColumn::new(f.to_vec(), q.to_vec(), None),
+    };
+    Some(read.columns.iter().map(column).collect())
+}
+
+/// A scan's time range: its own, or `[ts, ts + 1)` for an exact timestamp.
+fn time_range(read: &ReadOptions) -> Result<Option<TTimeRange>> {
+    Ok(read.effective_time_range()?.map(thrift_range))
+}
+
+/// The per-family time ranges as Thrift2's `colFamTimeRangeMap`.
+fn family_time_ranges(read: &ReadOptions) -> Result<Option<BTreeMap<Vec<u8>, TTimeRange>>> {
+    if read.family_time_ranges.is_empty() {
+        return Ok(None);
+    }
+    let mut map = BTreeMap::new();
+    for (family, min, max) in &read.family_time_ranges {
+        map.insert(family.to_vec(), thrift_range(checked_range(*min, *max)?));
+    }
+    Ok(Some(map))
+}
+
+fn thrift_range((min, max): (i64, i64)) -> TTimeRange {
+    TTimeRange::new(min, max)
+}
+
+fn non_empty(b: &Bytes) -> Option<Vec<u8>> {
+    if b.is_empty() {
+        None
+    } else {
+        Some(b.to_vec())
+    }
+}
+
+/// The `TPut` of a put.
+pub(crate) fn put(put: &Put, max_value: usize) -> Result<TPut> {
+    put.validate(max_value)?;
+    let values = put
+        .cells
+        .iter()
+        .map(|(family, qualifier, value, ts)| {
+            TColumnValue::new(family.to_vec(), qualifier.to_vec(), value.to_vec(), *ts, None, None)
+        })
+        .collect();
+    Ok(TPut::new(put.row.to_vec(), values, put.timestamp, None, durability(put.durability), None))
+}
+
+/// `put_many` encodes puts straight from their `Bytes` (after `Put::validate`): no
+/// `TPut` is built, nothing is copied but into the request.
+impl PutSource for Put {
+    fn row(&self) -> &[u8] {
+        &self.row
+    }
+
+    fn cell_count(&self) -> usize {
+        self.cells.len()
+    }
+
+    fn cell(&self, i: usize) -> (&[u8], &[u8], &[u8], Option<i64>) {
+        let (family, qualifier, value, ts) = &self.cells[i];
+        (family, qualifier, value, *ts)
+    }
+
+    fn timestamp(&self) -> Option<i64> {
+        self.timestamp
+    }
+
+    fn durability(&self) -> Option<TDurability> {
+        durability(self.durability)
+    }
+}
+
+/// One `TDelete` per delete type (Thrift2 applies one type to all listed columns).
+pub(crate) fn delete(delete: &Delete) -> Result<Vec<TDelete>> {
+    delete.validate()?;
+    let wal = durability(delete.durability);
+    if delete.specs.is_empty() {
+        return Ok(vec![TDelete::new(
+            delete.row.to_vec(),
+            None,
+            delete.row_timestamp,
+            TDeleteType::DELETE_COLUMNS,
+            None,
+            wal,
+        )]);
+    }
+    let mut groups: Vec<(TDeleteType, Vec<TColumn>)> = Vec::new();
+    for spec in &delete.specs {
+        let (kind, column) = match spec {
+            DeleteSpec::ColumnVersion(f, q, ts) => {
+                (TDeleteType::DELETE_COLUMN, TColumn::new(f.to_vec(), q.to_vec(), *ts))
+            }
+            DeleteSpec::ColumnAllVersions(f, q, ts) => {
+                (TDeleteType::DELETE_COLUMNS, TColumn::new(f.to_vec(), q.to_vec(), *ts))
+            }
+            DeleteSpec::Family(f, ts) => (TDeleteType::DELETE_FAMILY, TColumn::new(f.to_vec(), None, *ts)),
+            DeleteSpec::FamilyVersion(f, ts) => {
+                (TDeleteType::DELETE_FAMILY_VERSION, TColumn::new(f.to_vec(), None, Some(*ts)))
+            }
+        };
+        match groups.iter_mut().find(|(k, _)| *k == kind) {
+            // The gateway's `addFamily` replaces an earlier family delete of the same
+            // family: merge them into one covering both (the later timestamp; none
+            // is the latest, which covers every other).
+            Some((TDeleteType::DELETE_FAMILY, columns)) => match columns.iter_mut().find(|c| c.family == column.family)
+            {
+                Some(earlier) => {
+                    earlier.timestamp = match (earlier.timestamp, column.timestamp) {
+                        (Some(a), Some(b)) => Some(a.max(b)),
+                        (None, _) | (_, None) => None,
+                    }
+                }
+                None => columns.push(column),
+            },
+            Some((_, columns)) => columns.push(column),
+            None => groups.push((kind, vec![column])),
+        }
+    }
+    Ok(groups
+        .into_iter()
+        .map(|(kind, columns)| TDelete::new(delete.row.to_vec(), columns, None, kind, None, wal))
+        .collect())
+}
+
+/// The `TRowMutations` of row mutations.
+pub(crate) fn row_mutations(mutations: &RowMutations, max_value: usize) -> Result<TRowMutations> {
+    mutations.validate(max_value)?;
+    let mut out = Vec::new();
+    for p in &mutations.puts {
+        out.push(TMutation::Put(put(p, max_value)?));
+    }
+    for d in &mutations.deletes {
+        out.extend(delete(d)?.into_iter().map(TMutation::DeleteSingle));
+    }
+    Ok(TRowMutations::new(mutations.row.to_vec(), out))
+}
+
+/// The `TIncrement` of an increment.
+pub(crate) fn increment(increment: &Increment) -> Result<TIncrement> {
+    increment.validate()?;
+    let columns = increment.columns.iter().map(|(f, q, amount)| TColumnIncrement::new(f.to_vec(), q.to_vec(), *amount));
+    Ok(TIncrement::new(increment.row.to_vec(), columns.collect(), None, durability(increment.durability), None, true))
+}
+
+/// The `TAppend` of an append.
+pub(crate) fn append(append: &Append) -> Result<TAppend> {
+    append.validate()?;
+    let columns =
+        append.columns.iter().map(|(f, q, v)| TColumnValue::new(f.to_vec(), q.to_vec(), v.to_vec(), None, None, None));
+    Ok(TAppend::new(append.row.to_vec(), columns.collect(), None, durability(append.durability), None, true))
+}
+
+/// The Thrift2 form of a comparison (check-and-mutate shares the filters' operators).
+pub(crate) fn compare_op(op: CompareOp) -> TCompareOp {
+    match op {
+        CompareOp::Less => TCompareOp::LESS,
+        CompareOp::LessOrEqual => TCompareOp::LESS_OR_EQUAL,
+        CompareOp::Equal => TCompareOp::EQUAL,
+        CompareOp::NotEqual => TCompareOp::NOT_EQUAL,
+        CompareOp::GreaterOrEqual => TCompareOp::GREATER_OR_EQUAL,
+        CompareOp::Greater => TCompareOp::GREATER,
+    }
+}
+
+/// The WAL setting as Thrift2's (none: the table's).
+fn durability(durability: Durability) -> Option<TDurability> {
+    match durability {
+        Durability::UseDefault => None,
+        Durability::SkipWal => Some(TDurability::SKIP_WAL),
+        Durability::AsyncWal => Some(TDurability::ASYNC_WAL),
+        Durability::SyncWal => Some(TDurability::SYNC_WAL),
+        Durability::FsyncWal => Some(TDurability::FSYNC_WAL),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delete_intents_map_to_delete_types() {
+        let whole = delete(&Delete::row("r")).unwrap();
+        assert_eq!(whole.len(), 1);
+        assert!(whole[0].columns.is_none());
+        let mixed = delete(&Delete::row("r").latest_version("d", "a").all_versions("d", "b").family("m")).unwrap();
+        let kinds: Vec<_> = mixed.iter().map(|d| d.delete_type).collect();
+        assert_eq!(
+            kinds,
+            vec![Some(TDeleteType::DELETE_COLUMN), Some(TDeleteType::DELETE_COLUMNS), Some(TDeleteType::DELETE_FAMILY)]
+        );
+        assert!(delete(&Delete::row("")).is_err());
+        assert!(delete(&Delete::row("r").family("")).is_err());
+    }
+
+    #[test]
+    fn repeated_family_deletes_merge_into_their_union() {
+        let family_ts = |d: &Delete| -> Vec<(Vec<u8>, Option<i64>)> {
+            let t = delete(d).unwrap();
+            assert_eq!(t.len(), 1);
+            t[0].columns.clone().unwrap().into_iter().map(|c| (c.family, c.timestamp)).collect()
+        };
+        assert_eq!(family_ts(&Delete::row("r").family("a").family_until("a", 100)), vec![(b"a".to_vec(), None)]);
+        assert_eq!(family_ts(&Delete::row("r").family_until("a", 100).family("a")), vec![(b"a".to_vec(), None)]);
+        assert_eq!(
+            family_ts(&Delete::row("r").family_until("a", 60).family_until("b", 1).family_until("a", 20)),
+            vec![(b"a".to_vec(), Some(60)), (b"b".to_vec(), Some(1))]
+        );
+        let version = delete(&Delete::row("r").family_version("a", 7)).unwrap();
+        assert_eq!(version[0].delete_type, Some(TDeleteType::DELETE_FAMILY_VERSION));
+        assert_eq!(version[0].columns.as_ref().unwrap()[0].timestamp, Some(7));
+        assert!(delete(&Delete::row("r").family_version("a", -1)).is_err());
+    }
+
+    #[test]
+    fn puts_are_validated() {
+        assert!(put(&Put::new("r"), 10).is_err(), "no cells");
+        assert!(put(&Put::new("r").cell("d", "q", vec![0u8; 11]), 10).is_err(), "value too large");
+        assert!(put(&Put::new("r").cell("", "q", "v"), 10).is_err(), "empty family");
+        let encoded = put(&Put::new("r").cell("d", "", "v"), 10).unwrap();
+        assert_eq!(encoded.column_values[0].qualifier, b"");
+    }
+
+    #[test]
+    fn a_get_at_a_timestamp_or_in_a_range_but_not_both() {
+        assert_eq!(get(&Get::new("r").timestamp(5)).unwrap().timestamp, Some(5));
+        let ranged = get(&Get::new("r").time_range(1, 9)).unwrap();
+        assert_eq!(ranged.time_range.map(|r| (r.min_stamp, r.max_stamp)), Some((1, 9)));
+        assert!(get(&Get::new("r").timestamp(5).time_range(1, 9)).is_err());
+        assert!(get(&Get::new("r").time_range(9, 1)).is_err(), "reversed range");
+    }
+}
