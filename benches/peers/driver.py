@@ -332,7 +332,7 @@ def main():
                 order = CLIENTS[:]
                 random.Random(5 + rnd).shuffle(order)
                 for name in order:
-                    table = "%s_w%d_%s" % (tag, rnd, name)
+                    table = "%s_w%d_%s" % (tag, rnd, name.replace("@", "_at_").replace("-", "_"))
                     basalt.call("create " + table)
                     created.append(table)
                     write_tables[(rnd, name)] = table
