@@ -28,6 +28,8 @@
 #                   and a flat top-symbol report WORKLOAD.perf.data.txt);
 #                   --perf-freq HZ sets the sampling rate (default 999);
 #                   --profile-client NAME profiles basalt-native or basalt@REV instead.
+#   --prefix-repeat N   prefix queries per client and round (default 20; their CPU
+#                   per row is the total, one query being a tick or two of CPU).
 #   e.g. benches/run.sh --rows 100000 --rounds 2 --only gets --peers happybase
 # Basalt's full scan is the library's default Scan::new() (growing pages);
 # BASALT_BENCH_SCAN=fixed uses pages of 1000 rows, BASALT_BENCH_SCAN=parallel:8
@@ -40,7 +42,8 @@
 # and thriftpy2 into its own virtualenv, compiles the Java worker with javac against
 # the launcher's classpath (crates/testkit/launcher/hbase-local.sh classpath), starts a standalone
 # HBase with a Thrift2 and a Thrift1 gateway (crates/testkit/launcher/hbase-local.sh), runs
-# benches/peers/driver.py, and stops every JVM by pid on exit. Figures go to
+# benches/peers/driver.py, and stops every JVM by pid on exit (killed with TERM or INT,
+# it first stops the driver, which kills its workers by pid). Figures go to
 # benches/results/latest.md and latest.json (another place: BENCH_OUT=DIR); the
 # workers' and HBase's logs to $CARGO_TARGET_DIR/peer-bench/; HBase's data is deleted
 # after the run (BENCH_KEEP_HBASE=1 keeps it).
@@ -62,7 +65,7 @@ baseline_rev=
 previous=
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,51p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,52p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --peers=*) peers=${arg#--peers=} ;;
     --baseline-rev=*) baseline_rev=${arg#--baseline-rev=} ;;
   esac
