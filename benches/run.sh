@@ -2,22 +2,34 @@
 # benches/run.sh: Basalt beside the clients its users would otherwise pick, on the
 # same freshly loaded data in one run: happybase over HBase's Thrift1 gateway, a
 # plain Python Thrift2 client (thriftpy2 + thrift-idl/hbase.thrift), seed 002's
-# Socorro-style heapq merge, and the Java native client (hbase-client).
+# Socorro-style heapq merge, and the Java native client (hbase-client). Basalt itself
+# can run twice more: over HBase's native RPC (basalt-native) and as built from another
+# git revision (basalt@REV, --baseline-rev).
 #
 #   benches/run.sh [--rows 500000] [--salts 16] [--rounds 3] [--gets 20000]
 #                  [--cold-gets 20000] [--tasks 16] [--memory-rows 1000000,4000000|""]
 #                  [--only WORKLOADS] [--peers PEERS] [--profile DIR]
+#                  [--profile-client NAME] [--baseline-rev REV]
 #
 # A subset, to measure one workload against one peer cheaply:
 #   --only LIST     comma-separated, from write,scan,merged,prefix,gets,gets_cold,memory
 #                   (default: all). Without write, Basalt loads the data untimed.
-#   --peers LIST    comma-separated, from happybase,thriftpy2,java, or none (default:
-#                   all); Basalt always runs. Only the gateways and compilers the
-#                   chosen peers need are started.
+#   --peers LIST    comma-separated, from basalt-native,happybase,thriftpy2,java, or
+#                   none (default: all); Basalt (Thrift2) always runs. Only the
+#                   gateways and compilers the chosen peers need are started.
+#                   basalt-native is the same worker with Client::builder().native(..)
+#                   bootstrapping from the region servers (admin stays on Thrift2).
+#   --baseline-rev REV  also run the worker as built from git revision REV (git archive
+#                   into $CARGO_TARGET_DIR/peer-bench/baseline-REV, its own target
+#                   dir), as the column basalt@REV, over Thrift2: a before/after of a
+#                   change, same HBase, same run.
 #   --profile DIR   after the timed rounds, each chosen workload once more through
 #                   Basalt under `perf record -g` (DIR/WORKLOAD.perf.data
 #                   and a flat top-symbol report WORKLOAD.perf.data.txt);
-#                   --perf-freq HZ sets the sampling rate (default 999).
+#                   --perf-freq HZ sets the sampling rate (default 999);
+#                   --profile-client NAME profiles basalt-native or basalt@REV instead.
+#   --prefix-repeat N   prefix queries per client and round (default 20; their CPU
+#                   per row is the total, one query being a tick or two of CPU).
 #   e.g. benches/run.sh --rows 100000 --rounds 2 --only gets --peers happybase
 # Basalt's full scan is the library's default Scan::new() (growing pages);
 # BASALT_BENCH_SCAN=fixed uses pages of 1000 rows, BASALT_BENCH_SCAN=parallel:8
@@ -30,7 +42,8 @@
 # and thriftpy2 into its own virtualenv, compiles the Java worker with javac against
 # the launcher's classpath (crates/testkit/launcher/hbase-local.sh classpath), starts a standalone
 # HBase with a Thrift2 and a Thrift1 gateway (crates/testkit/launcher/hbase-local.sh), runs
-# benches/peers/driver.py, and stops every JVM by pid on exit. Figures go to
+# benches/peers/driver.py, and stops every JVM by pid on exit (killed with TERM or INT,
+# it first stops the driver, which kills its workers by pid). Figures go to
 # benches/results/latest.md and latest.json (another place: BENCH_OUT=DIR); the
 # workers' and HBase's logs to $CARGO_TARGET_DIR/peer-bench/; HBase's data is deleted
 # after the run (BENCH_KEEP_HBASE=1 keeps it).
@@ -48,13 +61,16 @@ mkdir -p "$work"
 log() { echo "[$(date -u +%H:%M:%S)] run.sh: $*" >&2; }
 
 peers=all
+baseline_rev=
 previous=
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,39p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,52p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --peers=*) peers=${arg#--peers=} ;;
+    --baseline-rev=*) baseline_rev=${arg#--baseline-rev=} ;;
   esac
   [ "$previous" = --peers ] && peers=$arg
+  [ "$previous" = --baseline-rev ] && baseline_rev=$arg
   previous=$arg
 done
 wants() { [ "$peers" = all ] || [[ ",$peers," == *",$1,"* ]]; }
@@ -70,6 +86,29 @@ fi
 log "cargo build --release (worker, bench_salted)"
 (cd "$root" && cargo build --release --quiet -p basalt-benches --bin worker \
   && cargo build --release --quiet -p basalt --example bench_salted)
+
+# The worker as of another revision, built from its own sources (git archive) with
+# its own target dir, seeded once from this tree's release dependencies.
+baseline_args=()
+if [ -n "$baseline_rev" ]; then
+  commit=$(git -C "$root" rev-parse --verify --quiet "$baseline_rev^{commit}") \
+    || { echo "--baseline-rev $baseline_rev: not a git revision" >&2; exit 2; }
+  short=$(git -C "$root" rev-parse --short "$commit")
+  base=$work/baseline-$short
+  if [ ! -f "$base/src/.complete" ]; then
+    log "git archive $short -> $base/src"
+    rm -rf "$base/src" && mkdir -p "$base/src"
+    git -C "$root" archive "$commit" | tar -x -C "$base/src"
+    touch "$base/src/.complete"
+  fi
+  if [ ! -d "$base/target/release" ] && [ -d "$target/release/deps" ]; then
+    mkdir -p "$base/target/release"
+    cp -a "$target/release/build" "$target/release/deps" "$target/release/.fingerprint" "$base/target/release/" 2>/dev/null || true
+  fi
+  log "cargo build --release (worker at $short)"
+  (cd "$base/src" && CARGO_TARGET_DIR=$base/target cargo build --release --quiet -p basalt-benches --bin worker)
+  baseline_args=(--baseline-worker "$base/target/release/worker" --baseline-label "basalt@$short")
+fi
 
 log "resolving HBase's classpath"
 "$launcher" classpath > "$work/classpath.txt"
@@ -87,7 +126,17 @@ stop_hbase() {
   if [ -d "$hbase_dir/logs" ]; then mkdir -p "$work/logs-$$" && mv "$hbase_dir/logs" "$work/logs-$$/hbase" || true; fi
   [ "${BENCH_KEEP_HBASE:-0}" = 1 ] || rm -rf "$hbase_dir"
 }
-trap stop_hbase EXIT
+driver_pid=
+# A killed run leaves nothing: the driver (which kills its workers on TERM) and then
+# HBase, both by pid.
+cleanup() {
+  if [ -n "$driver_pid" ] && kill -0 "$driver_pid" 2>/dev/null; then
+    kill -TERM "$driver_pid" 2>/dev/null || true
+    wait "$driver_pid" 2>/dev/null || true
+  fi
+  stop_hbase
+}
+trap cleanup EXIT
 trap 'exit 130' INT TERM
 log "starting HBase in $hbase_dir"
 thrift2=$("$launcher" start --dir "$hbase_dir" --heap 2g --owner-pid $$ | tail -n 1)
@@ -95,10 +144,26 @@ thrift1=none
 if wants happybase; then
   thrift1=$("$launcher" gateway start --dir "$hbase_dir" --name thrift1 --thrift1 --owner-pid $$ | tail -n 1)
 fi
-log "Thrift2 at $thrift2, Thrift1 at $thrift1; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+native_args=()
+if wants basalt-native; then
+  # The region servers' host:port (random ports; the launcher's --rpc-host is what
+  # they advertise), from HBase's own Admin API through the launcher's region tool.
+  answer=$(printf 'servers\nquit\n' | "$launcher" regions --dir "$hbase_dir" 2>"$work/regiontool-$$.log" \
+    | grep '^RT ok ' | tail -n 1) || true
+  servers=$(tr ' ' '\n' <<<"${answer#RT ok }" | awk -F, 'NF >= 2 { print $1 ":" $2 }' | paste -sd, -)
+  [ -n "$servers" ] || { log "no region server found for basalt-native (see $work/regiontool-$$.log)"; exit 1; }
+  native_args=(--native-servers "$servers")
+fi
+log "Thrift2 at $thrift2, Thrift1 at $thrift1, region servers ${servers:-unused}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
 "$venv/bin/python" "$root/benches/peers/driver.py" \
   --thrift2 "$thrift2" --thrift1 "$thrift1" --hbase-conf "$hbase_dir/conf" \
   --classpath "$work/classpath.txt" --java-classes "$work/java" \
   --worker "$target/release/worker" --bench-salted "$target/release/examples/bench_salted" \
-  --idl "$root/thrift-idl/hbase.thrift" --out "$out" --logs "$work/logs-$$" --hbase-dir "$hbase_dir" "$@"
+  --idl "$root/thrift-idl/hbase.thrift" --out "$out" --logs "$work/logs-$$" --hbase-dir "$hbase_dir" \
+  "${native_args[@]}" "${baseline_args[@]}" "$@" &
+driver_pid=$!
+status=0
+wait "$driver_pid" || status=$?
+driver_pid=
+exit "$status"

@@ -23,8 +23,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "pyt
 
 import report  # noqa: E402
 
-ALL_CLIENTS = ["basalt", "happybase", "thriftpy2", "java"]
+ALL_CLIENTS = ["basalt", "basalt-native", "happybase", "thriftpy2", "java"]
 PEERS = ALL_CLIENTS[1:]
+BASELINE = None  # "basalt@REV" with --baseline-worker, placed after basalt-native
 READS = ["scan", "merged", "prefix", "gets"]
 WORKLOADS = ["write"] + READS + ["gets_cold", "memory"]
 CLIENTS = ALL_CLIENTS  # narrowed by --peers in main()
@@ -83,6 +84,7 @@ class Worker:
         self.log = open(os.path.join(log_dir, "%s.log" % name), "ab")
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
                                      env=env, bufsize=1, text=True)
+        LIVE.append(self.proc)
         ready = self._answer()
         if not ready.get("ok"):
             raise RuntimeError("%s did not start: %s" % (name, ready))
@@ -123,6 +125,9 @@ def parse_args():
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the read workloads")
     p.add_argument("--write-rounds", type=int, default=1, help="rounds of the writes (a new table each)")
     p.add_argument("--prefix-day", type=int, default=42, help="the day (1%% of rows) of the prefix query")
+    p.add_argument("--prefix-repeat", type=int, default=20,
+                   help="prefix queries per client per round: one takes ~1-2 CPU ticks (10 ms), so its CPU per "
+                        "row is the sum over every query (default 20)")
     p.add_argument("--memory-rows", default="1000000,4000000",
                    help="sizes for bench_salted's merged-scan peak memory; empty to skip")
     p.add_argument("--thrift2", required=True)
@@ -140,6 +145,12 @@ def parse_args():
                    help="comma-separated workloads to run: %s (default all)" % ",".join(WORKLOADS))
     p.add_argument("--peers", default="all",
                    help="comma-separated peers beside Basalt: %s, or none (default all)" % ",".join(PEERS))
+    p.add_argument("--native-servers", help="region servers (host:port,...) basalt-native bootstraps from")
+    p.add_argument("--baseline-worker", help="the basalt worker as built from another revision")
+    p.add_argument("--baseline-label", default="basalt@baseline", help="its column's name, e.g. basalt@e45d662")
+    p.add_argument("--baseline-rev", help="(run.sh's option; the label names the revision)")
+    p.add_argument("--profile-client", default="basalt",
+                   help="which Basalt worker --profile records: basalt, basalt-native or the baseline's label")
     p.add_argument("--profile", metavar="DIR",
                    help="after the timed rounds, run each selected workload once more through Basalt under "
                         "perf record (call graphs) and write DIR/<workload>.perf.data and a report")
@@ -152,6 +163,12 @@ def start(name, args):
     py = os.path.join(here, "python")
     if name == "basalt":
         argv = [args.worker, "--addr", args.thrift2, "--salts", str(args.salts)]
+    elif name == "basalt-native":
+        if not args.native_servers:
+            raise SystemExit("basalt-native needs --native-servers (run.sh finds them)")
+        argv = [args.worker, "--addr", args.thrift2, "--salts", str(args.salts), "--native", args.native_servers]
+    elif name == BASELINE:
+        argv = [args.baseline_worker, "--addr", args.thrift2, "--salts", str(args.salts)]
     elif name == "happybase":
         argv = [sys.executable, os.path.join(py, "happybase_worker.py"), args.thrift1, str(args.salts)]
     elif name == "thriftpy2":
@@ -181,6 +198,7 @@ def profile(worker, command, path, freq):
     binary has no frame pointers, so call chains are short; the self shares are exact."""
     perf = subprocess.Popen(["perf", "record", "-F", str(freq), "-g", "-o", path, "-p", str(worker.proc.pid)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    LIVE.append(perf)
     time.sleep(1.0)  # perf attaches
     try:
         answer = worker.call(command)
@@ -196,18 +214,44 @@ def profile(worker, command, path, freq):
     return answer
 
 
+LIVE = []  # every worker process started, for the signal handler
+
+
+def stop_on_signal(signum, _frame):
+    """A killed run leaves nothing: every worker (and perf) is killed by pid, then exit."""
+    for proc in LIVE:
+        if proc.poll() is None:
+            proc.kill()
+    for proc in LIVE:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    log("stopped by signal %d; every worker killed" % signum)
+    os._exit(128 + signum)
+
+
 def main():
-    global CLIENTS
+    global CLIENTS, BASELINE
     args = parse_args()
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    signal.signal(signal.SIGINT, stop_on_signal)
     only = names(args.only, WORKLOADS, "workload")
-    CLIENTS = ["basalt"] + ([] if args.peers == "none" else names(args.peers, PEERS, "peer"))
+    peers = [] if args.peers == "none" else names(args.peers, PEERS, "peer")
+    if args.baseline_worker:
+        BASELINE = args.baseline_label
+        peers.insert(1 if peers[:1] == ["basalt-native"] else 0, BASELINE)
+    CLIENTS = ["basalt"] + peers
+    if args.profile and args.profile_client not in CLIENTS:
+        raise SystemExit("--profile-client %s is not among the clients %s" % (args.profile_client, CLIENTS))
     os.makedirs(args.out, exist_ok=True)
     os.makedirs(args.logs, exist_ok=True)
     servers = server_processes(args.hbase_dir) if args.hbase_dir else {}
     tag = "peer%d" % os.getpid()
     data, warm = tag + "_data", tag + "_warm"
-    keys = ("rows", "salts", "gets", "cold_gets", "tasks", "rounds", "write_rounds", "prefix_day")
-    results = {"config": dict({k: getattr(args, k) for k in keys}, only=only, clients=CLIENTS),
+    keys = ("rows", "salts", "gets", "cold_gets", "tasks", "rounds", "write_rounds", "prefix_day", "prefix_repeat")
+    results = {"config": dict({k: getattr(args, k) for k in keys}, only=only, clients=CLIENTS,
+                              baseline=BASELINE),
                "runs": [], "digests": {}, "memory": None, "phases": [], "servers": sorted(servers),
                "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     warm_gets = os.path.join(args.logs, "gets-warmup.txt")
@@ -259,7 +303,7 @@ def main():
                 raise RuntimeError("%s %s returned %d rows, expected %d" % (client, workload, answer["rows"],
                                                                             rows_expected))
             results["digests"].setdefault(workload, {})[client] = answer["digest"]
-            log("%-8s %-9s round %s: %d rows in %.2f s, cpu %.2f s%s, servers %s" % (
+            log("%-8s %-13s round %s: %d rows in %.2f s, cpu %.2f s%s, servers %s" % (
                 workload, client, rnd, answer["rows"], answer["wall_s"], answer["cpu_s"],
                 ", p50 %.2f ms, p99 %.2f ms" % (answer["p50_ms"], answer["p99_ms"]) if workload.startswith("gets")
                 else "", answer.get("server_cpu_s")))
@@ -291,7 +335,7 @@ def main():
                 order = CLIENTS[:]
                 random.Random(5 + rnd).shuffle(order)
                 for name in order:
-                    table = "%s_w%d_%s" % (tag, rnd, name)
+                    table = "%s_w%d_%s" % (tag, rnd, name.replace("@", "_at_").replace("-", "_"))
                     basalt.call("create " + table)
                     created.append(table)
                     write_tables[(rnd, name)] = table
@@ -330,8 +374,9 @@ def main():
             for workload in reads:
                 shift = (rnd - 1) % len(CLIENTS)
                 for name in CLIENTS[shift:] + CLIENTS[:shift]:
-                    record(workload, name, timed(workers[name], commands[workload] % data), rnd,
-                           expected.get(workload))
+                    for _ in range(max(args.prefix_repeat, 1) if workload == "prefix" else 1):
+                        record(workload, name, timed(workers[name], commands[workload] % data), rnd,
+                               expected.get(workload))
             phase("reads, round %d" % rnd, end=True)
 
         # The first requests of a freshly started client (connection set-up, pool
@@ -357,13 +402,14 @@ def main():
                 basalt.call("create " + table)
                 created.append(table)
                 jobs.append(("write", "write %s %d" % (table, args.rows)))
+            who = args.profile_client
             for workload, command in jobs:
                 path = os.path.join(args.profile, "%s.perf.data" % workload)
-                log("perf record: basalt %s -> %s" % (workload, path))
+                log("perf record: %s %s -> %s" % (who, workload, path))
                 try:
-                    answer = profile(basalt, command, path, args.perf_freq)
+                    answer = profile(workers[who], command, path, args.perf_freq)
                     answer.pop("ok", None)
-                    results.setdefault("profiled", []).append(dict(answer, workload=workload, client="basalt"))
+                    results.setdefault("profiled", []).append(dict(answer, workload=workload, client=who))
                 except (OSError, subprocess.SubprocessError) as e:
                     log("perf record of %s failed: %s" % (workload, e))
             phase("profiles", end=True)

@@ -4,10 +4,14 @@
 //! the same commands to every worker on the same data.
 //!
 //! ```text
-//! worker --addr 127.0.0.1:9090 --salts 16
+//! worker --addr 127.0.0.1:9090 --salts 16 [--native HOST:PORT,HOST:PORT]
 //! create TABLE | drop TABLE | write TABLE ROWS | scan TABLE | merged TABLE
 //! prefix TABLE DAY | gets TABLE TASKS FILE | quit
 //! ```
+//!
+//! With `--native`, reads and writes take HBase's native RPC to the region servers,
+//! bootstrapping from the servers listed (`Client::builder().native(..)`); admin (create,
+//! drop) stays on the Thrift2 gateway at `--addr`.
 //!
 //! Each answer carries the rows seen, the wall time, the process's own CPU seconds
 //! (`/proc/self/stat`, user + system, all threads) over the workload, and an MD5 of the
@@ -220,10 +224,13 @@ fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().collect();
     let value = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
     let (Some(addr), Some(salts)) = (value("--addr"), value("--salts").and_then(|s| s.parse::<u32>().ok())) else {
-        eprintln!("usage: worker --addr HOST:PORT --salts S (then commands on stdin)");
+        eprintln!("usage: worker --addr HOST:PORT --salts S [--native HOST:PORT,..] (then commands on stdin)");
         return std::process::ExitCode::from(2);
     };
-    match serve(addr, salts) {
+    let native: Vec<String> = value("--native")
+        .map(|list| list.split(',').filter(|s| !s.is_empty()).map(str::to_owned).collect())
+        .unwrap_or_default();
+    match serve(addr, salts, native) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("worker: {e}");
@@ -232,9 +239,11 @@ fn main() -> std::process::ExitCode {
     }
 }
 
-fn serve(addr: String, salts: u32) -> Result<(), BoxError> {
+fn serve(addr: String, salts: u32, native: Vec<String>) -> Result<(), BoxError> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let client = Client::builder().address(addr).pool_size(16).build()?;
+    let builder = Client::builder().address(addr).pool_size(16);
+    let transport = if native.is_empty() { "basalt" } else { "basalt-native" };
+    let client = if native.is_empty() { builder } else { builder.native(native) }.build()?;
     let worker = Worker { client, schema: schema(salts)?, salts };
     // The schema and the formula the peers use must agree on every key.
     for i in [0, 1, 99, 12_345] {
@@ -244,7 +253,7 @@ fn serve(addr: String, salts: u32) -> Result<(), BoxError> {
         }
     }
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{{\"ok\":true,\"ready\":\"basalt\"}}")?;
+    writeln!(out, "{{\"ok\":true,\"ready\":\"{transport}\"}}")?;
     out.flush()?;
     for line in std::io::stdin().lock().lines() {
         let line = line?;

@@ -1,11 +1,12 @@
 """Turns the peer bench's raw runs (driver.py) into figures: best speed per client and
-workload, CPU per million rows, ratios Basalt / peer, the same-rows check, the aims of
-issue 13, as JSON and as a markdown table."""
+workload, CPU per million rows, ratios Basalt / peer, basalt-native / Java and Basalt /
+its baseline revision, the same-rows check, the aims of issues 13 and 20, as JSON and as
+a markdown table."""
 
 import statistics
 import time
 
-CLIENTS = ["basalt", "happybase", "thriftpy2", "java"]
+CLIENTS = ["basalt", "basalt-native", "happybase", "thriftpy2", "java"]
 ALL = CLIENTS
 PEERS = CLIENTS[1:]
 WORKLOADS = ["write", "scan", "merged", "prefix", "gets", "gets_cold"]
@@ -17,8 +18,13 @@ TITLES = {
     "gets": "random gets, {tasks} tasks",
     "gets_cold": "first {cold} gets after start, {tasks} tasks",
 }
-HEADERS = {"basalt": "Basalt", "happybase": "happybase (Thrift1)", "thriftpy2": "thriftpy2 (Thrift2)",
-           "java": "Java hbase-client"}
+HEADERS = {"basalt": "Basalt", "basalt-native": "Basalt native RPC", "happybase": "happybase (Thrift1)",
+           "thriftpy2": "thriftpy2 (Thrift2)", "java": "Java hbase-client"}
+
+
+def header(client):
+    """A column's title; a baseline revision's column is named after it (basalt@REV)."""
+    return HEADERS.get(client, "Basalt @" + client.split("@", 1)[-1] if client.startswith("basalt@") else client)
 
 
 def parse_bench_salted(stdout):
@@ -33,7 +39,12 @@ def parse_bench_salted(stdout):
     return sizes
 
 
-GATEWAY = {"basalt": "thrift2", "thriftpy2": "thrift2", "happybase": "thrift1", "java": None}
+GATEWAY = {"basalt": "thrift2", "basalt-native": None, "thriftpy2": "thrift2", "happybase": "thrift1", "java": None}
+
+
+def gateway(client):
+    """The gateway a client talks to (a baseline revision of Basalt: Thrift2)."""
+    return "thrift2" if client.startswith("basalt@") else GATEWAY.get(client)
 
 
 def _busy(run, client):
@@ -41,10 +52,21 @@ def _busy(run, client):
     to (the Java client has none: it talks to the region server directly)."""
     wall = run["wall_s"] or 1e-9
     cpu = run.get("server_cpu_s") or {}
-    gateway = GATEWAY.get(client)
+    through = gateway(client)
     return {"client": run["cpu_s"] / wall,
             "hbase": cpu["hbase"] / wall if "hbase" in cpu else None,
-            "gateway": cpu[gateway] / wall if gateway in cpu else None}
+            "gateway": cpu[through] / wall if through in cpu else None}
+
+
+def _cpu_per_million(workload, runs):
+    """CPU seconds per million rows: the median over rounds, or for the prefix query (a
+    few thousand rows, one or two 10 ms CPU ticks each) the sum over every query, whose
+    tick rounding errors average out."""
+    if workload == "prefix":
+        rows = sum(r["rows"] for r in runs)
+        return sum(r["cpu_s"] for r in runs) / rows * 1e6 if rows else 0.0
+    rows = runs[0]["rows"]
+    return statistics.median(r["cpu_s"] for r in runs) / rows * 1e6 if rows else 0.0
 
 
 def summarise(results):
@@ -52,6 +74,8 @@ def summarise(results):
     load), CPU as the median over rounds, ratios of Basalt's speed to each peer's."""
     figures = {}
     same = {}
+    clients = results["config"].get("clients") or CLIENTS
+    baseline = results["config"].get("baseline")
     for workload in WORKLOADS:
         runs = [r for r in results["runs"] if r["workload"] == workload]
         if not runs:
@@ -59,7 +83,7 @@ def summarise(results):
         digests = sorted({r["digest"] for r in runs})
         same[workload] = {"same": len(digests) == 1, "digests": digests, "rows": runs[0]["rows"]}
         per = {}
-        for client in CLIENTS:
+        for client in clients:
             mine = [r for r in runs if r["client"] == client]
             if not mine:
                 continue
@@ -70,8 +94,9 @@ def summarise(results):
                 "rounds": len(mine),
                 "best_wall_s": best["wall_s"],
                 "per_second": rows / best["wall_s"] if best["wall_s"] > 0 else 0.0,
+                "s_per_million": best["wall_s"] / rows * 1e6 if rows else None,
                 "per_second_rounds": [round(r["rows"] / r["wall_s"], 1) for r in mine if r["wall_s"] > 0],
-                "cpu_s_per_million": statistics.median(r["cpu_s"] for r in mine) / rows * 1e6 if rows else 0.0,
+                "cpu_s_per_million": _cpu_per_million(workload, mine),
                 "p50_ms": best["p50_ms"],
                 "p99_ms": best["p99_ms"],
                 "busy_cores": _busy(best, client),
@@ -79,7 +104,7 @@ def summarise(results):
             }
         basalt = per.get("basalt")
         if basalt:
-            for client in PEERS:
+            for client in clients[1:]:
                 if client in per:
                     peer = per[client]
                     peer["speed_ratio"] = basalt["per_second"] / peer["per_second"] if peer["per_second"] else None
@@ -88,6 +113,20 @@ def summarise(results):
                     if workload.startswith("gets"):
                         peer["p50_ratio"] = peer["p50_ms"] / basalt["p50_ms"] if basalt["p50_ms"] else None
                         peer["p99_ratio"] = peer["p99_ms"] / basalt["p99_ms"] if basalt["p99_ms"] else None
+        native, java = per.get("basalt-native"), per.get("java")
+        if native and java:
+            native["vs_java"] = {
+                "speed_ratio": native["per_second"] / java["per_second"] if java["per_second"] else None,
+                "cpu_ratio": (native["cpu_s_per_million"] / java["cpu_s_per_million"]
+                              if java["cpu_s_per_million"] else None),
+                "p99_ratio": native["p99_ms"] / java["p99_ms"] if workload.startswith("gets") and java["p99_ms"]
+                else None}
+        if baseline and baseline in per and basalt:
+            before = per[baseline]
+            basalt["vs_baseline"] = {
+                "speed_ratio": basalt["per_second"] / before["per_second"] if before["per_second"] else None,
+                "cpu_ratio": (basalt["cpu_s_per_million"] / before["cpu_s_per_million"]
+                              if before["cpu_s_per_million"] else None)}
         figures[workload] = per
     stored = results["digests"].get("write (stored, scanned back)", {})
     if stored:
@@ -99,7 +138,31 @@ def summarise(results):
                "memory": results["memory"], "runs": results["runs"], "phases": results.get("phases", []),
                "profiled": results.get("profiled")}
     summary["aims"] = aims(summary)
+    summary["native_aims"] = native_aims(summary)
     return summary
+
+
+def native_aims(summary):
+    """Issue 20's aims for basalt-native against the Java client, measured in the same run."""
+    f = summary["figures"]
+    out = []
+
+    def aim(what, value, target, met):
+        out.append({"aim": what, "measured": value, "target": target,
+                    "met": None if value is None else bool(met(value))})
+
+    def vs(workload, key):
+        return (f.get(workload, {}).get("basalt-native", {}).get("vs_java") or {}).get(key)
+
+    for workload in WORKLOADS:
+        target = 1.3 if workload in ("write", "gets", "gets_cold") else 1.0
+        aim("%s: speed vs Java" % workload, vs(workload, "speed_ratio"),
+            "> 1x" if target == 1.0 else ">= 1.3x", (lambda t: lambda v: v >= t if t > 1 else v > t)(target))
+    aim("warm gets: p99 vs Java's", vs("gets", "p99_ratio"), "<= 1", lambda v: v <= 1)
+    for workload in WORKLOADS:
+        aim("%s: client CPU per row vs Java's" % workload, vs(workload, "cpu_ratio"), "<= 0.5",
+            lambda v: v <= 0.5)
+    return out
 
 
 def _get(figures, workload, client, key):
@@ -158,7 +221,7 @@ def markdown(summary):
                 summary["finished"], "" if "only" not in c or len(c["only"]) == 7
                 else " Only: %s (`--only`)." % ", ".join(c["only"])), "",
              "## Speed: rows/s (gets/s); in brackets Basalt / peer", "",
-             "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |",
+             "| workload | " + " | ".join(header(x) for x in clients) + " |",
              "|---|" + "---:|" * len(clients)]
     for workload in WORKLOADS:
         per = f.get(workload)
@@ -180,7 +243,7 @@ def markdown(summary):
                   "Thrift2); Java merges its ResultScanners with a PriorityQueue."]
     if "gets" in f or "gets_cold" in f:
         lines += ["", "## Get latency: p50 / p99 ms; in brackets peer / Basalt", "",
-                  "| gets | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
+                  "| gets | " + " | ".join(header(x) for x in clients) + " |", "|---|" + "---:|" * len(clients)]
     for workload in ("gets", "gets_cold"):
         per = f.get(workload, {})
         cells = []
@@ -195,19 +258,46 @@ def markdown(summary):
             cells.append(cell)
         if per:
             lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
-    lines += ["", "## Client CPU seconds per million rows (gets: per million gets), median over rounds; each "
-              "client's own process (/proc/self/stat)", "",
-              "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
+    lines += ["", "## Client CPU seconds per million rows (gets: per million gets), median over rounds (prefix: "
+              "total over its %d queries per round); each client's own process (/proc/self/stat)"
+              % c.get("prefix_repeat", 1), "",
+              "| workload | " + " | ".join(header(x) for x in clients) + " |", "|---|" + "---:|" * len(clients)]
     for workload in WORKLOADS:
         per = f.get(workload)
         if per:
             cells = ["%.2f" % per[x]["cpu_s_per_million"] if x in per else "" for x in clients]
             lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
+    lines += ["", "## Seconds per million rows (gets: per million gets), best round", "",
+              "| workload | " + " | ".join(header(x) for x in clients) + " |", "|---|" + "---:|" * len(clients)]
+    for workload in WORKLOADS:
+        per = f.get(workload)
+        if per:
+            cells = ["%.2f" % per[x]["s_per_million"] if x in per and per[x].get("s_per_million") else ""
+                     for x in clients]
+            lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
+    if any("vs_java" in (f.get(w, {}).get("basalt-native") or {}) for w in WORKLOADS):
+        lines += ["", "## Basalt native RPC / Java hbase-client, same run", "",
+                  "| workload | speed native / Java | CPU per row native / Java | p99 native / Java |",
+                  "|---|---:|---:|---:|"]
+        for workload in WORKLOADS:
+            v = (f.get(workload, {}).get("basalt-native") or {}).get("vs_java")
+            if v:
+                lines.append("| %s | %s | %s | %s |" % (names[workload], _fmt_ratio(v["speed_ratio"]),
+                                                      _fmt_ratio(v["cpu_ratio"]), _fmt_ratio(v["p99_ratio"])))
+    baseline = c.get("baseline")
+    if baseline and any("vs_baseline" in (f.get(w, {}).get("basalt") or {}) for w in WORKLOADS):
+        lines += ["", "## Before / after: Basalt (this tree) / %s, both over Thrift2, same run" % header(baseline), "",
+                  "| workload | speed this / before | CPU per row this / before |", "|---|---:|---:|"]
+        for workload in WORKLOADS:
+            v = (f.get(workload, {}).get("basalt") or {}).get("vs_baseline")
+            if v:
+                lines.append("| %s | %s | %s |" % (names[workload], _fmt_ratio(v["speed_ratio"]),
+                                                 _fmt_ratio(v["cpu_ratio"])))
     lines += ["", "## Who is busy: cores kept busy during the best round (CPU seconds / wall seconds) by the "
               "client / the HBase JVM (master + region server) / the gateway it talks to; load average", "",
               "2 cores in all: a sum near 2 means the machine, not the client, bounds the workload. The Java "
               "client talks to the region server directly (no gateway).", "",
-              "| workload | " + " | ".join(HEADERS[x] for x in clients) + " |", "|---|" + "---:|" * len(clients)]
+              "| workload | " + " | ".join(header(x) for x in clients) + " |", "|---|" + "---:|" * len(clients)]
     for workload in WORKLOADS:
         per = f.get(workload)
         if not per:
@@ -219,7 +309,7 @@ def markdown(summary):
                 cells.append("")
                 continue
             parts = ["-" if b[k] is None else "%.2f" % b[k] for k in ("client", "hbase", "gateway")]
-            if client == "java":
+            if gateway(client) is None:
                 parts[2] = "none"
             load = per[client].get("load")
             cells.append(" / ".join(parts) + ("; load %.1f" % load if load is not None else ""))
@@ -252,5 +342,12 @@ def markdown(summary):
             continue  # not measured in this --only/--peers run
         lines.append("| %s | %s | %s | %s |" % (a["aim"], "-" if v is None else "%.2f" % v, a["target"],
                                                 {True: "yes", False: "no", None: "-"}[a["met"]]))
+    if any(a["measured"] is not None for a in summary.get("native_aims") or []):
+        lines += ["", "## Issue 20's aims (basalt-native / Java)", "", "| aim | measured | target | met |",
+                  "|---|---:|---|---|"]
+        for a in summary["native_aims"]:
+            v = a["measured"]
+            lines.append("| %s | %s | %s | %s |" % (a["aim"], "-" if v is None else "%.2f" % v, a["target"],
+                                                    {True: "yes", False: "no", None: "-"}[a["met"]]))
     lines += ["", "_Written %s._" % time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), ""]
     return "\n".join(lines)
