@@ -76,6 +76,9 @@ impl Attempts {
         F: FnMut(&'a dyn Transport) -> AttemptFuture<'a, T>,
     {
         let mut attempt = 0u32;
+        // Whether an earlier attempt of this write was sent and got no answer: it may
+        // have been applied, whatever the last attempt says.
+        let mut may_have_applied = false;
         loop {
             attempt += 1;
             tracing::Span::current().record("attempt", attempt);
@@ -89,8 +92,11 @@ impl Attempts {
                     (Idempotence::NotIdempotent, Delivery::Sent) => {
                         return Err(outcome_unknown(operation.as_str(), *error))
                     }
-                    (Idempotence::NotIdempotent, Delivery::NotSent)
-                    | (Idempotence::Idempotent, Delivery::Sent | Delivery::NotSent) => *error,
+                    (Idempotence::Idempotent, Delivery::Sent) => {
+                        may_have_applied |= operation.writes() && leaves_outcome_open(&error);
+                        *error
+                    }
+                    (Idempotence::NotIdempotent | Idempotence::Idempotent, Delivery::NotSent) => *error,
                 },
             };
             match self.retry_after(attempt, started, &error) {
@@ -98,6 +104,11 @@ impl Attempts {
                     metrics::retry(operation, &error);
                     tracing::debug!(%error, ?after, "retrying");
                     tokio::time::sleep(after).await;
+                }
+                // A retried write that was once sent without an answer may have been
+                // applied even if its last attempt was refused or never sent.
+                None if may_have_applied && !matches!(error, Error::WriteOutcomeUnknown { .. }) => {
+                    return Err(Error::WriteOutcomeUnknown { operation: operation.as_str(), source: Box::new(error) })
                 }
                 None => return Err(error),
             }
@@ -127,14 +138,20 @@ impl Attempts {
 
 /// A sent call that is not idempotent failed: say whether it may have been applied.
 pub(crate) fn outcome_unknown(operation: &'static str, error: Error) -> Error {
+    if leaves_outcome_open(&error) {
+        Error::WriteOutcomeUnknown { operation, source: Box::new(error) }
+    } else {
+        error
+    }
+}
+
+/// Whether a sent call that failed this way may have been applied: the request may
+/// have reached HBase before the failure (not when HBase answered and refused it, or,
+/// for the kinds that are not a call's failure, when there was no call to apply).
+fn leaves_outcome_open(error: &Error) -> bool {
     match error {
-        // The request may have reached HBase and been applied before the failure.
-        Error::Transport { .. } | Error::GatewayDropped { .. } | Error::Timeout { .. } | Error::Protocol { .. } => {
-            Error::WriteOutcomeUnknown { operation, source: Box::new(error) }
-        }
-        // HBase answered: it refused the call, nothing was applied (or, for the kinds that
-        // are not a call's failure, there was no call to apply).
-        other @ (Error::InvalidInput(_)
+        Error::Transport { .. } | Error::GatewayDropped { .. } | Error::Timeout { .. } | Error::Protocol { .. } => true,
+        Error::InvalidInput(_)
         | Error::TableNotFound { .. }
         | Error::NamespaceNotFound { .. }
         | Error::AlreadyExists { .. }
@@ -148,6 +165,6 @@ pub(crate) fn outcome_unknown(operation: &'static str, error: Error) -> Error {
         | Error::ServerInternal { .. }
         | Error::WriteOutcomeUnknown { .. }
         | Error::ScanIntegrity { .. }
-        | Error::BatchFailed { .. }) => other,
+        | Error::BatchFailed { .. } => false,
     }
 }

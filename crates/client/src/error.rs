@@ -219,9 +219,10 @@ pub enum Error {
         /// What probably caused it, when the client can tell (e.g. a malformed filter).
         hint: Option<&'static str>,
     },
-    /// A call that is never retried automatically (increment, append,
-    /// check-and-mutate) failed after its request may have reached HBase: the write
-    /// may or may not have been applied. Read the row before trying again.
+    /// A write failed after its request may have reached HBase: a call that is never
+    /// retried automatically (increment, append, check-and-mutate) failed once sent, or
+    /// a retried put or delete had an attempt sent and never answered. The write may or
+    /// may not have been applied. Read the row before trying again.
     #[error("{operation} may or may not have been applied: {source}")]
     WriteOutcomeUnknown {
         /// The operation, e.g. `increment`.

@@ -97,6 +97,33 @@ pub enum Operation {
 }
 
 impl Operation {
+    /// Whether the operation changes data (a failure may then leave it applied).
+    pub fn writes(self) -> bool {
+        match self {
+            Operation::Put
+            | Operation::PutMany
+            | Operation::Delete
+            | Operation::DeleteMany
+            | Operation::MutateRow
+            | Operation::CheckAndPut
+            | Operation::CheckAndDelete
+            | Operation::CheckAndMutate
+            | Operation::Increment
+            | Operation::Append => true,
+            Operation::Get
+            | Operation::MultiGet
+            | Operation::Exists
+            | Operation::ExistsMany
+            | Operation::OpenScanner
+            | Operation::NextPage
+            | Operation::CloseScanner
+            | Operation::StatelessPage
+            | Operation::RegionLocations
+            | Operation::Admin(_)
+            | Operation::Connect => false,
+        }
+    }
+
     /// The operation's name, as spans and error messages show it.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -10,7 +10,7 @@ use super::fake::{FakeTransport, SharedFake};
 use super::{Delivery, Operation};
 use crate::error::Error;
 use crate::retry::{RetryDecision, RetryPolicy};
-use crate::{Client, Get, Increment, Scan};
+use crate::{Client, Get, Increment, Put, Scan};
 
 /// Retries every retryable error at once, up to four attempts.
 struct Immediate;
@@ -74,6 +74,41 @@ async fn a_sent_increment_is_not_retried_and_may_have_written() {
     assert!(matches!(error, Error::WriteOutcomeUnknown { operation: "increment", .. }), "{error:?}");
     assert!(error.may_have_written());
     assert_eq!(fake.attempts_of(Operation::Increment), 1);
+}
+
+#[tokio::test]
+async fn a_retried_put_once_sent_without_an_answer_may_have_written() {
+    // Every attempt sent and unanswered: the put may have been applied.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    for _ in 0..4 {
+        fake.fail(Operation::Put, (Delivery::Sent, lost));
+    }
+    let put = || Put::new("a").cell("d", "q", "v");
+    let error = client_on(&fake).table("t").unwrap().put(put()).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { operation: "put", .. }), "{error:?}");
+    assert!(error.may_have_written());
+    // An early attempt lost, the last refused by HBase: the first may still have written.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Put, (Delivery::Sent, lost));
+    fake.fail(Operation::Put, (Delivery::Sent, || Error::IllegalArgument { message: "no".into() }));
+    let error = client_on(&fake).table("t").unwrap().put(put()).await.unwrap_err();
+    assert!(
+        matches!(&error, Error::WriteOutcomeUnknown { source, .. } if matches!(**source, Error::IllegalArgument { .. }))
+    );
+    // Never sent, or refused at once: nothing was written, and the error says so.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    for _ in 0..4 {
+        fake.fail(Operation::Put, (Delivery::NotSent, lost));
+    }
+    let error = client_on(&fake).table("t").unwrap().put(put()).await.unwrap_err();
+    assert!(matches!(error, Error::Transport { .. }) && !error.may_have_written(), "{error:?}");
+    // A read that timed out is no write: its error stays what it was.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    for _ in 0..4 {
+        fake.fail(Operation::Get, (Delivery::Sent, lost));
+    }
+    let error = client_on(&fake).table("t").unwrap().get(Get::new("a")).await.unwrap_err();
+    assert!(matches!(error, Error::Transport { .. }), "{error:?}");
 }
 
 #[tokio::test]
