@@ -225,6 +225,15 @@ impl ClientBuilder {
                 return Err(InvalidInput::Option(format!("gateway address {addr:?} is not host:port")).into());
             }
         }
+        if !self.native.is_empty() && !self.security.is_plain() {
+            // Refused rather than sending the data path in the clear while the caller
+            // asked for TLS or Kerberos.
+            return Err(InvalidInput::Option(
+                "the native transport speaks plain RPC only (no TLS or SASL yet); security settings apply to the Thrift2 gateway"
+                    .into(),
+            )
+            .into());
+        }
         if self.pool_size == 0 {
             return Err(InvalidInput::Option("pool size must be at least 1".into()).into());
         }
@@ -354,6 +363,14 @@ mod tests {
     use crate::attempt::outcome_unknown;
     use crate::error::Error;
     use crate::transport::Operation;
+
+    #[test]
+    fn the_native_transport_refuses_security_it_cannot_honour() {
+        let tls = crate::Security { tls: Some(crate::TlsOptions::default()), ..crate::Security::default() };
+        let secured = Client::builder().address("h:1").security(tls).native(["h:2"]).build();
+        assert!(matches!(secured, Err(Error::InvalidInput(_))), "{secured:?}");
+        assert!(Client::builder().address("h:1").native(["h:2"]).build().is_ok());
+    }
 
     fn refused() -> Error {
         Error::Transport {
