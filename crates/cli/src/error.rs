@@ -67,7 +67,7 @@ fn is_not_connected(e: &basalt::Error) -> bool {
     match e {
         // A load balancer that accepts and drops every connection: its gateway is down.
         basalt::Error::NoGateway { .. } | basalt::Error::GatewayDropped { .. } => true,
-        basalt::Error::Timeout { operation, .. } => *operation == "connect",
+        basalt::Error::Timeout { operation, .. } => *operation == basalt::Operation::Connect,
         basalt::Error::Transport { source, .. } => {
             matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
         }
@@ -79,7 +79,7 @@ fn is_not_connected(e: &basalt::Error) -> bool {
 /// The gateway took the call but sent no answer in time.
 fn is_not_answering(e: &basalt::Error) -> bool {
     match e {
-        basalt::Error::Timeout { operation, .. } => *operation != "connect",
+        basalt::Error::Timeout { operation, .. } => *operation != basalt::Operation::Connect,
         basalt::Error::Transport { source: CallError::Io(io), .. } => io.kind() == std::io::ErrorKind::TimedOut,
         basalt::Error::BatchFailed { source, .. } | basalt::Error::WriteOutcomeUnknown { source, .. } => {
             is_not_answering(source)
@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn timeouts_and_refusals_exit_3_application_errors_have_no_transport_hint() {
-        let timeout = basalt::Error::Timeout { operation: "get", after: Duration::from_secs(2) };
+        let timeout = basalt::Error::Timeout { operation: basalt::Operation::Get, after: Duration::from_secs(2) };
         let cli = CliError::from(timeout);
         assert_eq!(cli.code, EXIT_UNREACHABLE);
         assert!(cli.message.contains("not answering"), "{}", cli.message);
@@ -186,7 +186,7 @@ mod tests {
 
         let internal = basalt::Error::ServerInternal {
             addr: "h:1".into(),
-            operation: "open_scanner",
+            operation: basalt::Operation::OpenScanner,
             kind: "InternalError".into(),
             message: "Internal error processing openScanner".into(),
             hint: None,

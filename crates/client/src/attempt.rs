@@ -89,9 +89,7 @@ impl Attempts {
                     // The whole request reached the stream: it may have been applied.
                     // (When it did not, the server cannot have read it, and the call
                     // is retried like one never sent.)
-                    (Idempotence::NotIdempotent, Delivery::Sent) => {
-                        return Err(outcome_unknown(operation.as_str(), *error))
-                    }
+                    (Idempotence::NotIdempotent, Delivery::Sent) => return Err(outcome_unknown(operation, *error)),
                     (Idempotence::Idempotent, Delivery::Sent) => {
                         may_have_applied |= operation.writes() && leaves_outcome_open(&error);
                         *error
@@ -108,7 +106,7 @@ impl Attempts {
                 // A retried write that was once sent without an answer may have been
                 // applied even if its last attempt was refused or never sent.
                 None if may_have_applied && !matches!(error, Error::WriteOutcomeUnknown { .. }) => {
-                    return Err(Error::WriteOutcomeUnknown { operation: operation.as_str(), source: Box::new(error) })
+                    return Err(Error::WriteOutcomeUnknown { operation, source: Box::new(error) })
                 }
                 None => return Err(error),
             }
@@ -137,7 +135,7 @@ impl Attempts {
 }
 
 /// A sent call that is not idempotent failed: say whether it may have been applied.
-pub(crate) fn outcome_unknown(operation: &'static str, error: Error) -> Error {
+pub(crate) fn outcome_unknown(operation: Operation, error: Error) -> Error {
     if leaves_outcome_open(&error) {
         Error::WriteOutcomeUnknown { operation, source: Box::new(error) }
     } else {

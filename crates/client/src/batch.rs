@@ -180,6 +180,8 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
+    use crate::operation::Operation;
+
     use tokio::sync::oneshot;
 
     use super::*;
@@ -370,6 +372,6 @@ mod tests {
         assert!(!chunk_in_doubt(&Error::TableNotFound { table: "t".into() }));
         assert!(!chunk_in_doubt(&Error::ClientClosed));
         assert!(chunk_in_doubt(&failure()));
-        assert!(chunk_in_doubt(&Error::Timeout { operation: "put_many", after: Duration::from_secs(1) }));
+        assert!(chunk_in_doubt(&Error::Timeout { operation: Operation::PutMany, after: Duration::from_secs(1) }));
     }
 }

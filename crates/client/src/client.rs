@@ -392,7 +392,7 @@ mod tests {
         let long_ago = now.checked_sub(Duration::from_secs(9)).unwrap();
         assert_eq!(client.attempts().retry_after(20, long_ago, &refused()), None);
         // A timeout is not an outage: the policy's attempt count ends it.
-        let timeout = Error::Timeout { operation: "get", after: Duration::from_secs(1) };
+        let timeout = Error::Timeout { operation: Operation::Get, after: Duration::from_secs(1) };
         assert!(client.attempts().retry_after(3, now, &timeout).is_some());
         assert_eq!(client.attempts().retry_after(4, now, &timeout), None);
     }
@@ -400,12 +400,12 @@ mod tests {
     #[test]
     fn a_sent_write_that_fails_in_transport_may_have_been_applied() {
         let lost = Error::Transport { addr: "h:1".into(), source: CallError::Closed };
-        let e = outcome_unknown("increment", lost);
-        assert!(matches!(e, Error::WriteOutcomeUnknown { operation: "increment", .. }));
+        let e = outcome_unknown(Operation::Increment, lost);
+        assert!(matches!(e, Error::WriteOutcomeUnknown { operation: Operation::Increment, .. }));
         assert!(e.may_have_written());
         assert!(!e.is_retryable());
         let refused_by_hbase = Error::IllegalArgument { message: "bad".into() };
-        assert!(!outcome_unknown("increment", refused_by_hbase).may_have_written());
+        assert!(!outcome_unknown(Operation::Increment, refused_by_hbase).may_have_written());
     }
 
     /// One `list_namespaces` attempt through `call_on`, on an in-memory connection whose
@@ -445,7 +445,7 @@ mod tests {
         assert!(error.is_outage() && error.is_retryable());
         assert!(conn.request_written() && !conn.has_received());
         // Sent: a write that is not idempotent may have been forwarded and applied.
-        assert!(outcome_unknown("increment", error).may_have_written());
+        assert!(outcome_unknown(Operation::Increment, error).may_have_written());
 
         // The same before any answer: maybe a transport mismatch, so not an outage.
         let (error, _) = attempt_on(false, drop_after_request).await;

@@ -7,6 +7,8 @@
 use std::time::Duration;
 
 use basalt_thrift::{CallError, SecureError};
+
+use crate::operation::Operation;
 use bytes::Bytes;
 
 /// Input rejected before anything was sent to HBase.
@@ -186,7 +188,7 @@ pub enum Error {
     #[error("{operation} timed out after {after:?}")]
     Timeout {
         /// The operation, e.g. `get`.
-        operation: &'static str,
+        operation: Operation,
         /// The timeout that passed.
         after: Duration,
     },
@@ -211,7 +213,7 @@ pub enum Error {
         /// The gateway's address.
         addr: String,
         /// The operation, e.g. `open_scanner`.
-        operation: &'static str,
+        operation: Operation,
         /// The exception's kind, e.g. `InternalError`.
         kind: String,
         /// The gateway's message.
@@ -226,7 +228,7 @@ pub enum Error {
     #[error("{operation} may or may not have been applied: {source}")]
     WriteOutcomeUnknown {
         /// The operation, e.g. `increment`.
-        operation: &'static str,
+        operation: Operation,
         /// What failed.
         #[source]
         source: Box<Error>,
@@ -311,7 +313,7 @@ impl Error {
             Error::Transport { source, .. } => {
                 matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
             }
-            Error::Timeout { operation: "connect", .. } => true,
+            Error::Timeout { operation: Operation::Connect, .. } => true,
             Error::NoGateway { last, .. } => !last.is_final(),
             Error::GatewayDropped { .. } => true,
             Error::BatchFailed { source, .. } => source.is_outage(),
@@ -403,11 +405,11 @@ impl Error {
 
     /// Maps one call's failure, recognising HBase's typed failures by their messages.
     pub(crate) fn from_call(addr: &str, table: Option<&str>, e: CallError) -> Error {
-        Error::from_call_in("call", addr, table, e)
+        Error::from_call_in(Operation::Connect, addr, table, e)
     }
 
     /// [`Error::from_call`] for a named operation.
-    pub(crate) fn from_call_in(operation: &'static str, addr: &str, table: Option<&str>, e: CallError) -> Error {
+    pub(crate) fn from_call_in(operation: Operation, addr: &str, table: Option<&str>, e: CallError) -> Error {
         match e {
             CallError::Server { message, can_retry } => classify_server(message, can_retry.unwrap_or(true), table),
             CallError::IllegalArgument { message } => {

@@ -309,6 +309,7 @@ pub mod filter;
 #[cfg(test)]
 mod import_graph;
 pub mod metrics;
+mod operation;
 mod ops;
 mod options;
 mod pool;
@@ -333,6 +334,7 @@ pub use bytes::Bytes;
 pub use client::{Client, ClientBuilder};
 pub use error::{BusyKind, Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
+pub use operation::Operation;
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
 pub use options::ReadOptions;
 pub use pool::PoolStats;

@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn a_retried_call_counts_once_with_every_attempt_and_retry() {
         let fake = Arc::new(FakeTransport::with_keys(&["a"]));
-        let timeout = || Error::Timeout { operation: "get", after: Duration::from_secs(1) };
+        let timeout = || Error::Timeout { operation: Operation::Get, after: Duration::from_secs(1) };
         fake.fail(Operation::Get, (Delivery::Sent, timeout));
         fake.fail(Operation::Get, (Delivery::Sent, timeout));
         let tally = Tally::default();

@@ -101,11 +101,12 @@ impl RetryPolicy for NoRetry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::operation::Operation;
 
     #[test]
     fn backs_off_exponentially_and_stops() {
         let policy = DefaultRetryPolicy::default();
-        let retryable = Error::Timeout { operation: "get", after: Duration::from_secs(1) };
+        let retryable = Error::Timeout { operation: Operation::Get, after: Duration::from_secs(1) };
         assert_eq!(policy.decide(1, &retryable), RetryDecision::Retry { after: Duration::from_millis(50) });
         assert_eq!(policy.decide(3, &retryable), RetryDecision::Retry { after: Duration::from_millis(200) });
         assert_eq!(policy.decide(4, &retryable), RetryDecision::Fail);

@@ -22,8 +22,8 @@
 //! | `plan.rs` | the one table of page plans, the page sizer, the paging constants | nothing |
 //! | `position.rs` | position, limit, page checks, the request at the position (no I/O) | `spec`, `error`, `filter`, `row`, `transport`, `validate` |
 //! | `stats.rs` | [`ScanStats`] | nothing |
-//! | `worker.rs` | the task of one range: pages, reopens, retries | `plan`, `position`, `spec`, `stats`, `attempt`, `error`, `metrics`, `row`, `transport` |
-//! | `regions.rs` | [`cut_at_regions`], region pieces, the parallel coordinator | `plan`, `position`, `spec`, `stats`, `worker`, `attempt`, `error`, `region`, `row`, `transport` |
+//! | `worker.rs` | the task of one range: pages, reopens, retries | `plan`, `position`, `spec`, `stats`, `attempt`, `error`, `metrics`, `operation`, `row`, `transport` |
+//! | `regions.rs` | [`cut_at_regions`], region pieces, the parallel coordinator | `plan`, `position`, `spec`, `stats`, `worker`, `attempt`, `error`, `operation`, `region`, `row`, `transport` |
 //! | `stream.rs` | [`RowStream`], started in its mode | `plan`, `regions`, `spec`, `stats`, `worker`, `attempt`, `error`, `row` |
 //!
 //! The import-graph test (`import_graph.rs`) holds the engine to this table, and the

@@ -59,7 +59,7 @@ impl From<Error> for Interrupt {
             // repeat, so reopen after the last row returned. The same error on every
             // reopen ends the scan with it (MAX_QUIET_REOPENS). An open_scanner failure
             // (a malformed filter) is not reopened.
-            e @ Error::ServerInternal { operation: "get_scanner_rows", .. } => Interrupt::Reopen(e),
+            e @ Error::ServerInternal { operation: Operation::NextPage, .. } => Interrupt::Reopen(e),
             // Everything else follows the retry policy (which says what is retryable).
             e @ (Error::ServerInternal { .. }
             | Error::InvalidInput(_)
@@ -345,8 +345,8 @@ mod tests {
             message: "Internal error processing getScannerRows".into(),
             hint: None,
         };
-        assert!(matches!(Interrupt::from(internal("get_scanner_rows")), Interrupt::Reopen(_)));
-        assert!(matches!(Interrupt::from(internal("open_scanner")), Interrupt::Failed(_)));
-        assert!(matches!(Interrupt::from(internal("get_scanner_results")), Interrupt::Failed(_)));
+        assert!(matches!(Interrupt::from(internal(Operation::NextPage)), Interrupt::Reopen(_)));
+        assert!(matches!(Interrupt::from(internal(Operation::OpenScanner)), Interrupt::Failed(_)));
+        assert!(matches!(Interrupt::from(internal(Operation::StatelessPage)), Interrupt::Failed(_)));
     }
 }

@@ -143,7 +143,7 @@ fn map_error(error: &RpcError, op: Operation, table: Option<&str>) -> Error {
     let table_name = || table.unwrap_or("").to_owned();
     match error {
         RpcError::InvalidArgument(message) => Error::IllegalArgument { message: message.clone() },
-        RpcError::Timeout { timeout, .. } => Error::Timeout { operation: op.as_str(), after: *timeout },
+        RpcError::Timeout { timeout, .. } => Error::Timeout { operation: op, after: *timeout },
         RpcError::RetriesExhausted { last, .. } => map_error(last, op, table),
         RpcError::RegionNotFound { .. } => Error::TableNotFound { table: table_name() },
         RpcError::Remote(remote) => {

@@ -31,7 +31,7 @@ fn client_on(fake: &Arc<FakeTransport>) -> Client {
 }
 
 fn timeout() -> Error {
-    Error::Timeout { operation: "get", after: Duration::from_secs(1) }
+    Error::Timeout { operation: Operation::Get, after: Duration::from_secs(1) }
 }
 
 fn lost() -> Error {
@@ -71,7 +71,7 @@ async fn a_sent_increment_is_not_retried_and_may_have_written() {
     fake.fail(Operation::Increment, (Delivery::Sent, lost));
     let client = client_on(&fake);
     let error = client.table("t").unwrap().increment(Increment::new("a").add("d", "q", 1)).await.unwrap_err();
-    assert!(matches!(error, Error::WriteOutcomeUnknown { operation: "increment", .. }), "{error:?}");
+    assert!(matches!(error, Error::WriteOutcomeUnknown { operation: Operation::Increment, .. }), "{error:?}");
     assert!(error.may_have_written());
     assert_eq!(fake.attempts_of(Operation::Increment), 1);
 }
@@ -85,7 +85,7 @@ async fn a_retried_put_once_sent_without_an_answer_may_have_written() {
     }
     let put = || Put::new("a").cell("d", "q", "v");
     let error = client_on(&fake).table("t").unwrap().put(put()).await.unwrap_err();
-    assert!(matches!(error, Error::WriteOutcomeUnknown { operation: "put", .. }), "{error:?}");
+    assert!(matches!(error, Error::WriteOutcomeUnknown { operation: Operation::Put, .. }), "{error:?}");
     assert!(error.may_have_written());
     // An early attempt lost, the last refused by HBase: the first may still have written.
     let fake = Arc::new(FakeTransport::with_keys(&["a"]));

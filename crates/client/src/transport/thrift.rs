@@ -112,7 +112,7 @@ impl Shared {
             Ok(Ok(pooled)) => Ok(pooled),
             Ok(Err(e)) => Err(AttemptError::not_sent(Operation::Connect, e)),
             Err(_) => {
-                let error = Error::Timeout { operation: Operation::Connect.as_str(), after: timeout };
+                let error = Error::Timeout { operation: Operation::Connect, after: timeout };
                 Err(AttemptError::not_sent(Operation::Connect, error))
             }
         }
@@ -155,9 +155,9 @@ impl Shared {
             Ok(Err(e)) if !received && is_connection_dropped(&e) && self.answered.load(Ordering::Relaxed) => {
                 Error::GatewayDropped { addr: addr.to_owned(), source: e }
             }
-            Ok(Err(e)) => Error::from_call_in(op.as_str(), addr, table, e),
+            Ok(Err(e)) => Error::from_call_in(op, addr, table, e),
             // The abandoned call poisoned the connection; it is closed, not reused.
-            Err(_) => Error::Timeout { operation: op.as_str(), after: self.request_timeout },
+            Err(_) => Error::Timeout { operation: op, after: self.request_timeout },
         };
         Err(if written { AttemptError::sent(op, error) } else { AttemptError::not_sent(op, error) })
     }
@@ -192,7 +192,7 @@ impl Scanner for ThriftScanner {
                 Ok(Ok(slot)) => slot,
                 Ok(Err(e)) => return Err(AttemptError::not_sent(Operation::Connect, e)),
                 Err(_) => {
-                    let error = Error::Timeout { operation: Operation::Connect.as_str(), after: timeout };
+                    let error = Error::Timeout { operation: Operation::Connect, after: timeout };
                     return Err(AttemptError::not_sent(Operation::Connect, error));
                 }
             };
