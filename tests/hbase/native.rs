@@ -112,8 +112,8 @@ async fn tool(env: &Env, commands: Vec<String>) -> Result<Vec<String>, String> {
     .map_err(|e| e.to_string())?
 }
 
-/// `host:port` of every live region server, asked from a blocking context (the test
-/// bed's start, for `BASALT_TEST_TRANSPORT=native`).
+/// `host:port` of every live region server, asked from a blocking context (before a
+/// native test's future starts).
 pub fn region_servers_blocking(env: &Env) -> Result<Vec<String>, String> {
     let answer = RegionTool::start(env)?.call("servers")?;
     parse_servers(&answer)
@@ -514,6 +514,19 @@ async fn native_scanner_lease_renewal_and_expiry(env: Env) -> TestResult {
     }
     check_exact("expired", &keys, &expected)?;
     assert!(expired.reopened() >= 1, "the expired scanner was reopened");
+
+    // Not renewed and not to be reopened (the `basalt::Client` transport's setting: the
+    // client's core reopens and counts it): the expiry is the scan's error.
+    let mut told = client.scan(&name, ScanSpec::new().rows_per_page(100).auto_renew(false).reopen_after_expiry(false));
+    assert_eq!(told.next_page().await?.map(|page| page.len()), Some(100));
+    tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
+    match told.next_page().await {
+        Err(RpcError::Remote(remote)) if matches!(remote.kind(), RemoteExceptionKind::UnknownScanner) => {}
+        other => {
+            return Err(format!("expected UnknownScannerException, got {:?}", other.map(|p| p.map(|p| p.len()))).into())
+        }
+    }
+    assert!(told.next_page().await?.is_none(), "the scan ended with its error");
     table.client().admin().delete_table(table.name()).await?;
     Ok(())
 }

@@ -19,7 +19,7 @@ use bytes::Bytes;
 use futures::{Stream, TryStreamExt};
 
 use basalt_rpc_protocol::cellblock::Cell;
-use basalt_rpc_protocol::exception::ScannerAdvice;
+use basalt_rpc_protocol::exception::{RemoteExceptionKind, ScannerAdvice};
 
 use crate::cells::RowResult;
 use crate::client::{scan_results, RpcClient};
@@ -43,6 +43,7 @@ pub struct ScanSpec {
     limit: Option<u64>,
     batch: Option<u32>,
     auto_renew: bool,
+    reopen_expired: bool,
 }
 
 impl Default for ScanSpec {
@@ -59,6 +60,7 @@ impl Default for ScanSpec {
             limit: None,
             batch: None,
             auto_renew: true,
+            reopen_expired: true,
         }
     }
 }
@@ -133,6 +135,15 @@ impl ScanSpec {
     /// finds the scanner expired and the scan reopens after its last row.
     pub fn auto_renew(mut self, renew: bool) -> ScanSpec {
         self.auto_renew = renew;
+        self
+    }
+
+    /// Whether a scanner the server no longer knows (its lease expired) is reopened
+    /// after the last row delivered (default: yes). Without it, the next page fails
+    /// with the server's `UnknownScannerException` and the scan ends, for a caller that
+    /// reopens scans itself and counts the reopens.
+    pub fn reopen_after_expiry(mut self, reopen: bool) -> ScanSpec {
+        self.reopen_expired = reopen;
         self
     }
 }
@@ -280,7 +291,9 @@ impl Scanner {
                     self.abandon_scanner();
                     let reopenable = error.is_retryable()
                         || error.remote().is_some_and(|r| r.exception.scanner_advice() == ScannerAdvice::Reopen);
-                    if !reopenable || Instant::now() >= deadline {
+                    let expired =
+                        error.remote().is_some_and(|r| matches!(r.kind(), RemoteExceptionKind::UnknownScanner));
+                    if !reopenable || (expired && !self.spec.reopen_expired) || Instant::now() >= deadline {
                         self.done = true;
                         return Err(error);
                     }

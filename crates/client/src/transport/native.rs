@@ -8,7 +8,9 @@
 //!   a region that moved, split or is opening is relocated through `hbase:meta` and
 //!   the call sent again within the same request timeout (the core knows no regions).
 //! - Scanners cross regions themselves and reopen after the last row delivered when a
-//!   region moves or a lease expires; their leases are renewed in the background.
+//!   region moves or splits or a connection fails; their leases are renewed in the
+//!   background, and a lease that expired all the same is reported to the core as
+//!   `ScannerExpired` (the core reopens the scan and counts it, as on the gateway).
 //! - Filters go out as HBase's protobuf filters ([`Filter::to_protobuf`]).
 //! - Replies become [`Row`]s whose cells share the reply's bytes (no value is copied).
 
@@ -369,7 +371,14 @@ fn reply_bytes(rows: &[RowResult]) -> usize {
 
 fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error> {
     scan.read.validate()?;
-    let mut spec = ScanSpec::new().start(scan.start.clone()).stop(scan.stop.clone()).reversed(scan.reversed);
+    // An expired lease (rare: leases are renewed in the background) surfaces as
+    // `ScannerExpired`, so the core reopens the scan and counts the reopen as on the
+    // gateway; moves, splits and lost connections are reopened below the seam.
+    let mut spec = ScanSpec::new()
+        .start(scan.start.clone())
+        .stop(scan.stop.clone())
+        .reversed(scan.reversed)
+        .reopen_after_expiry(false);
     spec = apply_read!(spec, &scan.read, scan.filter.as_ref());
     spec = spec.rows_per_page(scan.read.caching.unwrap_or(rows).max(1));
     if let Some(batch) = scan.read.batch.filter(|b| *b > 0) {
