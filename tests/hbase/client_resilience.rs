@@ -320,7 +320,9 @@ async fn writes_and_scans_ride_out_a_gateway_outage(env: Env) -> TestResult {
     Ok(())
 }
 
-/// Scanner expiry is recovered by the scan itself, not by the caller's retry policy.
+/// Scanner expiry is recovered by the scan itself, not by the caller's retry policy
+/// (on the native transport the lease is renewed instead: see
+/// [`check_reopens_after_pause`]).
 async fn expired_scanner_recovers_with_no_retry_policy(env: Env) -> TestResult {
     let table = env.fresh_table(&["d"], &[]).await?;
     load(&table, 300, "x").await?;
@@ -330,8 +332,9 @@ async fn expired_scanner_recovers_with_no_retry_policy(env: Env) -> TestResult {
         let mut stream = table.scan(Scan::new().caching(50).reversed(reversed))?;
         let stats = stream.stats();
         let mut rows = vec![stream.try_next().await?.ok_or("empty scan")?];
-        // Past the server's scanner lease, but within its idle timeout: the next page
-        // meets "Invalid scanner Id" on a live connection.
+        // Past the server's scanner lease, but within its idle timeout: through the
+        // gateway the next page meets "Invalid scanner Id" on a live connection; the
+        // native transport renews the lease meanwhile.
         tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
         while let Some(row) = stream.try_next().await? {
             rows.push(row);

@@ -524,11 +524,13 @@ impl Scanner {
         }
     }
 
+    /// Results asked per call: always the page size, as the Java client asks its
+    /// `caching`. The server stops at `limit_of_rows` complete rows itself; asking fewer
+    /// results near the limit would move the calls' boundaries, and with `batch` the
+    /// server's row count (which ends a row early at some boundaries) would then differ
+    /// from the count the Java client obeys.
     fn rows_wanted(&self) -> u32 {
-        match self.remaining_limit() {
-            Some(remaining) => remaining.min(self.spec.rows_per_page),
-            None => self.spec.rows_per_page,
-        }
+        self.spec.rows_per_page
     }
 
     fn remaining_limit(&self) -> Option<u32> {
