@@ -171,6 +171,9 @@ pub struct Scanner {
     in_row: Option<(Bytes, usize)>,
     /// Batch mode, after a reopen: cells of this row already delivered, to skip.
     skip: Option<(Bytes, usize)>,
+    /// Batch mode: the row of the last piece delivered (a piece of another row starts
+    /// a row for the limit's count).
+    last_piece_row: Option<Bytes>,
     lease: Arc<Lease>,
     returned: u64,
     done: bool,
@@ -202,6 +205,7 @@ impl RpcClient {
             partial: Vec::new(),
             in_row: None,
             skip: None,
+            last_piece_row: None,
             lease: Lease::new(),
             returned: 0,
             done: false,
@@ -418,15 +422,25 @@ impl Scanner {
     }
 
     /// Batch mode: delivers the pieces as they come, skipping cells delivered before a
-    /// reopen; only a row's last piece moves the resume point and counts for the limit.
+    /// reopen; only a row's last piece moves the resume point.
+    ///
+    /// The limit counts a row when its first piece arrives, as the Java client counts
+    /// (the server is not asked to count: see [`Scanner::remaining_limit`]). Once it is
+    /// used up, the pieces of the last row that came in the same call are still
+    /// delivered, a piece of a further row is not, and the scan ends with the call:
+    /// where the Java client ends it.
     fn assemble_pieces(&mut self, rows: Vec<RowResult>) -> Vec<RowResult> {
         let mut page = Vec::with_capacity(rows.len());
         for mut piece in rows {
-            if self.spec.limit.is_some_and(|limit| self.returned >= limit) {
-                break;
-            }
             if piece.is_empty() {
                 continue;
+            }
+            if self.last_piece_row.as_deref() != Some(piece.row()) {
+                if self.spec.limit.is_some_and(|limit| self.returned >= limit) {
+                    break;
+                }
+                self.returned += 1;
+                self.last_piece_row = Some(piece.row_bytes());
             }
             if let Some((row, left)) = &mut self.skip {
                 if piece.row() == &row[..] {
@@ -449,7 +463,6 @@ impl Scanner {
                 self.in_row = Some((row, delivered + piece.cells.len()));
             } else {
                 self.position = Position { row, inclusive: false };
-                self.returned += 1;
             }
             if !piece.is_empty() {
                 page.push(piece);
@@ -533,7 +546,14 @@ impl Scanner {
         self.spec.rows_per_page
     }
 
+    /// The rows the server may still return (`limit_of_rows`). Not sent with `batch`:
+    /// the server counts a row when its last piece is sent and sometimes ends a row
+    /// early, while the Java client counts a row at its first piece and stops at the
+    /// end of the call that used its limit up; the count is kept here, the Java way.
     fn remaining_limit(&self) -> Option<u32> {
+        if self.spec.batch.is_some() {
+            return None;
+        }
         self.spec.limit.map(|limit| u32::try_from(limit.saturating_sub(self.returned)).unwrap_or(u32::MAX))
     }
 

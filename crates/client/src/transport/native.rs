@@ -395,6 +395,9 @@ fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error> {
 struct NativeScanner {
     scanner: basalt_rpc::Scanner,
     table: String,
+    /// Results asked per call: the scan's `caching` when set (as a gateway's Java
+    /// client asks), else the page size the core asks for.
+    caching: Option<u32>,
     /// Rows read beyond the last page asked for: the next page starts with them.
     ahead: VecDeque<RowResult>,
     /// An error met after some rows of a page were read: reported after them.
@@ -402,15 +405,17 @@ struct NativeScanner {
 }
 
 impl NativeScanner {
-    fn new(scanner: basalt_rpc::Scanner, table: &str) -> NativeScanner {
-        NativeScanner { scanner, table: table.to_owned(), ahead: VecDeque::new(), pending: None }
+    fn new(scanner: basalt_rpc::Scanner, table: &str, scan: &ScanRequest) -> NativeScanner {
+        let caching = scan.read.caching.filter(|c| *c > 0);
+        NativeScanner { scanner, table: table.to_owned(), caching, ahead: VecDeque::new(), pending: None }
     }
 
     /// Up to `rows` rows; a page continues into the next region when the current one
     /// ends before it is full (as a gateway's scanner does), so page sizes are the
-    /// core's, not the regions'. Every call asks the server for `rows` results, as the
-    /// Java client asks its `caching` (the calls' boundaries decide where HBase's row
-    /// count ends a batched row); results beyond the page wait for the next one.
+    /// core's, not the regions'. Every call asks the server for the scan's `caching`
+    /// results (else `rows`), as the Java client behind a gateway does: the calls'
+    /// boundaries decide where HBase's row count ends a batched row. Results beyond the
+    /// page wait for the next one.
     async fn page(&mut self, op: Operation, rows: u32) -> Result<Page, AttemptError> {
         let wanted = rows.max(1) as usize;
         let mut page: Vec<RowResult> = self.ahead.drain(..self.ahead.len().min(wanted)).collect();
@@ -420,7 +425,7 @@ impl NativeScanner {
             }
         }
         while page.len() < wanted && self.pending.is_none() && !self.scanner.is_finished() {
-            self.scanner.set_rows_per_page(rows.max(1));
+            self.scanner.set_rows_per_page(self.caching.unwrap_or(rows).max(1));
             match self.scanner.next_page().await {
                 Ok(Some(more)) => {
                     for row in more {
@@ -593,7 +598,7 @@ impl Transport for NativeTransport {
             let op = Operation::OpenScanner;
             let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?;
             let client = self.client(op).await?;
-            let mut scanner = NativeScanner::new(client.scan(table, spec), table);
+            let mut scanner = NativeScanner::new(client.scan(table, spec), table, scan);
             let page = scanner.page(op, rows).await?;
             Ok((Box::new(scanner) as Box<dyn Scanner>, page))
         })
@@ -607,7 +612,7 @@ impl Transport for NativeTransport {
                 scan.limit.and_then(|l| u64::try_from(l).ok()).filter(|l| *l > 0).map_or(wanted, |l| l.min(wanted));
             let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?.limit(limit);
             let client = self.client(op).await?;
-            let mut scanner = NativeScanner::new(client.scan(table, spec), table);
+            let mut scanner = NativeScanner::new(client.scan(table, spec), table, scan);
             let mut page = scanner.page(op, rows).await?;
             while page.more == MoreRows::Yes && (page.rows.len() as u64) < limit {
                 let next = scanner.page(op, rows).await?;
