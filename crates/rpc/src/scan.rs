@@ -172,8 +172,15 @@ pub struct Scanner {
     /// Batch mode, after a reopen: cells of this row already delivered, to skip.
     skip: Option<(Bytes, usize)>,
     /// Batch mode: the row of the last piece delivered (a piece of another row starts
-    /// a row for the limit's count).
+    /// a row).
     last_piece_row: Option<Bytes>,
+    /// Batch mode: the row of the last full piece (`batch` cells), and whether it said
+    /// more cells of its row may follow: the Java client's "last result".
+    java_last_row: Option<Bytes>,
+    java_last_partial: bool,
+    /// Batch mode: rows the Java client would count complete (see
+    /// [`Scanner::count_piece`]); the limit is spent by this count.
+    complete_rows: u64,
     lease: Arc<Lease>,
     returned: u64,
     done: bool,
@@ -206,6 +213,9 @@ impl RpcClient {
             in_row: None,
             skip: None,
             last_piece_row: None,
+            java_last_row: None,
+            java_last_partial: false,
+            complete_rows: 0,
             lease: Lease::new(),
             returned: 0,
             done: false,
@@ -234,7 +244,7 @@ impl Scanner {
 
     /// Whether the scan is over: no page follows.
     pub fn is_finished(&self) -> bool {
-        self.done || self.spec.limit.is_some_and(|limit| self.returned >= limit)
+        self.done || self.limit_ended()
     }
 
     /// How many times the background task renewed a lease.
@@ -267,7 +277,7 @@ impl Scanner {
             if self.done {
                 return Ok(None);
             }
-            if self.spec.limit.is_some_and(|limit| self.returned >= limit) {
+            if self.limit_ended() {
                 self.finish();
                 return Ok(None);
             }
@@ -324,6 +334,13 @@ impl Scanner {
                 }
             } else if let Some(open) = &mut self.open {
                 open.next_call_seq += 1;
+            }
+            if rows.is_empty() && !response.heartbeat_message.unwrap_or(false) && self.spec.batch.is_some() {
+                // The Java client reads an empty reply that is no heartbeat as the end
+                // of the row of a partial last piece.
+                if self.java_last_partial {
+                    self.complete_rows += 1;
+                }
             }
             let page = self.assemble(rows);
             let more_in_region = response.more_results_in_region.unwrap_or(true);
@@ -422,25 +439,15 @@ impl Scanner {
     }
 
     /// Batch mode: delivers the pieces as they come, skipping cells delivered before a
-    /// reopen; only a row's last piece moves the resume point.
-    ///
-    /// The limit counts a row when its first piece arrives, as the Java client counts
-    /// (the server is not asked to count: see [`Scanner::remaining_limit`]). Once it is
-    /// used up, the pieces of the last row that came in the same call are still
-    /// delivered, a piece of a further row is not, and the scan ends with the call:
-    /// where the Java client ends it.
+    /// reopen; only a row's last piece moves the resume point. Every piece the server
+    /// sends is delivered: the server ends the scan at the limit (`limit_of_rows`, sent
+    /// as the Java client sends it), and the rows are counted as the Java client counts
+    /// them ([`Scanner::count_piece`]).
     fn assemble_pieces(&mut self, rows: Vec<RowResult>) -> Vec<RowResult> {
         let mut page = Vec::with_capacity(rows.len());
         for mut piece in rows {
             if piece.is_empty() {
                 continue;
-            }
-            if self.last_piece_row.as_deref() != Some(piece.row()) {
-                if self.spec.limit.is_some_and(|limit| self.returned >= limit) {
-                    break;
-                }
-                self.returned += 1;
-                self.last_piece_row = Some(piece.row_bytes());
             }
             if let Some((row, left)) = &mut self.skip {
                 if piece.row() == &row[..] {
@@ -464,11 +471,40 @@ impl Scanner {
             } else {
                 self.position = Position { row, inclusive: false };
             }
-            if !piece.is_empty() {
-                page.push(piece);
-            }
+            self.count_piece(&piece);
+            page.push(piece);
         }
         page
+    }
+
+    /// Counts complete rows as the Java client's batched scans do (its
+    /// `BatchScanResultCache`, which decides where it stops at a limit): a piece that
+    /// says its row is complete counts; so does a piece of another row after a full
+    /// piece that said more cells may follow. A piece shorter than the batch is held
+    /// back there, so it never becomes the "last result".
+    fn count_piece(&mut self, piece: &RowResult) {
+        if self.last_piece_row.as_deref() != Some(piece.row()) {
+            self.returned += 1;
+            self.last_piece_row = Some(piece.row_bytes());
+        }
+        if self.java_last_partial && self.java_last_row.as_deref() != Some(piece.row()) {
+            self.complete_rows += 1;
+        }
+        if self.spec.batch.is_some_and(|batch| piece.cells.len() >= batch as usize) {
+            self.java_last_row = Some(piece.row_bytes());
+            self.java_last_partial = piece.partial;
+        }
+        if !piece.partial {
+            self.complete_rows += 1;
+        }
+    }
+
+    /// Whether the limit ends the scan now: once it is used up by the rows delivered,
+    /// or with `batch` by the rows counted complete the Java client's way (checked at
+    /// the end of each call, as the Java client checks).
+    fn limit_ended(&self) -> bool {
+        let counted = if self.spec.batch.is_some() { self.complete_rows } else { self.returned };
+        self.spec.limit.is_some_and(|limit| counted >= limit)
     }
 
     /// Whether `region` is the last one the scan needs.
@@ -546,15 +582,11 @@ impl Scanner {
         self.spec.rows_per_page
     }
 
-    /// The rows the server may still return (`limit_of_rows`). Not sent with `batch`:
-    /// the server counts a row when its last piece is sent and sometimes ends a row
-    /// early, while the Java client counts a row at its first piece and stops at the
-    /// end of the call that used its limit up; the count is kept here, the Java way.
+    /// The rows the server may still return (`limit_of_rows`): the limit less the rows
+    /// delivered, or with `batch` less the rows the Java client counts complete.
     fn remaining_limit(&self) -> Option<u32> {
-        if self.spec.batch.is_some() {
-            return None;
-        }
-        self.spec.limit.map(|limit| u32::try_from(limit.saturating_sub(self.returned)).unwrap_or(u32::MAX))
+        let counted = if self.spec.batch.is_some() { self.complete_rows } else { self.returned };
+        self.spec.limit.map(|limit| u32::try_from(limit.saturating_sub(counted)).unwrap_or(u32::MAX))
     }
 
     /// Forgets the server-side scanner after an error, closing it in the background in
