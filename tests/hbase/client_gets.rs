@@ -17,14 +17,7 @@ pub fn trials() -> Vec<Test> {
 /// A client whose gate lets one get out at a time, so concurrent gets wait and are
 /// coalesced.
 fn gated_client(env: &Env) -> basalt::Client {
-    basalt::Client::builder()
-        .address(env.addr())
-        .framing(env.options().framing)
-        .protocol(env.options().protocol)
-        .pool_size(4)
-        .gets_in_flight(1)
-        .build()
-        .expect("valid client settings")
+    env.client_builder().pool_size(4).gets_in_flight(1).build().expect("valid client settings")
 }
 
 async fn client_gets_coalesced_each_get_its_own_row(env: Env) -> TestResult {
@@ -121,10 +114,8 @@ async fn client_gets_coalesced_errors_stay_per_get(env: Env) -> TestResult {
 async fn client_gets_cancelled_while_coalesced_leave_the_gate_working(env: Env) -> TestResult {
     let table = env.fresh_table(&["d"], &[]).await?;
     table.put_many((0..100).map(|i| Put::new(format!("r{i:02}")).cell("d", "v", format!("v{i}")))).await?;
-    let client = basalt::Client::builder()
-        .address(env.addr())
-        .framing(env.options().framing)
-        .protocol(env.options().protocol)
+    let client = env
+        .client_builder()
         .pool_size(2)
         .gets_in_flight(1)
         // A gate slot lost by a cancelled get would make every later get wait this long.

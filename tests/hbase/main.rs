@@ -5,6 +5,12 @@
 //! test against it with libtest-mimic (panics are caught per test), and stops the HBase
 //! it launched before exiting, whatever the tests did. If HBase cannot start, the run
 //! fails with the launcher's reason: nothing is skipped.
+//!
+//! Test names say the transport: a data-path test runs twice, as `thrift::MODULE::TEST`
+//! (through the Thrift2 gateway) and `native::MODULE::TEST` (HBase's native RPC to the
+//! region servers); tests of the gateway itself run once, as `gateway::MODULE::TEST`;
+//! tests of `basalt-rpc` alone as `rpc::native::TEST`. A filter such as `native::`
+//! picks one transport's run.
 
 mod answers;
 mod basics;
@@ -34,40 +40,87 @@ mod transport;
 use std::process::ExitCode;
 
 use libtest_mimic::Arguments;
+use support::{Registration, Test};
+
+/// Tests in the data-path modules below that test the Thrift2 gateway itself, with the
+/// reason: registered once, as `gateway::NAME`, like the gateway modules.
+const GATEWAY_TESTS_IN_DATA_PATH_MODULES: &[(&str, &str)] = &[
+    ("client_data::dead_pooled_connection_is_replaced", "the gateway's idle timeout and the gateway pool"),
+    ("client_resilience::gateway_restart_mid_scan_never_returns_other_rows", "a gateway restarted mid-scan"),
+    ("client_resilience::round_robin_balancer_over_two_gateways_keeps_scans_exact", "two gateways behind a balancer"),
+    ("client_resilience::writes_and_scans_ride_out_a_gateway_outage", "a gateway outage behind a balancer"),
+    ("parallel_scan::dropping_a_parallel_scan_closes_every_scanner", "probes the scanner ids of a gateway"),
+    ("filters::string_and_protobuf_select_the_same_cells", "raw Thrift2 calls with filter strings"),
+    ("filters::parsed_strings_select_what_hbase_selects", "raw Thrift2 calls with filter strings"),
+];
+
+/// The data-path modules' tests split into those run on both transports and those that
+/// test the gateway; an error names an entry of the gateway list that matches no test.
+fn split_data_path(tests: Vec<Test>) -> Result<[(Registration, Vec<Test>); 2], String> {
+    let (gateway, both): (Vec<Test>, Vec<Test>) =
+        tests.into_iter().partition(|t| GATEWAY_TESTS_IN_DATA_PATH_MODULES.iter().any(|(name, _)| *name == t.name()));
+    for (name, _) in GATEWAY_TESTS_IN_DATA_PATH_MODULES {
+        if !gateway.iter().any(|t| t.name() == *name) {
+            return Err(format!("main.rs lists {name} as a gateway test, but no such test exists"));
+        }
+    }
+    Ok([(Registration::BothTransports, both), (Registration::GatewayOnly, gateway)])
+}
 
 fn main() -> ExitCode {
     if let Some(code) = hostile::child_main() {
         return code;
     }
     let args = Arguments::from_args();
-    let trials: Vec<support::Test> = [
-        basics::trials(),
-        transport::trials(),
-        idl::trials(),
+    // The data path (gets, writes, scans, parallel and salted scans, cursors, batches,
+    // coalescing, HBase's answers, the differential test): every test runs on both
+    // transports, as `thrift::NAME` and `native::NAME`.
+    let data_path: Vec<Test> = [
         client_data::trials(),
         client_gets::trials(),
         client_scan::trials(),
         parallel_scan::trials(),
-        client_admin::trials(),
         client_resilience::trials(),
         salted::trials(),
         salted_cursor::trials(),
-        hostile::trials(),
-        chaos::trials(),
         regions::trials(),
         answers::trials(),
-        outage::trials(),
-        faults::trials(),
         filters::trials(),
-        secure::trials(),
-        native::trials(),
         differential::trials(),
     ]
     .into_iter()
     .flatten()
     .collect();
+    let data_path = match split_data_path(data_path) {
+        Ok(lists) => lists,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The Thrift2 gateway itself (its framings and protocols, hostile and restarted
+    // gateways, proxies cutting its connections, secured gateways, admin through it):
+    // Thrift only, as `gateway::NAME`.
+    let gateway: Vec<Test> = [
+        basics::trials(),
+        transport::trials(),
+        idl::trials(),
+        client_admin::trials(),
+        hostile::trials(),
+        chaos::trials(),
+        outage::trials(),
+        faults::trials(),
+        secure::trials(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut lists: Vec<(Registration, Vec<Test>)> = data_path.into();
+    lists.push((Registration::GatewayOnly, gateway));
+    // `basalt-rpc` on its own, as `rpc::NAME`.
+    lists.push((Registration::RpcOnly, native::trials()));
     if args.list {
-        return libtest_mimic::run(&args, support::into_trials(trials, None)).exit_code();
+        return libtest_mimic::run(&args, support::into_trials(lists, None)).exit_code();
     }
     let env = match support::TestEnv::start() {
         Ok(env) => env,
@@ -76,7 +129,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let conclusion = libtest_mimic::run(&args, support::into_trials(trials, Some(env.clone())));
+    let conclusion = libtest_mimic::run(&args, support::into_trials(lists, Some(env.clone())));
     if let Err(e) = env.stop() {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;

@@ -112,8 +112,8 @@ async fn tool(env: &Env, commands: Vec<String>) -> Result<Vec<String>, String> {
     .map_err(|e| e.to_string())?
 }
 
-/// `host:port` of every live region server, asked from a blocking context (the test
-/// bed's start, for `BASALT_TEST_TRANSPORT=native`).
+/// `host:port` of every live region server, asked from a blocking context (before a
+/// native test's future starts).
 pub fn region_servers_blocking(env: &Env) -> Result<Vec<String>, String> {
     let answer = RegionTool::start(env)?.call("servers")?;
     parse_servers(&answer)
@@ -514,6 +514,19 @@ async fn native_scanner_lease_renewal_and_expiry(env: Env) -> TestResult {
     }
     check_exact("expired", &keys, &expected)?;
     assert!(expired.reopened() >= 1, "the expired scanner was reopened");
+
+    // Not renewed and not to be reopened (the `basalt::Client` transport's setting: the
+    // client's core reopens and counts it): the expiry is the scan's error.
+    let mut told = client.scan(&name, ScanSpec::new().rows_per_page(100).auto_renew(false).reopen_after_expiry(false));
+    assert_eq!(told.next_page().await?.map(|page| page.len()), Some(100));
+    tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
+    match told.next_page().await {
+        Err(RpcError::Remote(remote)) if matches!(remote.kind(), RemoteExceptionKind::UnknownScanner) => {}
+        other => {
+            return Err(format!("expected UnknownScannerException, got {:?}", other.map(|p| p.map(|p| p.len()))).into())
+        }
+    }
+    assert!(told.next_page().await?.is_none(), "the scan ended with its error");
     table.client().admin().delete_table(table.name()).await?;
     Ok(())
 }
@@ -609,20 +622,24 @@ async fn native_read_options_and_exact_bounds(env: Env) -> TestResult {
         client.scan(&name, ScanSpec::new().rows_per_page(9)).into_stream().try_collect().await?;
     check_exact("stream", &keys(&streamed), &all_keys(0..=99))?;
 
-    // A per-client deadline of 1 µs (the timer fires at its next tick, so a call may
-    // still beat it now and then): of 20 gets, some time out, and nothing else fails;
-    // the shared connections stay usable for the default client.
+    // A per-client deadline of 1 µs (the timer fires at its next millisecond tick, so a
+    // call may still beat it: one at a time on a quiet machine, even 50 at once, often
+    // all do): of 500 gets sent at once, which the server cannot all answer within a
+    // few milliseconds, some time out, and nothing else fails; the shared connections
+    // stay usable for the default client.
     let hasty = client.with_timeouts(Duration::from_micros(1), Duration::from_micros(1));
     let mut timed_out = 0;
-    for _ in 0..20 {
-        match hasty.get(&name, &Get::new("k0001")).await {
+    let get = Get::new("k0001");
+    let answers = futures::future::join_all((0..500).map(|_| hasty.get(&name, &get))).await;
+    for answer in answers {
+        match answer {
             Ok(_) => {}
             Err(RpcError::Timeout { .. }) => timed_out += 1,
             Err(RpcError::RetriesExhausted { last, .. }) if matches!(*last, RpcError::Timeout { .. }) => timed_out += 1,
             Err(other) => return Err(format!("a 1 µs deadline: {other:?}").into()),
         }
     }
-    assert!(timed_out > 0, "no get of 20 timed out under a 1 µs deadline");
+    assert!(timed_out > 0, "no get of 500 timed out under a 1 µs deadline");
     assert_eq!(client.get(&name, &Get::new("k0001")).await?.value(b"d", b"a"), Some(&b"1"[..]));
     table.client().admin().delete_table(table.name()).await?;
     Ok(())

@@ -176,12 +176,7 @@ async fn pages_grow_unless_caching_is_set(env: Env) -> TestResult {
     assert_eq!(fixed.len(), 96, "explicit caching: every page exactly 100 rows");
     assert!(fixed.iter().all(|&n| n == 100));
     // A reply limit lower than the byte target: pages stay under it.
-    let small = basalt::Client::builder()
-        .address(env.addr())
-        .framing(env.options().framing)
-        .protocol(env.options().protocol)
-        .max_response_bytes(256 << 10)
-        .build()?;
+    let small = env.client_builder().max_response_bytes(256 << 10).build()?;
     let rows = small.table(table.name())?.scan_all(Scan::new()).await?;
     assert_eq!(rows.len(), 9600);
     table.client().admin().delete_table(table.name()).await?;

@@ -21,7 +21,27 @@ type BoxedTest = Box<dyn Fn(Env) -> Pin<Box<dyn Future<Output = TestResult> + Se
 /// A named async test.
 pub struct Test {
     name: &'static str,
-    run: BoxedTest,
+    run: Arc<BoxedTest>,
+}
+
+/// The transport a test's [`Env::client`] takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// The Thrift2 gateway (the default transport).
+    Thrift,
+    /// HBase's native RPC, straight to the region servers (admin stays on the gateway).
+    Native,
+}
+
+/// How a list of tests is registered (see `main.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Registration {
+    /// Data-path tests: each runs twice, as `thrift::NAME` and `native::NAME`.
+    BothTransports,
+    /// Tests of the Thrift2 gateway itself: once, as `gateway::NAME`, on Thrift.
+    GatewayOnly,
+    /// Tests of `basalt-rpc` itself: once, as `rpc::NAME`.
+    RpcOnly,
 }
 
 /// Builds the list of a module's tests: `tests![a, b]` for `async fn a(env: Env) -> TestResult`.
@@ -41,7 +61,12 @@ impl Test {
     where
         F: Fn(Env) -> Pin<Box<dyn Future<Output = TestResult> + Send>> + Send + Sync + 'static,
     {
-        Test { name, run: Box::new(run) }
+        Test { name, run: Arc::new(Box::new(run)) }
+    }
+
+    /// The test's name without a transport prefix (`module::function`).
+    pub fn name(&self) -> &'static str {
+        self.name
     }
 }
 
@@ -49,6 +74,7 @@ impl Test {
 #[derive(Clone)]
 pub struct Env {
     inner: Arc<EnvInner>,
+    transport: Transport,
 }
 
 struct EnvInner {
@@ -57,9 +83,9 @@ struct EnvInner {
     options: ConnectionOptions,
     runtime: tokio::runtime::Runtime,
     counter: AtomicU32,
-    /// With `BASALT_TEST_TRANSPORT=native`: the region servers `client()` bootstraps
-    /// from (its reads and writes then take HBase's native RPC; admin stays on Thrift2).
-    native: std::sync::OnceLock<Vec<String>>,
+    /// The region servers a native client bootstraps from (listed once, on the first
+    /// native test), or why they could not be listed.
+    native: std::sync::OnceLock<Result<Vec<String>, String>>,
 }
 
 /// The handle `main` keeps to stop HBase at the end.
@@ -101,21 +127,8 @@ impl Env {
                 counter: AtomicU32::new(0),
                 native: std::sync::OnceLock::new(),
             }),
+            transport: Transport::Thrift,
         };
-        match std::env::var("BASALT_TEST_TRANSPORT").as_deref() {
-            Ok("native") => {
-                let servers = crate::native::region_servers_blocking(&env).map_err(|e| {
-                    TestkitError::Io(std::io::Error::other(format!("BASALT_TEST_TRANSPORT=native: {e}")))
-                })?;
-                eprintln!("client() uses the native transport, bootstrapping from {servers:?}");
-                let _ = env.inner.native.set(servers);
-            }
-            Ok("thrift") | Ok("") | Err(_) => {}
-            Ok(other) => {
-                let message = format!("BASALT_TEST_TRANSPORT={other:?}: expected \"native\" or \"thrift\"");
-                return Err(TestkitError::Io(std::io::Error::other(message)));
-            }
-        }
         Ok(env)
     }
 
@@ -164,23 +177,41 @@ impl Env {
         Connection::connect(self.addr(), self.options()).await
     }
 
-    /// With `BASALT_TEST_TRANSPORT=native`, the region servers a client bootstraps from.
-    pub fn native_servers(&self) -> Option<&[String]> {
-        self.inner.native.get().map(Vec::as_slice)
+    /// The transport of this test's [`Env::client`].
+    pub fn transport(&self) -> Transport {
+        self.transport
     }
 
-    /// A pooled `basalt` client for the gateway.
-    pub fn client(&self) -> basalt::Client {
+    /// This environment with `client()` on `transport`.
+    pub fn on(&self, transport: Transport) -> Env {
+        Env { inner: self.inner.clone(), transport }
+    }
+
+    /// The region servers a native client bootstraps from, listed through the region
+    /// tool on first use (a blocking call: run before the test's future starts).
+    pub fn native_servers(&self) -> Result<&[String], String> {
+        self.inner.native.get_or_init(|| crate::native::region_servers_blocking(self)).as_deref().map_err(Clone::clone)
+    }
+
+    /// A client builder for this test's transport: the gateway's address, framing and
+    /// protocol, and on the native transport the region servers to bootstrap from (the
+    /// gateway then serves admin only).
+    pub fn client_builder(&self) -> basalt::ClientBuilder {
         let builder = basalt::Client::builder()
             .address(self.addr())
             .framing(self.inner.options.framing)
             .protocol(self.inner.options.protocol);
-        match self.inner.native.get() {
-            Some(servers) => builder.native(servers.clone()),
-            None => builder,
+        match self.transport {
+            Transport::Thrift => builder,
+            Transport::Native => {
+                builder.native(self.native_servers().expect("the region servers were listed before the test").to_vec())
+            }
         }
-        .build()
-        .expect("valid client settings")
+    }
+
+    /// A pooled `basalt` client on this test's transport.
+    pub fn client(&self) -> basalt::Client {
+        self.client_builder().build().expect("valid client settings")
     }
 
     /// Creates a fresh table with the given families and split keys; returns its handle.
@@ -203,16 +234,62 @@ impl Env {
     }
 }
 
-/// Turns the tests into libtest-mimic trials; with no environment (listing only) the
-/// trials are never run.
-pub fn into_trials(tests: Vec<Test>, env: Option<Env>) -> Vec<Trial> {
-    tests
+/// One registered run of a test: its full name and the transport its `Env` has.
+struct Registered {
+    name: String,
+    transport: Transport,
+    run: Arc<BoxedTest>,
+}
+
+/// Checks the reopens of a scan whose reader paused past the server's scanner lease.
+/// Through the gateway, the gateway's scanner expired and the scan reopened after its
+/// last row (at least once). On the native transport a background task renews the
+/// lease while the reader pauses, so the scanner never expires: a reopen there means a
+/// renewal was missed (an expired native scanner is reopened by the same core code,
+/// and counted).
+pub fn check_reopens_after_pause(env: &Env, reopens: u64, what: &str) -> TestResult {
+    match env.transport() {
+        Transport::Thrift if reopens == 0 => {
+            Err(format!("{what}: the scanner outlived its lease through the gateway").into())
+        }
+        Transport::Native if reopens > 0 => {
+            Err(format!("{what}: {reopens} reopens on the native transport, whose leases are renewed").into())
+        }
+        Transport::Thrift | Transport::Native => Ok(()),
+    }
+}
+
+/// Turns lists of tests into libtest-mimic trials, each registered as its list says
+/// (named `thrift::`, `native::`, `gateway::` or `rpc::` + `module::function`); with no
+/// environment (listing only) the trials are never run.
+pub fn into_trials(lists: Vec<(Registration, Vec<Test>)>, env: Option<Env>) -> Vec<Trial> {
+    let mut registered = Vec::new();
+    for (registration, tests) in lists {
+        for test in tests {
+            let transports: &[(Transport, &str)] = match registration {
+                Registration::BothTransports => &[(Transport::Thrift, "thrift"), (Transport::Native, "native")],
+                Registration::GatewayOnly => &[(Transport::Thrift, "gateway")],
+                Registration::RpcOnly => &[(Transport::Thrift, "rpc")],
+            };
+            for (transport, prefix) in transports {
+                registered.push(Registered {
+                    name: format!("{prefix}::{}", test.name),
+                    transport: *transport,
+                    run: test.run.clone(),
+                });
+            }
+        }
+    }
+    registered
         .into_iter()
-        .map(|test| {
+        .map(|Registered { name, transport, run }| {
             let env = env.clone();
-            let Test { name, run } = test;
             Trial::test(name, move || {
-                let env = env.ok_or_else(|| Failed::from("no HBase environment"))?;
+                let env = env.ok_or_else(|| Failed::from("no HBase environment"))?.on(transport);
+                if transport == Transport::Native {
+                    env.native_servers()
+                        .map_err(|e| Failed::from(format!("no region servers to bootstrap from: {e}")))?;
+                }
                 let future = run(env.clone());
                 env.inner.runtime.block_on(future).map_err(|e| Failed::from(e.to_string()))
             })

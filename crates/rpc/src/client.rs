@@ -265,10 +265,11 @@ impl RpcClient {
         };
         let deadline = self.deadline();
         let mut attempt = 0;
+        let not_found = || RpcError::RegionNotFound { table: table.to_owned(), row: Bytes::copy_from_slice(row) };
         loop {
             let outcome = self.meta_scan_once(&request).await.and_then(|rows| {
                 let Some(found) = rows.first() else {
-                    return Err(RpcError::RegionNotFound { table: table.to_owned(), row: Bytes::copy_from_slice(row) });
+                    return Err(not_found());
                 };
                 match region::parse_meta_row(found)
                     .map_err(|reason| RpcError::Protocol { addr: "hbase:meta".into(), reason })?
@@ -285,15 +286,23 @@ impl RpcClient {
                         } else {
                             location.contains(row)
                         };
-                    if !fits {
-                        // Meta holds no region of this table at that row (a dropped or
-                        // unknown table, or a hole while a region is in transition).
-                        RpcError::RegionNotFound { table: table.to_owned(), row: Bytes::copy_from_slice(row) }
+                    if location.table != table {
+                        // Meta holds no region of this table below the row: the table
+                        // does not exist (dropped or never created). The Java client
+                        // answers TableNotFoundException at once, without retrying.
+                        return Err(not_found());
+                    } else if !fits {
+                        // A region of this table, but not the row's: a hole while a
+                        // region is in transition (retried below).
+                        not_found()
                     } else {
                         self.inner.regions.insert(location.clone());
                         return Ok(location);
                     }
                 }
+                // No row at all between the row and the table's floor in meta: the
+                // table does not exist.
+                Err(error @ RpcError::RegionNotFound { .. }) => return Err(error),
                 Err(error) => error,
             };
             let retry = matches!(error, RpcError::RegionUnavailable(_) | RpcError::RegionNotFound { .. })

@@ -1,6 +1,6 @@
 //! Keeping a server-side scanner's lease alive while its reader is slow: a background
-//! task renews the lease when no call has touched the scanner for half the lease
-//! period the server announced. Calls on the scanner and renewals never overlap (the
+//! task renews the lease when no call has touched the scanner for a third of the lease
+//! period the server announced (two chances before it expires, on a busy machine). Calls on the scanner and renewals never overlap (the
 //! server drops a lease while a call on it is in progress, so a renewal racing a page
 //! would fail it).
 
@@ -55,7 +55,7 @@ impl Lease {
 /// The renewal interval for a lease of `ttl_ms` milliseconds (as the open reply says).
 pub(crate) fn renew_interval(ttl_ms: Option<u32>) -> Duration {
     let lease = ttl_ms.filter(|ttl| *ttl > 0).map_or(DEFAULT_LEASE, |ttl| Duration::from_millis(u64::from(ttl)));
-    (lease / 2).max(MIN_RENEW_INTERVAL)
+    (lease / 3).max(MIN_RENEW_INTERVAL)
 }
 
 /// A request that renews scanner `id`'s lease and fetches nothing.
@@ -71,8 +71,9 @@ pub(crate) fn spawn_renewer(client: RpcClient, server: String, id: u64, every: D
         return;
     };
     runtime.spawn(async move {
+        let mut wait = every;
         loop {
-            tokio::time::sleep(every).await;
+            tokio::time::sleep(wait).await;
             let Some(lease) = lease.upgrade() else {
                 return;
             };
@@ -80,9 +81,14 @@ pub(crate) fn spawn_renewer(client: RpcClient, server: String, id: u64, every: D
             if lease.current.load(Ordering::Acquire) != id {
                 return;
             }
-            if last_used.elapsed() < every {
+            // Due `every` after the scanner's last use, not after this task's last
+            // wake-up (which could leave almost two intervals between uses).
+            let idle = last_used.elapsed();
+            if idle < every {
+                wait = every - idle;
                 continue;
             }
+            wait = every;
             match client.call(&server, "Scan", &renew_request(id), None).await {
                 Ok(_) => {
                     *last_used = Instant::now();
@@ -102,10 +108,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn renewal_runs_at_half_the_lease() {
-        assert_eq!(renew_interval(Some(4000)), Duration::from_secs(2));
-        assert_eq!(renew_interval(None), Duration::from_secs(30));
-        assert_eq!(renew_interval(Some(0)), Duration::from_secs(30));
+    fn renewal_runs_at_a_third_of_the_lease() {
+        assert_eq!(renew_interval(Some(3000)), Duration::from_secs(1));
+        assert_eq!(renew_interval(None), Duration::from_secs(20));
+        assert_eq!(renew_interval(Some(0)), Duration::from_secs(20));
         assert_eq!(renew_interval(Some(10)), MIN_RENEW_INTERVAL);
     }
 }

@@ -19,7 +19,7 @@ use bytes::Bytes;
 use futures::{Stream, TryStreamExt};
 
 use basalt_rpc_protocol::cellblock::Cell;
-use basalt_rpc_protocol::exception::ScannerAdvice;
+use basalt_rpc_protocol::exception::{RemoteExceptionKind, ScannerAdvice};
 
 use crate::cells::RowResult;
 use crate::client::{scan_results, RpcClient};
@@ -43,6 +43,7 @@ pub struct ScanSpec {
     limit: Option<u64>,
     batch: Option<u32>,
     auto_renew: bool,
+    reopen_expired: bool,
 }
 
 impl Default for ScanSpec {
@@ -59,6 +60,7 @@ impl Default for ScanSpec {
             limit: None,
             batch: None,
             auto_renew: true,
+            reopen_expired: true,
         }
     }
 }
@@ -135,6 +137,15 @@ impl ScanSpec {
         self.auto_renew = renew;
         self
     }
+
+    /// Whether a scanner the server no longer knows (its lease expired) is reopened
+    /// after the last row delivered (default: yes). Without it, the next page fails
+    /// with the server's `UnknownScannerException` and the scan ends, for a caller that
+    /// reopens scans itself and counts the reopens.
+    pub fn reopen_after_expiry(mut self, reopen: bool) -> ScanSpec {
+        self.reopen_expired = reopen;
+        self
+    }
 }
 
 read_options!(ScanSpec);
@@ -160,6 +171,16 @@ pub struct Scanner {
     in_row: Option<(Bytes, usize)>,
     /// Batch mode, after a reopen: cells of this row already delivered, to skip.
     skip: Option<(Bytes, usize)>,
+    /// Batch mode: the row of the last piece delivered (a piece of another row starts
+    /// a row).
+    last_piece_row: Option<Bytes>,
+    /// Batch mode: the row of the last full piece (`batch` cells), and whether it said
+    /// more cells of its row may follow: the Java client's "last result".
+    java_last_row: Option<Bytes>,
+    java_last_partial: bool,
+    /// Batch mode: rows the Java client would count complete (see
+    /// [`Scanner::count_piece`]); the limit is spent by this count.
+    complete_rows: u64,
     lease: Arc<Lease>,
     returned: u64,
     done: bool,
@@ -191,6 +212,10 @@ impl RpcClient {
             partial: Vec::new(),
             in_row: None,
             skip: None,
+            last_piece_row: None,
+            java_last_row: None,
+            java_last_partial: false,
+            complete_rows: 0,
             lease: Lease::new(),
             returned: 0,
             done: false,
@@ -219,7 +244,7 @@ impl Scanner {
 
     /// Whether the scan is over: no page follows.
     pub fn is_finished(&self) -> bool {
-        self.done || self.spec.limit.is_some_and(|limit| self.returned >= limit)
+        self.done || self.limit_ended()
     }
 
     /// How many times the background task renewed a lease.
@@ -252,7 +277,7 @@ impl Scanner {
             if self.done {
                 return Ok(None);
             }
-            if self.spec.limit.is_some_and(|limit| self.returned >= limit) {
+            if self.limit_ended() {
                 self.finish();
                 return Ok(None);
             }
@@ -280,7 +305,9 @@ impl Scanner {
                     self.abandon_scanner();
                     let reopenable = error.is_retryable()
                         || error.remote().is_some_and(|r| r.exception.scanner_advice() == ScannerAdvice::Reopen);
-                    if !reopenable || Instant::now() >= deadline {
+                    let expired =
+                        error.remote().is_some_and(|r| matches!(r.kind(), RemoteExceptionKind::UnknownScanner));
+                    if !reopenable || (expired && !self.spec.reopen_expired) || Instant::now() >= deadline {
                         self.done = true;
                         return Err(error);
                     }
@@ -307,6 +334,13 @@ impl Scanner {
                 }
             } else if let Some(open) = &mut self.open {
                 open.next_call_seq += 1;
+            }
+            if rows.is_empty() && !response.heartbeat_message.unwrap_or(false) && self.spec.batch.is_some() {
+                // The Java client reads an empty reply that is no heartbeat as the end
+                // of the row of a partial last piece.
+                if self.java_last_partial {
+                    self.complete_rows += 1;
+                }
             }
             let page = self.assemble(rows);
             let more_in_region = response.more_results_in_region.unwrap_or(true);
@@ -405,13 +439,13 @@ impl Scanner {
     }
 
     /// Batch mode: delivers the pieces as they come, skipping cells delivered before a
-    /// reopen; only a row's last piece moves the resume point and counts for the limit.
+    /// reopen; only a row's last piece moves the resume point. Every piece the server
+    /// sends is delivered: the server ends the scan at the limit (`limit_of_rows`, sent
+    /// as the Java client sends it), and the rows are counted as the Java client counts
+    /// them ([`Scanner::count_piece`]).
     fn assemble_pieces(&mut self, rows: Vec<RowResult>) -> Vec<RowResult> {
         let mut page = Vec::with_capacity(rows.len());
         for mut piece in rows {
-            if self.spec.limit.is_some_and(|limit| self.returned >= limit) {
-                break;
-            }
             if piece.is_empty() {
                 continue;
             }
@@ -436,13 +470,41 @@ impl Scanner {
                 self.in_row = Some((row, delivered + piece.cells.len()));
             } else {
                 self.position = Position { row, inclusive: false };
-                self.returned += 1;
             }
-            if !piece.is_empty() {
-                page.push(piece);
-            }
+            self.count_piece(&piece);
+            page.push(piece);
         }
         page
+    }
+
+    /// Counts complete rows as the Java client's batched scans do (its
+    /// `BatchScanResultCache`, which decides where it stops at a limit): a piece that
+    /// says its row is complete counts; so does a piece of another row after a full
+    /// piece that said more cells may follow. A piece shorter than the batch is held
+    /// back there, so it never becomes the "last result".
+    fn count_piece(&mut self, piece: &RowResult) {
+        if self.last_piece_row.as_deref() != Some(piece.row()) {
+            self.returned += 1;
+            self.last_piece_row = Some(piece.row_bytes());
+        }
+        if self.java_last_partial && self.java_last_row.as_deref() != Some(piece.row()) {
+            self.complete_rows += 1;
+        }
+        if self.spec.batch.is_some_and(|batch| piece.cells.len() >= batch as usize) {
+            self.java_last_row = Some(piece.row_bytes());
+            self.java_last_partial = piece.partial;
+        }
+        if !piece.partial {
+            self.complete_rows += 1;
+        }
+    }
+
+    /// Whether the limit ends the scan now: once it is used up by the rows delivered,
+    /// or with `batch` by the rows counted complete the Java client's way (checked at
+    /// the end of each call, as the Java client checks).
+    fn limit_ended(&self) -> bool {
+        let counted = if self.spec.batch.is_some() { self.complete_rows } else { self.returned };
+        self.spec.limit.is_some_and(|limit| counted >= limit)
     }
 
     /// Whether `region` is the last one the scan needs.
@@ -511,15 +573,20 @@ impl Scanner {
         }
     }
 
+    /// Results asked per call: always the page size, as the Java client asks its
+    /// `caching`. The server stops at `limit_of_rows` complete rows itself; asking fewer
+    /// results near the limit would move the calls' boundaries, and with `batch` the
+    /// server's row count (which ends a row early at some boundaries) would then differ
+    /// from the count the Java client obeys.
     fn rows_wanted(&self) -> u32 {
-        match self.remaining_limit() {
-            Some(remaining) => remaining.min(self.spec.rows_per_page),
-            None => self.spec.rows_per_page,
-        }
+        self.spec.rows_per_page
     }
 
+    /// The rows the server may still return (`limit_of_rows`): the limit less the rows
+    /// delivered, or with `batch` less the rows the Java client counts complete.
     fn remaining_limit(&self) -> Option<u32> {
-        self.spec.limit.map(|limit| u32::try_from(limit.saturating_sub(self.returned)).unwrap_or(u32::MAX))
+        let counted = if self.spec.batch.is_some() { self.complete_rows } else { self.returned };
+        self.spec.limit.map(|limit| u32::try_from(limit.saturating_sub(counted)).unwrap_or(u32::MAX))
     }
 
     /// Forgets the server-side scanner after an error, closing it in the background in

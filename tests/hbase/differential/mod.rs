@@ -62,19 +62,11 @@ async fn same_answers_as_java(env: Env) -> TestResult {
     let reads = env_number("BASALT_DIFF_READS", DEFAULT_READS as u64)? as usize;
     // A short retry budget: a request the server fails (an HBase bug, a refusal Basalt
     // misses) then costs seconds, not the default 45 s per read.
-    let options = env.options();
-    let client = basalt::Client::builder()
-        .address(env.addr())
-        .framing(options.framing)
-        .protocol(options.protocol)
+    let client = env
+        .client_builder()
         .retry_budget(std::time::Duration::from_secs(5))
-        .request_timeout(std::time::Duration::from_secs(10));
-    // BASALT_TEST_TRANSPORT=native: the same comparison on the native transport.
-    let client = match env.native_servers() {
-        Some(servers) => client.native(servers.to_vec()),
-        None => client,
-    }
-    .build()?;
+        .request_timeout(std::time::Duration::from_secs(10))
+        .build()?;
     let mut failed = Vec::new();
     for seed in seeds()? {
         let (a, b) =

@@ -8,10 +8,13 @@
 //!   a region that moved, split or is opening is relocated through `hbase:meta` and
 //!   the call sent again within the same request timeout (the core knows no regions).
 //! - Scanners cross regions themselves and reopen after the last row delivered when a
-//!   region moves or a lease expires; their leases are renewed in the background.
+//!   region moves or splits or a connection fails; their leases are renewed in the
+//!   background, and a lease that expired all the same is reported to the core as
+//!   `ScannerExpired` (the core reopens the scan and counts it, as on the gateway).
 //! - Filters go out as HBase's protobuf filters ([`Filter::to_protobuf`]).
 //! - Replies become [`Row`]s whose cells share the reply's bytes (no value is copied).
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -369,7 +372,14 @@ fn reply_bytes(rows: &[RowResult]) -> usize {
 
 fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error> {
     scan.read.validate()?;
-    let mut spec = ScanSpec::new().start(scan.start.clone()).stop(scan.stop.clone()).reversed(scan.reversed);
+    // An expired lease (rare: leases are renewed in the background) surfaces as
+    // `ScannerExpired`, so the core reopens the scan and counts the reopen as on the
+    // gateway; moves, splits and lost connections are reopened below the seam.
+    let mut spec = ScanSpec::new()
+        .start(scan.start.clone())
+        .stop(scan.stop.clone())
+        .reversed(scan.reversed)
+        .reopen_after_expiry(false);
     spec = apply_read!(spec, &scan.read, scan.filter.as_ref());
     spec = spec.rows_per_page(scan.read.caching.unwrap_or(rows).max(1));
     if let Some(batch) = scan.read.batch.filter(|b| *b > 0) {
@@ -385,24 +395,47 @@ fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error> {
 struct NativeScanner {
     scanner: basalt_rpc::Scanner,
     table: String,
-    /// An error met after some rows of a page were read: reported by the next page.
+    /// Results asked per call: the scan's `caching` when set (as a gateway's Java
+    /// client asks), else the page size the core asks for.
+    caching: Option<u32>,
+    /// Rows read beyond the last page asked for: the next page starts with them.
+    ahead: VecDeque<RowResult>,
+    /// An error met after some rows of a page were read: reported after them.
     pending: Option<RpcError>,
 }
 
 impl NativeScanner {
+    fn new(scanner: basalt_rpc::Scanner, table: &str, scan: &ScanRequest) -> NativeScanner {
+        let caching = scan.read.caching.filter(|c| *c > 0);
+        NativeScanner { scanner, table: table.to_owned(), caching, ahead: VecDeque::new(), pending: None }
+    }
+
     /// Up to `rows` rows; a page continues into the next region when the current one
     /// ends before it is full (as a gateway's scanner does), so page sizes are the
-    /// core's, not the regions'.
+    /// core's, not the regions'. Every call asks the server for the scan's `caching`
+    /// results (else `rows`), as the Java client behind a gateway does: the calls'
+    /// boundaries decide where HBase's row count ends a batched row. Results beyond the
+    /// page wait for the next one.
     async fn page(&mut self, op: Operation, rows: u32) -> Result<Page, AttemptError> {
-        if let Some(error) = self.pending.take() {
-            return Err(attempt_error(op, Some(&self.table), &error));
-        }
         let wanted = rows.max(1) as usize;
-        let mut page: Vec<RowResult> = Vec::new();
-        while page.len() < wanted && !self.scanner.is_finished() {
-            self.scanner.set_rows_per_page((wanted - page.len()) as u32);
+        let mut page: Vec<RowResult> = self.ahead.drain(..self.ahead.len().min(wanted)).collect();
+        if page.is_empty() {
+            if let Some(error) = self.pending.take() {
+                return Err(attempt_error(op, Some(&self.table), &error));
+            }
+        }
+        while page.len() < wanted && self.pending.is_none() && !self.scanner.is_finished() {
+            self.scanner.set_rows_per_page(self.caching.unwrap_or(rows).max(1));
             match self.scanner.next_page().await {
-                Ok(Some(more)) => page.extend(more),
+                Ok(Some(more)) => {
+                    for row in more {
+                        if page.len() < wanted {
+                            page.push(row);
+                        } else {
+                            self.ahead.push_back(row);
+                        }
+                    }
+                }
                 Ok(None) => break,
                 Err(error) => {
                     if page.is_empty() {
@@ -415,7 +448,7 @@ impl NativeScanner {
                 }
             }
         }
-        let finished = self.scanner.is_finished() && self.pending.is_none();
+        let finished = self.ahead.is_empty() && self.scanner.is_finished() && self.pending.is_none();
         let more = if finished { MoreRows::No } else { MoreRows::Yes };
         let reply_bytes = reply_bytes(&page);
         Ok(Page { rows: page.into_iter().map(to_row).collect(), reply_bytes, more, source: self.table.clone() })
@@ -565,8 +598,7 @@ impl Transport for NativeTransport {
             let op = Operation::OpenScanner;
             let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?;
             let client = self.client(op).await?;
-            let mut scanner =
-                NativeScanner { scanner: client.scan(table, spec), table: table.to_owned(), pending: None };
+            let mut scanner = NativeScanner::new(client.scan(table, spec), table, scan);
             let page = scanner.page(op, rows).await?;
             Ok((Box::new(scanner) as Box<dyn Scanner>, page))
         })
@@ -580,8 +612,7 @@ impl Transport for NativeTransport {
                 scan.limit.and_then(|l| u64::try_from(l).ok()).filter(|l| *l > 0).map_or(wanted, |l| l.min(wanted));
             let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?.limit(limit);
             let client = self.client(op).await?;
-            let mut scanner =
-                NativeScanner { scanner: client.scan(table, spec), table: table.to_owned(), pending: None };
+            let mut scanner = NativeScanner::new(client.scan(table, spec), table, scan);
             let mut page = scanner.page(op, rows).await?;
             while page.more == MoreRows::Yes && (page.rows.len() as u64) < limit {
                 let next = scanner.page(op, rows).await?;
