@@ -58,7 +58,6 @@ pub struct MovedTo {
 
 /// The kinds of remote exception a client acts on. See the module's table.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum RemoteExceptionKind {
     /// The region is not open on this server.
     NotServingRegion,

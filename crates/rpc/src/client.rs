@@ -374,17 +374,24 @@ impl RpcClient {
     /// Updates the region cache after a failed call to `region`.
     pub(crate) fn on_error(&self, region: &RegionLocation, error: &RpcError) {
         match error {
-            RpcError::Remote(remote) => match remote.kind() {
-                RemoteExceptionKind::RegionMoved(Some(to)) => {
+            RpcError::Remote(remote) => {
+                if let RemoteExceptionKind::RegionMoved(Some(to)) = remote.kind() {
                     self.inner.regions.moved(region, &format!("{}:{}", to.host, to.port))
+                } else if remote.exception.invalidates_location() {
+                    self.inner.regions.invalidate(region)
                 }
-                _ if remote.exception.invalidates_location() => self.inner.regions.invalidate(region),
-                _ => {}
-            },
+            }
             RpcError::Connect { .. } | RpcError::ConnectionFailed { .. } => {
                 self.inner.regions.forget_server(&region.server)
             }
-            _ => {}
+            // The location stays: the call failed for a reason of its own.
+            RpcError::Timeout { .. }
+            | RpcError::Protocol { .. }
+            | RpcError::RegionNotFound { .. }
+            | RpcError::RegionUnavailable(_)
+            | RpcError::RetriesExhausted { .. }
+            | RpcError::Bootstrap(_)
+            | RpcError::InvalidArgument(_) => {}
         }
     }
 
