@@ -169,8 +169,9 @@ fn big_rows() -> (Vec<u8>, Vec<usize>) {
 /// empty scan (runtime, binary, buffers; measured in the same run, so the bound does
 /// not move with the binary's size), as a multiple of the reply's bytes: the reply, its
 /// index, its rows, and for the CLI their printing. Measured in debug builds: 2.2x for
-/// both (footprints of about 14 MiB for the library, 16 MiB for the CLI). Rows of four `Bytes` per cell (before `Row`
-/// became a view of its page) took about 10x of the whole process.
+/// both (footprints of about 14 MiB for the library, 16 MiB for the CLI). Rows of four
+/// `Bytes` per cell (before `Row` became a view of its page) took about 10x of the
+/// whole process.
 const BIG_PAGE_RSS_PER_REPLY_BYTE: f64 = 2.6;
 
 /// Fails when `peak_kib` less `baseline_kib` is over `bound` times the big page's size.
