@@ -9,8 +9,6 @@
 //! advertise themselves, the same way on both routes: 127.0.0.1 with the native launcher,
 //! the container's address on Docker's network (reachable from a Linux host) in Docker.
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::time::Duration;
 
 use basalt::{Put, Scan};
@@ -22,6 +20,7 @@ use bytes::Bytes;
 use futures::TryStreamExt;
 
 use crate::native_client::native_transport_serves_the_client_api;
+use crate::regions::RegionTool;
 use crate::support::{Env, Test, TestResult, SCANNER_TIMEOUT};
 use crate::tests;
 
@@ -39,66 +38,6 @@ pub fn trials() -> Vec<Test> {
         native_row_mutations_and_delete_kinds,
         native_transport_serves_the_client_api,
     ]
-}
-
-/// The region tool (`docker/RegionTool.java`): one command line in, one answer out.
-struct RegionTool {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl RegionTool {
-    fn start(env: &Env) -> Result<RegionTool, String> {
-        let mut child = env
-            .region_tool()
-            .map_err(|e| e.to_string())?
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("cannot start the region tool: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("no stdout")?);
-        let mut tool = RegionTool { child, stdin, stdout };
-        match tool.answer()? {
-            ready if ready == "ok ready" => Ok(tool),
-            other => Err(format!("the region tool did not start: {other:?}")),
-        }
-    }
-
-    fn answer(&mut self) -> Result<String, String> {
-        loop {
-            let mut line = String::new();
-            if self.stdout.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
-                return Err("the region tool exited".into());
-            }
-            if let Some(answer) = line.trim().strip_prefix("RT ") {
-                return Ok(answer.to_owned());
-            }
-        }
-    }
-
-    fn call(&mut self, command: &str) -> Result<String, String> {
-        writeln!(self.stdin, "{command}").and_then(|_| self.stdin.flush()).map_err(|e| e.to_string())?;
-        let answer = self.answer()?;
-        answer.strip_prefix("ok").map(|rest| rest.trim().to_owned()).ok_or_else(|| format!("{command}: {answer}"))
-    }
-}
-
-impl Drop for RegionTool {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        for _ in 0..50 {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// Runs region-tool commands off the runtime; the tool stops at the end.

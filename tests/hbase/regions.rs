@@ -24,15 +24,17 @@ pub fn trials() -> Vec<Test> {
     tests![regions_move_and_split_under_a_merged_scan_and_writes]
 }
 
-/// The region tool process: one command line in, one answer line out.
-struct RegionTool {
+/// The region tool process (the launcher's `RegionTool.java`): one command line in, one
+/// answer line out. Shared by the tests that move, split or list regions.
+pub(crate) struct RegionTool {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
 }
 
 impl RegionTool {
-    fn start(env: &Env) -> Result<RegionTool, String> {
+    /// Starts the tool against the test bed's HBase and waits until it is ready.
+    pub(crate) fn start(env: &Env) -> Result<RegionTool, String> {
         let mut cmd = env.region_tool().map_err(|e| e.to_string())?;
         let mut child = cmd
             .stdin(Stdio::piped())
@@ -65,7 +67,7 @@ impl RegionTool {
     }
 
     /// Sends one command; the text after `ok `, or the tool's error.
-    fn call(&mut self, command: &str) -> Result<String, String> {
+    pub(crate) fn call(&mut self, command: &str) -> Result<String, String> {
         writeln!(self.stdin, "{command}").and_then(|_| self.stdin.flush()).map_err(|e| e.to_string())?;
         let answer = self.read_line()?;
         match answer.strip_prefix("ok") {
