@@ -3,7 +3,7 @@
 //! build Basalt's requests, `java.rs` writes the Java tool's lines.
 
 use basalt::filter::{BitwiseOp, RowRange};
-use basalt::{Bytes, Comparator, CompareOp, Delete, Filter, Get, Put, RowMutations, Scan, ScanPaging};
+use basalt::{Bytes, Comparator, CompareOp, Delete, Filter, Get, Put, ReadOptions, RowMutations, Scan, ScanPaging};
 
 /// One put: `row`, a put-level timestamp, cells with their own optional timestamps.
 #[derive(Debug, Clone)]
@@ -349,28 +349,37 @@ pub struct GetD {
     pub opts: Opts,
 }
 
-impl GetD {
-    pub fn basalt(&self) -> Get {
-        let mut g = Get::new(self.row.clone());
-        if let Some(ts) = self.ts {
-            g = g.timestamp(ts);
-        }
-        for (f, q) in &self.opts.columns {
-            g = match q {
-                Some(q) => g.column(f.clone(), q.clone()),
-                None => g.family(f.clone()),
+impl Opts {
+    /// The shared options as Basalt's `ReadOptions` (what `Get`'s and `Scan`'s own
+    /// setters edit).
+    pub fn basalt(&self) -> ReadOptions {
+        let mut o = ReadOptions::new();
+        for (f, q) in &self.columns {
+            o = match q {
+                Some(q) => o.column(f.clone(), q.clone()),
+                None => o.family(f.clone()),
             };
         }
-        if let Some(n) = self.opts.max_versions {
-            g = g.max_versions(n);
+        if let Some(n) = self.max_versions {
+            o = o.max_versions(n);
         }
-        if let Some((min, max)) = self.opts.time_range {
-            g = g.time_range(min, max);
+        if let Some((min, max)) = self.time_range {
+            o = o.time_range(min, max);
         }
-        if let Some(f) = &self.opts.filter {
-            g = g.filter(f.to_basalt());
+        if let Some(f) = &self.filter {
+            o = o.filter(f.to_basalt());
         }
-        g
+        o
+    }
+}
+
+impl GetD {
+    pub fn basalt(&self) -> Get {
+        let g = Get::new(self.row.clone()).read_options(self.opts.basalt());
+        match self.ts {
+            Some(ts) => g.timestamp(ts),
+            None => g,
+        }
     }
 }
 
@@ -399,12 +408,14 @@ pub struct ScanD {
 impl ScanD {
     /// Basalt's scan with the given paging and regions in parallel.
     pub fn basalt(&self, paging: ScanPaging, parallel: usize) -> Scan {
+        // The shared options first: the setters below edit the same value.
+        let scan = Scan::new().read_options(self.opts.basalt());
         let mut s = match &self.prefix {
-            Some(p) => Scan::new().prefix(p.clone()),
+            Some(p) => scan.prefix(p.clone()),
             None => {
                 let s = match self.start_exclusive {
-                    true => Scan::new().start_exclusive(&self.start),
-                    false => Scan::new().start(self.start.clone()),
+                    true => scan.start_exclusive(&self.start),
+                    false => scan.start(self.start.clone()),
                 };
                 match self.stop_inclusive {
                     true => s.stop_inclusive(&self.stop),
@@ -427,21 +438,6 @@ impl ScanD {
         }
         if let Some(n) = self.batch {
             s = s.batch(n);
-        }
-        for (f, q) in &self.opts.columns {
-            s = match q {
-                Some(q) => s.column(f.clone(), q.clone()),
-                None => s.family(f.clone()),
-            };
-        }
-        if let Some(n) = self.opts.max_versions {
-            s = s.max_versions(n);
-        }
-        if let Some((min, max)) = self.opts.time_range {
-            s = s.time_range(min, max);
-        }
-        if let Some(f) = &self.opts.filter {
-            s = s.filter(f.to_basalt());
         }
         s
     }
