@@ -611,7 +611,13 @@ impl Transport for NativeTransport {
             let wanted = u64::from(rows.max(1));
             let limit =
                 scan.limit.and_then(|l| u64::try_from(l).ok()).filter(|l| *l > 0).map_or(wanted, |l| l.min(wanted));
-            let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?.limit(limit);
+            let spec = scan_spec(scan, rows).map_err(|e| invalid(op, e))?;
+            // A page holds `rows` items. With `batch` an item is a part of a row while a
+            // server-side limit counts rows (HBase's count, which differs from the
+            // parts delivered at some boundaries and made pages end the scan early):
+            // the page is cut by items here and the server is given no limit. (The
+            // core refuses a stateless scan with both a limit and `batch`.)
+            let spec = if scan.read.batch.is_some_and(|b| b > 0) { spec } else { spec.limit(limit) };
             let client = self.client(op).await?;
             let mut scanner = NativeScanner::new(client.scan(table, spec), table, scan);
             let mut page = scanner.page(op, rows).await?;
