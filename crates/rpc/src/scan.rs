@@ -521,10 +521,19 @@ impl Scanner {
 
     async fn locate(&self) -> Result<RegionLocation, RpcError> {
         let Position { row, inclusive } = &self.position;
-        if self.spec.reversed && (row.is_empty() || !inclusive) {
-            self.client.locate_before(&self.table, row).await
+        let primary = if self.spec.reversed && (row.is_empty() || !inclusive) {
+            self.client.locate_before(&self.table, row).await?
         } else {
-            self.client.locate(&self.table, row).await
+            self.client.locate(&self.table, row).await?
+        };
+        // A target replica reads that replica of each region; until meta lists it,
+        // the scan fails with a retryable error.
+        match self.spec.read.replica_id {
+            None | Some(0) => Ok(primary),
+            Some(id) => primary.replica(id).ok_or_else(|| {
+                self.client.inner.regions.invalidate(&primary);
+                RpcError::RegionUnavailable(format!("replica {id} of a region of {} has no server", self.table))
+            }),
         }
     }
 
@@ -546,6 +555,7 @@ impl Scanner {
             cache_blocks: read.cache_blocks,
             batch_size: self.spec.batch,
             allow_partial_results: Some(false),
+            consistency: read.consistency_proto(),
             ..Default::default()
         };
         pb::ScanRequest {
