@@ -60,9 +60,12 @@ async fn replicated_table(env: &Env) -> Result<(Table, Arc<Mutex<RegionTool>>), 
         .await??,
     ));
     let replicas = tool_call(&tool, format!("replicas {} 2", table.name())).await?;
-    let servers: Vec<&str> = replicas.split_whitespace().collect();
-    if servers.len() != 2 || !servers.iter().any(|s| s.starts_with("1:")) {
-        return Err(format!("expected a primary and replica 1 open, the tool says: {replicas}").into());
+    // "0:SERVER 1:SERVER": the primary and replica 1, each on its own region server.
+    let mut placed: Vec<(&str, &str)> = replicas.split_whitespace().filter_map(|s| s.split_once(':')).collect();
+    placed.sort();
+    match placed[..] {
+        [("0", primary), ("1", secondary)] if primary != secondary => {}
+        _ => return Err(format!("expected replicas 0 and 1 on two region servers, the tool says: {replicas}").into()),
     }
     table.put_many((0..ROWS).map(|i| Put::new(key(i)).cell("d", "q", value(i)))).await?;
     tool_call(&tool, format!("flush {}", table.name())).await?;
@@ -197,7 +200,9 @@ async fn invalid_replica_ids_are_refused_before_sending(env: Env) -> TestResult 
         (Get::new("r").replica_id(1), "a secondary with strong consistency"),
     ] {
         match table.get(get).await {
-            Err(Error::InvalidInput(InvalidInput::Option(message))) => assert!(message.contains("replica"), "{message}"),
+            Err(Error::InvalidInput(InvalidInput::Option(message))) => {
+                assert!(message.contains("replica"), "{message}")
+            }
             other => return Err(format!("{what}: expected InvalidInput, got {other:?}").into()),
         }
     }

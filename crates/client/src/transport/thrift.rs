@@ -230,6 +230,14 @@ impl Scanner for ThriftScanner {
     }
 }
 
+/// Whether some of `gets` name a secondary replica. The gateway answers a
+/// `getMultiple` or `existsAll` with one batch of its Java client, which plans timeline
+/// reads but ignores a target replica id (HBase 2.6's `AsyncRequestFutureImpl`): such
+/// gets go one per call, where the id is honoured.
+fn targets_secondaries(gets: &[Get]) -> bool {
+    gets.iter().any(|get| get.read.replica_id.is_some_and(|id| id > 0))
+}
+
 impl Transport for ThriftTransport {
     fn get<'a>(&'a self, table: &'a str, get: &'a Get) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
@@ -243,6 +251,9 @@ impl Transport for ThriftTransport {
 
     fn get_many<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<Row>> {
         Box::pin(async move {
+            if targets_secondaries(gets) {
+                return futures::future::try_join_all(gets.iter().map(|get| self.get(table, get))).await;
+            }
             let op = Operation::MultiGet;
             let tgets = gets.iter().map(encode::get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
@@ -253,6 +264,11 @@ impl Transport for ThriftTransport {
 
     fn exists<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<bool>> {
         Box::pin(async move {
+            if gets.len() > 1 && targets_secondaries(gets) {
+                let one_by_one = gets.iter().map(|get| self.exists(table, std::slice::from_ref(get)));
+                let found = futures::future::try_join_all(one_by_one).await?;
+                return Ok(found.into_iter().flatten().collect());
+            }
             let op = Operation::Exists;
             let mut tgets = gets.iter().map(encode::get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
