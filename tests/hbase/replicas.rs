@@ -4,9 +4,9 @@
 //! files (the test bed's `hbase.regionserver.storefile.refresh.period` is 1 s).
 //!
 //! Strong reads come from the primary and are never stale; a read of replica 1 is
-//! stale and has the flushed cells; a timeline read answers with the right cells, and
-//! still answers when the primary replica is closed; replica ids HBase cannot take are
-//! refused before anything is sent.
+//! stale and has the flushed cells; a timeline get or scan answers with the right
+//! cells, and still answers when the primary replica is closed; replica ids HBase
+//! cannot take are refused before anything is sent.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -173,6 +173,15 @@ async fn timeline_get_answers_while_the_primary_is_closed(env: Env) -> TestResul
             check_row(&row, i, "timeline get with the primary closed")?;
             assert!(row.is_stale(), "only the secondary can answer: {row:?}");
             eprintln!("timeline get of {} with the primary closed: {:?}", key(i), begun.elapsed());
+        }
+        // So is a timeline scan: every row, from the secondary.
+        let rows = table.scan_all(Scan::new().caching(7).consistency(Consistency::Timeline)).await?;
+        if rows.len() != ROWS {
+            return Err(format!("timeline scan with the primary closed: {} rows, expected {ROWS}", rows.len()).into());
+        }
+        for (i, row) in rows.iter().enumerate() {
+            check_row(row, i, "timeline scan with the primary closed")?;
+            assert!(row.is_stale(), "only the secondary can answer: {row:?}");
         }
         Ok::<(), BoxError>(())
     }

@@ -14,8 +14,15 @@
 //! Each replica's call relocates and retries on its own, as a primary's does; the
 //! secondaries' first attempt uses the locations read with the primary's, so a primary
 //! that is closing or gone does not keep them from answering.
+//!
+//! A timeline scan opens its scanner in each region the same way (one attempt per
+//! replica; the scan's own retries follow), then pages from the replica that answered
+//! first. Each open runs in a task of its own: a scanner opened by a replica that lost
+//! the race (or whose scan was dropped meanwhile) is closed by that task.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::future::Either;
@@ -23,7 +30,7 @@ use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
 
 use crate::cells::{CellCursor, RowResult};
-use crate::client::{row_result, Get, RpcClient};
+use crate::client::{row_result, scan_results, Get, RpcClient};
 use crate::error::RpcError;
 use crate::pb;
 use crate::read::ReadFields;
@@ -126,6 +133,70 @@ impl RpcClient {
                 };
                 first_success(primary, delay, secondaries).await
             }
+        }
+    }
+
+    /// Opens a scanner with `request` in the primary `region`, hedged to its
+    /// secondaries after `delay`: the replica that answered first, its reply and its
+    /// rows.
+    pub(crate) async fn hedged_open(
+        &self,
+        region: &RegionLocation,
+        request: &pb::ScanRequest,
+        delay: Duration,
+    ) -> Result<(RegionLocation, pb::ScanResponse, Vec<RowResult>), RpcError> {
+        let decided = Arc::new(AtomicBool::new(false));
+        let open_on = |location: RegionLocation| {
+            let (sender, answer) = tokio::sync::oneshot::channel();
+            let (client, decided) = (self.clone(), decided.clone());
+            let mut request = request.clone();
+            request.region = Some(location.specifier());
+            tokio::spawn(async move {
+                let opened = client.open_once(location, &request).await;
+                let won = opened.is_ok()
+                    && decided.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok();
+                match (opened, won) {
+                    (Ok(opened), true) => {
+                        // The scan was dropped meanwhile: nobody will page this scanner.
+                        if let Err(Ok(unwanted)) = sender.send(Ok(opened)) {
+                            client.close_opened(&unwanted.0, &unwanted.1).await;
+                        }
+                    }
+                    (Ok(late), false) => {
+                        client.close_opened(&late.0, &late.1).await;
+                        let _ = sender.send(Err(RpcError::RegionUnavailable("another replica answered first".into())));
+                    }
+                    (Err(error), _) => {
+                        let _ = sender.send(Err(error));
+                    }
+                }
+            });
+            answer.map(|sent| {
+                sent.unwrap_or_else(|_| Err(RpcError::RegionUnavailable("a replica's open call was cancelled".into())))
+            })
+        };
+        let primary = open_on(region.clone());
+        let secondaries = || region.replicas.iter().filter_map(|(id, _)| region.replica(*id)).map(open_on).collect();
+        first_success(primary, delay, secondaries).await
+    }
+
+    /// One open-scanner call to one region (any replica).
+    async fn open_once(
+        &self,
+        region: RegionLocation,
+        request: &pb::ScanRequest,
+    ) -> Result<(RegionLocation, pb::ScanResponse, Vec<RowResult>), RpcError> {
+        let reply = self.call(&region.server, "Scan", request, None).await?;
+        let response: pb::ScanResponse = reply.decode(&region.server)?;
+        let rows = scan_results(&region.server, &response, &reply.cell_block)?;
+        Ok((region, response, rows))
+    }
+
+    /// Closes a scanner that no one will page (best effort: the lease ends it anyway).
+    async fn close_opened(&self, region: &RegionLocation, response: &pb::ScanResponse) {
+        let still_open = response.more_results_in_region.unwrap_or(true) && response.more_results.unwrap_or(true);
+        if let (Some(id), true) = (response.scanner_id, still_open) {
+            let _ = self.call(&region.server, "Scan", &crate::scan::close_request(id), None).await;
         }
     }
 
