@@ -383,7 +383,9 @@ async fn get_rows(
     native: &[basalt_rpc::Get],
 ) -> Result<Vec<RowResult>, RpcError> {
     if gets.iter().any(|g| g.read.consistency == Consistency::Timeline) {
-        futures::future::try_join_all(native.iter().map(|get| client.get(table, get))).await
+        // By index: a closure over `&Get` would not be `Send` for every lifetime.
+        let calls = futures::StreamExt::map(futures::stream::iter(0..native.len()), |i| client.get(table, &native[i]));
+        futures::TryStreamExt::try_collect(futures::StreamExt::buffered(calls, MAX_IN_FLIGHT)).await
     } else {
         client.multi_get(table, native).await
     }

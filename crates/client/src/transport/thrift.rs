@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use basalt_thrift::{CallError, Connection, RowBatch};
 use bytes::Bytes;
+use futures::{StreamExt, TryStreamExt};
 use tracing::Instrument;
 
 use super::thrift_encode as encode;
@@ -230,6 +231,9 @@ impl Scanner for ThriftScanner {
     }
 }
 
+/// Gets of a multi-get sent one per call that are in flight at once.
+const ONE_BY_ONE_IN_FLIGHT: usize = 16;
+
 /// Whether some of `gets` name a secondary replica. The gateway answers a
 /// `getMultiple` or `existsAll` with one batch of its Java client, which plans timeline
 /// reads but ignores a target replica id (HBase 2.6's `AsyncRequestFutureImpl`): such
@@ -252,7 +256,9 @@ impl Transport for ThriftTransport {
     fn get_many<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<Row>> {
         Box::pin(async move {
             if targets_secondaries(gets) {
-                return futures::future::try_join_all(gets.iter().map(|get| self.get(table, get))).await;
+                // By index: a closure over `&Get` would not be `Send` for every lifetime.
+                let calls = futures::stream::iter(0..gets.len()).map(|i| self.get(table, &gets[i]));
+                return calls.buffered(ONE_BY_ONE_IN_FLIGHT).try_collect().await;
             }
             let op = Operation::MultiGet;
             let tgets = gets.iter().map(encode::get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
@@ -265,8 +271,8 @@ impl Transport for ThriftTransport {
     fn exists<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<bool>> {
         Box::pin(async move {
             if gets.len() > 1 && targets_secondaries(gets) {
-                let one_by_one = gets.iter().map(|get| self.exists(table, std::slice::from_ref(get)));
-                let found = futures::future::try_join_all(one_by_one).await?;
+                let calls = futures::stream::iter(0..gets.len()).map(|i| self.exists(table, &gets[i..=i]));
+                let found: Vec<Vec<bool>> = calls.buffered(ONE_BY_ONE_IN_FLIGHT).try_collect().await?;
                 return Ok(found.into_iter().flatten().collect());
             }
             let op = Operation::Exists;
