@@ -30,6 +30,7 @@ mod native_client;
 mod outage;
 mod parallel_scan;
 mod regions;
+mod replicas;
 mod salted;
 mod salted_cursor;
 mod secure;
@@ -84,6 +85,7 @@ fn main() -> ExitCode {
         salted::trials(),
         salted_cursor::trials(),
         regions::trials(),
+        replicas::trials(),
         answers::trials(),
         filters::trials(),
         differential::trials(),

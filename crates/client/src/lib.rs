@@ -336,7 +336,7 @@ pub use error::{BusyKind, Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
 pub use operation::Operation;
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
-pub use options::ReadOptions;
+pub use options::{Consistency, ReadOptions, MAX_REPLICA_ID};
 pub use pool::PoolStats;
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};

@@ -5,7 +5,7 @@ use bytes::Bytes;
 
 use crate::error::{InvalidInput, Result};
 use crate::filter::Filter;
-use crate::options::ReadOptions;
+use crate::options::{Consistency, ReadOptions};
 use crate::validate;
 
 /// A read of one row. By default: every column, newest version only.
@@ -73,6 +73,20 @@ impl Get {
     /// Whether the blocks read are cached on the region server (default: server's).
     pub fn cache_blocks(mut self, cache: bool) -> Get {
         self.read = self.read.cache_blocks(cache);
+        self
+    }
+
+    /// Which replicas may answer (default [`Consistency::Strong`]), as Java's
+    /// `Get.setConsistency`.
+    pub fn consistency(mut self, consistency: Consistency) -> Get {
+        self.read = self.read.consistency(consistency);
+        self
+    }
+
+    /// Reads only replica `id` of the row's region, as Java's `Get.setReplicaId` (see
+    /// [`ReadOptions::replica_id`]).
+    pub fn replica_id(mut self, id: i32) -> Get {
+        self.read = self.read.replica_id(id);
         self
     }
 

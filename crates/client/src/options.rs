@@ -35,7 +35,33 @@ pub struct ReadOptions {
     pub(crate) caching: Option<u32>,
     pub(crate) batch: Option<i32>,
     pub(crate) cache_blocks: Option<bool>,
+    /// Strong (the primary replica only) or timeline (any replica may answer).
+    pub(crate) consistency: Consistency,
+    /// The one replica to read (Java's `setReplicaId`); as given, checked by
+    /// [`ReadOptions::validate`].
+    pub(crate) replica_id: Option<i32>,
 }
+
+/// Which replicas of a region may answer a read (HBase's `Consistency`).
+///
+/// A table created with region replication `n` has, for every region, a primary
+/// replica (id 0) that takes the writes and `n - 1` read-only secondary replicas that
+/// catch up with it (from flushed store files, or by region-replica replication).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+#[non_exhaustive]
+pub enum Consistency {
+    /// Only the primary replica answers: a read sees every acknowledged write (default).
+    #[default]
+    Strong,
+    /// The primary is asked first; when it has not answered after a short delay, the
+    /// secondaries are asked too and the first answer wins. The answer may be older
+    /// than the latest writes: [`Row::is_stale`](crate::Row::is_stale) says when a
+    /// secondary gave it. With [`ReadOptions::replica_id`], only that replica is asked.
+    Timeline,
+}
+
+/// The largest replica id a region name can carry (four hex digits).
+pub const MAX_REPLICA_ID: i32 = 0xFFFF;
 
 impl ReadOptions {
     /// Every column, newest version, the server's defaults.
@@ -107,6 +133,47 @@ impl ReadOptions {
         self
     }
 
+    /// Which replicas may answer (default [`Consistency::Strong`]: the primary only).
+    pub fn consistency(mut self, consistency: Consistency) -> ReadOptions {
+        self.consistency = consistency;
+        self
+    }
+
+    /// Reads only replica `id` of the region (0: the primary), as Java's
+    /// `setReplicaId`; needs [`Consistency::Timeline`] for a secondary. A negative id,
+    /// or one above [`MAX_REPLICA_ID`], is refused before sending
+    /// ([`InvalidInput::Option`]).
+    pub fn replica_id(mut self, id: i32) -> ReadOptions {
+        self.replica_id = Some(id);
+        self
+    }
+
+    /// The consistency asked for.
+    pub fn get_consistency(&self) -> Consistency {
+        self.consistency
+    }
+
+    /// The replica asked for, if any (as given).
+    pub fn get_replica_id(&self) -> Option<i32> {
+        self.replica_id
+    }
+
+    /// The checked replica target: `None` for "any replica the consistency allows".
+    pub(crate) fn target_replica(&self) -> Result<Option<u16>> {
+        let Some(id) = self.replica_id else { return Ok(None) };
+        let id = u16::try_from(id)
+            .map_err(|_| InvalidInput::Option(format!("replica id {id} must be in [0, {MAX_REPLICA_ID}]")))?;
+        match self.consistency {
+            Consistency::Timeline => Ok(Some(id)),
+            Consistency::Strong if id == 0 => Ok(Some(0)),
+            Consistency::Strong => Err(InvalidInput::Option(format!(
+                "replica id {id} is a secondary replica: a strong read is served by the primary only; \
+                 set Consistency::Timeline"
+            ))
+            .into()),
+        }
+    }
+
     /// The filter, if any.
     pub fn filter_ref(&self) -> Option<&Filter> {
         self.filter.as_ref()
@@ -135,6 +202,7 @@ impl ReadOptions {
         }
         self.rendered_filter()?;
         self.effective_time_range()?;
+        self.target_replica()?;
         for (family, min, max) in &self.family_time_ranges {
             validate::family(family)?;
             checked_range(*min, *max)?;

@@ -75,7 +75,7 @@ pub struct Row {
 #[derive(Clone)]
 enum Repr {
     /// Row `index` of a reply page; its key is `page.reply_bytes()[key_start..][..key_len]`.
-    Page { page: Arc<RowBatch>, index: u32, key_start: u32, key_len: u32, partial: bool },
+    Page { page: Arc<RowBatch>, index: u32, key_start: u32, key_len: u32, partial: bool, stale: bool },
     /// A row built by hand or from generated Thrift types.
     Owned(Arc<OwnedRow>),
 }
@@ -85,12 +85,25 @@ struct OwnedRow {
     key: Bytes,
     cells: Vec<Cell>,
     partial: bool,
+    stale: bool,
 }
 
 impl Row {
     /// A row built by hand (tests, rows assembled by the caller).
     pub fn new(key: impl Into<Bytes>, cells: impl IntoIterator<Item = Cell>) -> Row {
-        Row::owned(OwnedRow { key: key.into(), cells: cells.into_iter().collect(), partial: false })
+        Row::owned(OwnedRow { key: key.into(), cells: cells.into_iter().collect(), partial: false, stale: false })
+    }
+
+    /// This row, marked as answered by a secondary replica or not (see
+    /// [`Row::is_stale`]); a row of a page whose flag changes becomes an owned row
+    /// (its fields still share the page).
+    pub fn with_stale(self, stale: bool) -> Row {
+        if self.is_stale() == stale {
+            return self;
+        }
+        let mut owned = self.to_owned_row();
+        owned.stale = stale;
+        Row::owned(owned)
     }
 
     /// This row, marked as partial or not (see [`Row::is_partial`]); a row of a page
@@ -119,6 +132,7 @@ impl Row {
                 key_start,
                 key_len,
                 partial: row.partial(),
+                stale: row.stale(),
             },
         }
     }
@@ -135,6 +149,7 @@ impl Row {
             key: Bytes::from(r.row.unwrap_or_default()),
             cells: r.column_values.into_iter().map(Cell::from_thrift).collect(),
             partial: r.partial.unwrap_or(false),
+            stale: r.stale.unwrap_or(false),
         })
     }
 
@@ -181,6 +196,16 @@ impl Row {
         match &self.repr {
             Repr::Page { partial, .. } => *partial,
             Repr::Owned(row) => row.partial,
+        }
+    }
+
+    /// Whether a secondary replica answered: the row may miss the latest writes. Only
+    /// a read with [`Consistency::Timeline`](crate::Consistency::Timeline) can be
+    /// stale; a strong read never is.
+    pub fn is_stale(&self) -> bool {
+        match &self.repr {
+            Repr::Page { stale, .. } => *stale,
+            Repr::Owned(row) => row.stale,
         }
     }
 
@@ -263,7 +288,7 @@ impl Row {
                 timestamp: c.timestamp(),
             })
             .collect();
-        Row::owned(OwnedRow { key, cells, partial: self.is_partial() })
+        Row::owned(OwnedRow { key, cells, partial: self.is_partial(), stale: self.is_stale() })
     }
 
     /// The row in owned form (fields are slices of the same memory: no copy).
@@ -274,6 +299,7 @@ impl Row {
                 key: self.key_bytes(),
                 cells: self.cells().map(|c| c.to_cell()).collect(),
                 partial: self.is_partial(),
+                stale: self.is_stale(),
             },
         }
     }
@@ -301,7 +327,8 @@ impl Default for Row {
 }
 
 impl PartialEq for Row {
-    /// Rows are equal when their keys, partial flags and cells are (however they are held).
+    /// Rows are equal when their keys, partial flags and cells are (however they are
+    /// held); whether a replica's answer was stale is not compared.
     fn eq(&self, other: &Row) -> bool {
         self.key() == other.key()
             && self.is_partial() == other.is_partial()
@@ -314,11 +341,12 @@ impl Eq for Row {}
 
 impl fmt::Debug for Row {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Row")
-            .field("key", &ShowBytes(self.key()))
-            .field("cells", &ShowCells(self))
-            .field("partial", &self.is_partial())
-            .finish()
+        let mut row = f.debug_struct("Row");
+        row.field("key", &ShowBytes(self.key())).field("cells", &ShowCells(self)).field("partial", &self.is_partial());
+        if self.is_stale() {
+            row.field("stale", &true);
+        }
+        row.finish()
     }
 }
 
@@ -524,7 +552,7 @@ mod tests {
     type TestCell<'a> = (&'a str, &'a str, i64);
 
     /// A binary-protocol `getScannerRows` reply: rows of (key, cells), the first row
-    /// partial.
+    /// partial, the second stale.
     fn page(rows: &[(&str, &[TestCell<'_>])]) -> RowBatch {
         let mut w = BinaryWriter::new()
             .message("getScannerRows", MessageType::Reply, 1)
@@ -543,6 +571,9 @@ mod tests {
             if i == 0 {
                 w = w.field(TType::Bool, 4).byte(1);
             }
+            if i == 1 {
+                w = w.field(TType::Bool, 3).byte(1);
+            }
             w = w.stop();
         }
         let reply = Bytes::from(w.stop().into_bytes());
@@ -557,6 +588,18 @@ mod tests {
         assert_eq!(row.family(b"d").count(), 3);
         assert!(row.value(b"x", b"a").is_none());
         assert_eq!(row.len(), 3);
+    }
+
+    #[test]
+    fn the_stale_flag_comes_from_the_reply_and_survives_copies() {
+        let rows: Vec<Row> = Row::from_batch(page(&[("r1", &[("a", "v", 1)]), ("r2", &[("b", "x", 7)])])).collect();
+        assert!(!rows[0].is_stale() && rows[1].is_stale());
+        assert!(rows[1].detach().is_stale() && rows[1].clone().with_partial(true).is_stale());
+        assert!(!rows[1].clone().with_stale(false).is_stale());
+        assert_eq!(rows[1].clone().with_stale(false), rows[1], "staleness is not part of equality");
+        assert!(format!("{:?}", rows[1]).ends_with("stale: true }"));
+        assert!(!Row::new("r", [cell("a", "v", 1)]).is_stale());
+        assert!(Row::new("r", [cell("a", "v", 1)]).with_stale(true).is_stale());
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub struct RpcClientBuilder {
     operation_timeout: Duration,
     pause: Duration,
     nonces: bool,
+    primary_call_timeout: Duration,
 }
 
 impl Default for RpcClientBuilder {
@@ -38,6 +39,7 @@ impl Default for RpcClientBuilder {
             operation_timeout: Duration::from_secs(60),
             pause: Duration::from_millis(50),
             nonces: true,
+            primary_call_timeout: Duration::from_millis(10),
         }
     }
 }
@@ -80,6 +82,13 @@ impl RpcClientBuilder {
     /// when told they do not, it fails instead.
     pub fn server_nonces(mut self, enabled: bool) -> Self {
         self.nonces = enabled;
+        self
+    }
+
+    /// How long a timeline read waits for the primary replica before asking the
+    /// secondaries too (default 10 ms, as Java's `hbase.client.primaryCallTimeout.get`).
+    pub fn primary_call_timeout(mut self, timeout: Duration) -> Self {
+        self.primary_call_timeout = timeout;
         self
     }
 
@@ -148,6 +157,10 @@ impl Get {
         &self.row
     }
 
+    pub(crate) fn read_fields(&self) -> &ReadFields {
+        &self.read
+    }
+
     pub(crate) fn to_proto(&self) -> pb::Get {
         pb::Get {
             row: self.row.clone(),
@@ -157,6 +170,7 @@ impl Get {
             max_versions: self.read.max_versions,
             cache_blocks: self.read.cache_blocks,
             cf_time_range: self.read.family_time_ranges_proto(),
+            consistency: self.read.consistency_proto(),
             ..Default::default()
         }
     }
@@ -375,7 +389,9 @@ impl RpcClient {
     pub(crate) fn on_error(&self, region: &RegionLocation, error: &RpcError) {
         match error {
             RpcError::Remote(remote) => {
-                if let RemoteExceptionKind::RegionMoved(Some(to)) = remote.kind() {
+                // A secondary replica's move says nothing of its primary's entry:
+                // dropped, meta tells where the replicas went.
+                if let (RemoteExceptionKind::RegionMoved(Some(to)), 0) = (remote.kind(), region.replica_id) {
                     self.inner.regions.moved(region, &format!("{}:{}", to.host, to.port))
                 } else if remote.exception.invalidates_location() {
                     self.inner.regions.invalidate(region)
@@ -399,6 +415,11 @@ impl RpcClient {
     pub(crate) async fn pause(&self, attempt: u32) {
         let pause = self.inner.settings.pause.saturating_mul(1 << attempt.min(5));
         tokio::time::sleep(pause.min(Duration::from_secs(1))).await;
+    }
+
+    /// How long a timeline read gives the primary alone.
+    pub(crate) fn primary_call_timeout(&self) -> Duration {
+        self.inner.settings.primary_call_timeout
     }
 
     /// The deadline of an operation starting now.
@@ -442,24 +463,12 @@ impl RpcClient {
         }
     }
 
-    /// Reads one row (an empty result when it does not exist).
+    /// Reads one row (an empty result when it does not exist), from the replicas its
+    /// consistency and target replica allow (see [`Get::consistency`]).
     pub async fn get(&self, table: &str, get: &Get) -> Result<RowResult, RpcError> {
         validate_row(get.row())?;
         get.check_read()?;
-        let proto = get.to_proto();
-        self.with_region(table, get.row(), true, |region| {
-            let request = pb::GetRequest { region: region.specifier(), get: proto.clone() };
-            async move {
-                let reply = self.call(&region.server, "Get", &request, None).await?;
-                let response: pb::GetResponse = reply.decode(&region.server)?;
-                let mut reader = CellCursor::new(reply.cell_block.clone());
-                match response.result {
-                    Some(result) => row_result(&region.server, &result, &mut reader),
-                    None => Ok(RowResult::default()),
-                }
-            }
-        })
-        .await
+        self.replicated_get(table, get).await
     }
 
     /// Applies one mutation; increments and appends return the new values.

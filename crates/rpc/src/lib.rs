@@ -30,6 +30,7 @@ mod pool;
 mod read;
 mod region;
 mod registry;
+mod replica;
 mod scan;
 
 pub use basalt_rpc_protocol::{call::Service, pb};

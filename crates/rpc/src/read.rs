@@ -1,5 +1,6 @@
 //! Read options shared by gets and scans: columns, versions, time ranges, block
-//! caching and the server-side filter, as HBase's protobuf fields.
+//! caching, the server-side filter, and which replica reads, as HBase's protobuf
+//! fields.
 
 use bytes::Bytes;
 use prost::Message;
@@ -17,11 +18,38 @@ pub(crate) struct ReadFields {
     pub(crate) family_time_ranges: Vec<(Bytes, u64, u64)>,
     pub(crate) cache_blocks: Option<bool>,
     pub(crate) filter: Option<pb::Filter>,
+    /// Strong (the primary) unless set to timeline.
+    pub(crate) consistency: Option<pb::Consistency>,
+    /// The one replica to read, if any.
+    pub(crate) replica_id: Option<u16>,
 }
 
 impl ReadFields {
     pub(crate) fn column_proto(&self) -> Vec<pb::Column> {
         columns_proto(&self.columns)
+    }
+
+    /// The consistency field of a `Get` or `Scan` message (unset: strong).
+    pub(crate) fn consistency_proto(&self) -> Option<i32> {
+        self.consistency.map(|c| c as i32)
+    }
+
+    /// Whether the read may be answered by secondary replicas.
+    pub(crate) fn is_timeline(&self) -> bool {
+        match self.consistency {
+            Some(pb::Consistency::Timeline) => true,
+            Some(pb::Consistency::Strong) | None => false,
+        }
+    }
+
+    /// Refuses a secondary replica under strong consistency (HBase would ignore it).
+    pub(crate) fn check_replica(&self) -> Result<(), RpcError> {
+        match self.replica_id {
+            Some(id) if id > 0 && !self.is_timeline() => Err(RpcError::InvalidArgument(format!(
+                "replica {id} is a secondary: strong reads are served by the primary only (use timeline consistency)"
+            ))),
+            Some(_) | None => Ok(()),
+        }
     }
 
     pub(crate) fn time_range_proto(&self) -> Option<pb::TimeRange> {
@@ -121,6 +149,21 @@ macro_rules! read_options {
                 self
             }
 
+            /// Which replicas may answer (default strong: the primary only). A timeline
+            /// read asks the primary, then after a short delay the secondaries too;
+            /// the first answer wins and may be stale ([`crate::RowResult::stale`]).
+            pub fn consistency(mut self, consistency: pb::Consistency) -> $ty {
+                self.read.consistency = Some(consistency);
+                self
+            }
+
+            /// Reads only replica `id` of the region (0: the primary); a secondary needs
+            /// timeline consistency (refused when the request is sent otherwise).
+            pub fn replica_id(mut self, id: u16) -> $ty {
+                self.read.replica_id = Some(id);
+                self
+            }
+
             /// A server-side filter, as HBase's protobuf `Filter`.
             pub fn filter(mut self, filter: pb::Filter) -> $ty {
                 self.read.filter = Some(filter);
@@ -135,6 +178,7 @@ macro_rules! read_options {
 
             /// Checks the options before a request is built.
             pub(crate) fn check_read(&self) -> Result<(), RpcError> {
+                self.read.check_replica()?;
                 if let Some((from, to)) = self.read.time_range {
                     crate::read::check_time_range(from, to)?;
                 }
@@ -159,6 +203,18 @@ mod tests {
             pb::Filter { name: "org.apache.hadoop.hbase.filter.KeyOnlyFilter".into(), serialized_filter: None };
         assert_eq!(decode_filter(&filter.encode_to_vec()).ok(), Some(filter));
         assert!(matches!(decode_filter(&[0xff, 0xff, 0xff]), Err(RpcError::InvalidArgument(_))));
+    }
+
+    #[test]
+    fn a_secondary_replica_needs_timeline_consistency() {
+        let mut read = ReadFields { replica_id: Some(1), ..ReadFields::default() };
+        assert!(matches!(read.check_replica(), Err(RpcError::InvalidArgument(_))));
+        read.consistency = Some(pb::Consistency::Strong);
+        assert!(read.check_replica().is_err());
+        read.consistency = Some(pb::Consistency::Timeline);
+        assert!(read.check_replica().is_ok() && read.is_timeline());
+        assert_eq!(read.consistency_proto(), Some(1));
+        assert!(ReadFields { replica_id: Some(0), ..ReadFields::default() }.check_replica().is_ok());
     }
 
     #[test]

@@ -99,6 +99,8 @@ async fn ask_meta(pool: &Pool, server: &str, timeout: Duration) -> Result<Vec<Re
                     start_key: region.start_key.unwrap_or_default(),
                     end_key: region.end_key.unwrap_or_default(),
                     server,
+                    replica_id: u16::try_from(replica).unwrap_or(0),
+                    replicas: Vec::new(),
                 },
             ))
         })

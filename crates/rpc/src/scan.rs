@@ -13,7 +13,7 @@
 //! [`ScanSpec::auto_renew`]); [`Scanner::into_stream`] makes the scan a `Stream`.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures::{Stream, TryStreamExt};
@@ -28,6 +28,7 @@ use crate::lease::{self, Lease};
 use crate::pb;
 use crate::read::{read_options, ReadFields};
 use crate::region::RegionLocation;
+use crate::replica::ReplicaPlan;
 
 /// What to scan, with documented defaults.
 #[derive(Debug, Clone, PartialEq)]
@@ -281,7 +282,7 @@ impl Scanner {
                 self.finish();
                 return Ok(None);
             }
-            let (region, request, opening) = match &self.open {
+            let (mut region, request, opening) = match &self.open {
                 Some(open) => (open.region.clone(), self.next_request(open), false),
                 None => {
                     let region = self.locate().await?;
@@ -291,11 +292,20 @@ impl Scanner {
             };
             let lease = self.lease.clone();
             let mut last_used = lease.gate().await;
-            let outcome = self.client.call(&region.server, "Scan", &request, None).await.and_then(|reply| {
-                let response: pb::ScanResponse = reply.decode(&region.server)?;
-                let rows = scan_results(&region.server, &response, &reply.cell_block)?;
-                Ok((response, rows))
-            });
+            let outcome = match self.hedge_delay(&region, opening) {
+                // A timeline scan opens on the replica that answers first, and stays there.
+                Some(delay) => {
+                    self.client.hedged_open(&region, &request, delay).await.map(|(winner, response, rows)| {
+                        region = winner;
+                        (response, rows)
+                    })
+                }
+                None => self.client.call(&region.server, "Scan", &request, None).await.and_then(|reply| {
+                    let response: pb::ScanResponse = reply.decode(&region.server)?;
+                    let rows = scan_results(&region.server, &response, &reply.cell_block)?;
+                    Ok((response, rows))
+                }),
+            };
             *last_used = Instant::now();
             drop(last_used);
             let (response, rows) = match outcome {
@@ -521,10 +531,28 @@ impl Scanner {
 
     async fn locate(&self) -> Result<RegionLocation, RpcError> {
         let Position { row, inclusive } = &self.position;
-        if self.spec.reversed && (row.is_empty() || !inclusive) {
-            self.client.locate_before(&self.table, row).await
+        let primary = if self.spec.reversed && (row.is_empty() || !inclusive) {
+            self.client.locate_before(&self.table, row).await?
         } else {
-            self.client.locate(&self.table, row).await
+            self.client.locate(&self.table, row).await?
+        };
+        // A target replica reads that replica of each region; until meta lists it,
+        // the scan fails with a retryable error.
+        match self.spec.read.replica_id {
+            None | Some(0) => Ok(primary),
+            Some(id) => primary.replica(id).ok_or_else(|| {
+                self.client.inner.regions.invalidate(&primary);
+                RpcError::RegionUnavailable(format!("replica {id} of a region of {} has no server", self.table))
+            }),
+        }
+    }
+
+    /// How long the primary has alone when opening in `region` for a timeline scan
+    /// without a target replica; `None` when only one replica is asked.
+    fn hedge_delay(&self, region: &RegionLocation, opening: bool) -> Option<Duration> {
+        match ReplicaPlan::of(&self.spec.read, self.client.primary_call_timeout()) {
+            ReplicaPlan::Hedged { delay } if opening && !region.replicas.is_empty() => Some(delay),
+            ReplicaPlan::Hedged { .. } | ReplicaPlan::Primary | ReplicaPlan::Only(_) => None,
         }
     }
 
@@ -546,6 +574,7 @@ impl Scanner {
             cache_blocks: read.cache_blocks,
             batch_size: self.spec.batch,
             allow_partial_results: Some(false),
+            consistency: read.consistency_proto(),
             ..Default::default()
         };
         pb::ScanRequest {
@@ -618,7 +647,7 @@ impl Drop for Scanner {
     }
 }
 
-fn close_request(id: u64) -> pb::ScanRequest {
+pub(crate) fn close_request(id: u64) -> pb::ScanRequest {
     pb::ScanRequest { scanner_id: Some(id), number_of_rows: Some(0), close_scanner: Some(true), ..Default::default() }
 }
 

@@ -14,6 +14,12 @@
 //   split TABLE KEYHEX       splits the region holding KEY at KEY and waits until a
 //                            region starts at KEY: "ok REGIONS"
 //   balancer on|off          switches the balancer: "ok PREVIOUS"
+//   replicas TABLE N         sets TABLE's region replication to N and waits until every
+//                            replica is open: "ok REPLICA:SERVER ..."
+//   flush TABLE              flushes TABLE's memstores: "ok flushed"
+//   close TABLE ROWHEX       closes the primary replica of the region holding ROW (its
+//                            secondaries stay open): "ok ENCODED"
+//   open TABLE ROWHEX        opens that primary again: "ok ENCODED"
 //   quit                     exits
 //
 //   java -cp CONF:CLASSPATH RegionTool.java
@@ -33,6 +39,8 @@ import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.RegionInfo;
 import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.client.RegionLocator;
+import org.apache.hadoop.hbase.client.RegionReplicaUtil;
+import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
 
 public class RegionTool {
   private static final long WAIT_MS = 60_000;
@@ -80,6 +88,19 @@ public class RegionTool {
       case "split":
         need(w, 3);
         return Integer.toString(split(admin, TableName.valueOf(w[1]), unhex(w[2])));
+      case "replicas":
+        need(w, 3);
+        return replicas(connection, admin, TableName.valueOf(w[1]), Integer.parseInt(w[2]));
+      case "flush":
+        need(w, 2);
+        admin.flush(TableName.valueOf(w[1]));
+        return "flushed";
+      case "close":
+        need(w, 3);
+        return primary(connection, admin, TableName.valueOf(w[1]), unhex(w[2]), false);
+      case "open":
+        need(w, 3);
+        return primary(connection, admin, TableName.valueOf(w[1]), unhex(w[2]), true);
       case "balancer":
         need(w, 2);
         return Boolean.toString(admin.balancerSwitch(w[1].equals("on"), true));
@@ -155,6 +176,57 @@ public class RegionTool {
       }
     }
     return moved;
+  }
+
+  /**
+   * Sets the table's region replication to `n` (disabled while it changes), then waits until
+   * every replica of every region is open; answers "replica:server" per replica.
+   */
+  private static String replicas(Connection connection, Admin admin, TableName table, int n)
+      throws Exception {
+    admin.disableTable(table);
+    admin.modifyTable(
+        TableDescriptorBuilder.newBuilder(admin.getDescriptor(table)).setRegionReplication(n).build());
+    admin.enableTable(table);
+    long deadline = System.currentTimeMillis() + WAIT_MS;
+    try (RegionLocator locator = connection.getRegionLocator(table)) {
+      while (true) {
+        List<String> out = new ArrayList<>();
+        for (RegionInfo region : admin.getRegions(table)) {
+          if (!RegionReplicaUtil.isDefaultReplica(region)) {
+            continue;
+          }
+          for (HRegionLocation loc : locator.getRegionLocations(region.getStartKey(), true)) {
+            if (loc != null && loc.getServerName() != null) {
+              out.add(loc.getRegion().getReplicaId() + ":" + loc.getServerName().getServerName());
+            }
+          }
+        }
+        long primaries =
+            admin.getRegions(table).stream().filter(RegionReplicaUtil::isDefaultReplica).count();
+        if (out.size() >= n * primaries) {
+          return join(out);
+        }
+        if (System.currentTimeMillis() > deadline) {
+          throw new IllegalStateException("replicas of " + table + " not all open after 60 s: " + join(out));
+        }
+        Thread.sleep(200);
+      }
+    }
+  }
+
+  /** Closes (or opens again) the primary replica of the region holding `row`; its secondaries stay. */
+  private static String primary(Connection connection, Admin admin, TableName table, byte[] row, boolean open)
+      throws Exception {
+    try (RegionLocator locator = connection.getRegionLocator(table)) {
+      RegionInfo region = locator.getRegionLocation(row, RegionInfo.DEFAULT_REPLICA_ID, true).getRegion();
+      if (open) {
+        admin.assign(region.getRegionName());
+      } else {
+        admin.unassign(region.getRegionName());
+      }
+      return region.getEncodedName();
+    }
   }
 
   /** Splits at `key` and waits until a region of the table starts there. */

@@ -8,7 +8,7 @@ use tokio::sync::Semaphore;
 
 use crate::error::{InvalidInput, Result};
 use crate::filter::{check_scan_filter, Filter};
-use crate::options::{ColumnSpec, ReadOptions};
+use crate::options::{ColumnSpec, Consistency, ReadOptions};
 
 /// How a scan fetches its pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -219,6 +219,21 @@ impl Scan {
     /// Whether the blocks read are cached on the region server.
     pub fn cache_blocks(mut self, cache: bool) -> Scan {
         self.read = self.read.cache_blocks(cache);
+        self
+    }
+
+    /// Which replicas may answer (default [`Consistency::Strong`]), as Java's
+    /// `Scan.setConsistency`; rows from a secondary say so
+    /// ([`Row::is_stale`](crate::Row::is_stale)).
+    pub fn consistency(mut self, consistency: Consistency) -> Scan {
+        self.read = self.read.consistency(consistency);
+        self
+    }
+
+    /// Reads only replica `id` of each region, as Java's `Scan.setReplicaId` (see
+    /// [`ReadOptions::replica_id`]).
+    pub fn replica_id(mut self, id: i32) -> Scan {
+        self.read = self.read.replica_id(id);
         self
     }
 

@@ -36,7 +36,7 @@ use basalt_thrift::CallError;
 use crate::error::{BusyKind, Error, InvalidInput};
 use crate::filter::{CompareOp, Filter};
 use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutations};
-use crate::options::{ColumnSpec, ReadOptions};
+use crate::options::{ColumnSpec, Consistency, ReadOptions};
 use crate::pool::PoolStats;
 use crate::region::RegionLocation;
 use crate::row::{Cell, Row};
@@ -244,6 +244,13 @@ macro_rules! apply_read {
         if let Some(filter) = filter_proto($filter)? {
             target = target.filter(filter);
         }
+        match read.consistency {
+            Consistency::Strong => {}
+            Consistency::Timeline => target = target.consistency(pb::Consistency::Timeline),
+        }
+        if let Some(id) = read.target_replica()? {
+            target = target.replica_id(id);
+        }
         target
     }};
 }
@@ -364,7 +371,24 @@ fn to_row(result: RowResult) -> Row {
     let partial = result.partial;
     let cells =
         result.cells.iter().map(|c| Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp()));
-    Row::new(key, cells.collect::<Vec<_>>()).with_partial(partial)
+    Row::new(key, cells.collect::<Vec<_>>()).with_partial(partial).with_stale(result.stale)
+}
+
+/// Gets as one multi-get, or one by one when some may read secondary replicas (each
+/// such get is planned on its own: primary first, then its region's secondaries).
+async fn get_rows(
+    client: RpcClient,
+    table: &str,
+    gets: &[Get],
+    native: &[basalt_rpc::Get],
+) -> Result<Vec<RowResult>, RpcError> {
+    if gets.iter().any(|g| g.read.consistency == Consistency::Timeline) {
+        // By index: a closure over `&Get` would not be `Send` for every lifetime.
+        let calls = futures::StreamExt::map(futures::stream::iter(0..native.len()), |i| client.get(table, &native[i]));
+        futures::TryStreamExt::try_collect(futures::StreamExt::buffered(calls, MAX_IN_FLIGHT)).await
+    } else {
+        client.multi_get(table, native).await
+    }
 }
 
 fn reply_bytes(rows: &[RowResult]) -> usize {
@@ -487,7 +511,7 @@ impl Transport for NativeTransport {
         Box::pin(async move {
             let op = Operation::MultiGet;
             let native = gets.iter().map(native_get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
-            let rows = self.attempt(op, table, |c| async move { c.multi_get(table, &native).await }).await?;
+            let rows = self.attempt(op, table, |c| async move { get_rows(c, table, gets, &native).await }).await?;
             Ok(rows.into_iter().map(to_row).collect())
         })
     }
@@ -496,7 +520,7 @@ impl Transport for NativeTransport {
         Box::pin(async move {
             let op = if gets.len() == 1 { Operation::Exists } else { Operation::ExistsMany };
             let native = gets.iter().map(native_get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
-            let rows = self.attempt(op, table, |c| async move { c.multi_get(table, &native).await }).await?;
+            let rows = self.attempt(op, table, |c| async move { get_rows(c, table, gets, &native).await }).await?;
             Ok(rows.iter().map(|r| !r.is_empty()).collect())
         })
     }

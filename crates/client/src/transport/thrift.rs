@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use basalt_thrift::{CallError, Connection, RowBatch};
 use bytes::Bytes;
+use futures::{StreamExt, TryStreamExt};
 use tracing::Instrument;
 
 use super::thrift_encode as encode;
@@ -230,6 +231,17 @@ impl Scanner for ThriftScanner {
     }
 }
 
+/// Gets of a multi-get sent one per call that are in flight at once.
+const ONE_BY_ONE_IN_FLIGHT: usize = 16;
+
+/// Whether some of `gets` name a secondary replica. The gateway answers a
+/// `getMultiple` or `existsAll` with one batch of its Java client, which plans timeline
+/// reads but ignores a target replica id (HBase 2.6's `AsyncRequestFutureImpl`): such
+/// gets go one per call, where the id is honoured.
+fn targets_secondaries(gets: &[Get]) -> bool {
+    gets.iter().any(|get| get.read.replica_id.is_some_and(|id| id > 0))
+}
+
 impl Transport for ThriftTransport {
     fn get<'a>(&'a self, table: &'a str, get: &'a Get) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
@@ -243,6 +255,11 @@ impl Transport for ThriftTransport {
 
     fn get_many<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<Row>> {
         Box::pin(async move {
+            if targets_secondaries(gets) {
+                // By index: a closure over `&Get` would not be `Send` for every lifetime.
+                let calls = futures::stream::iter(0..gets.len()).map(|i| self.get(table, &gets[i]));
+                return calls.buffered(ONE_BY_ONE_IN_FLIGHT).try_collect().await;
+            }
             let op = Operation::MultiGet;
             let tgets = gets.iter().map(encode::get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
@@ -253,6 +270,11 @@ impl Transport for ThriftTransport {
 
     fn exists<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<bool>> {
         Box::pin(async move {
+            if gets.len() > 1 && targets_secondaries(gets) {
+                let calls = futures::stream::iter(0..gets.len()).map(|i| self.exists(table, &gets[i..=i]));
+                let found: Vec<Vec<bool>> = calls.buffered(ONE_BY_ONE_IN_FLIGHT).try_collect().await?;
+                return Ok(found.into_iter().flatten().collect());
+            }
             let op = Operation::Exists;
             let mut tgets = gets.iter().map(encode::get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();

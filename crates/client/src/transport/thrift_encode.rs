@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 
 use basalt_thrift::hbase::{
-    PutSource, TAppend, TColumn, TColumnIncrement, TColumnValue, TCompareOp, TDelete, TDeleteType, TDurability, TGet,
-    TIncrement, TMutation, TPut, TRowMutations, TScan, TTimeRange,
+    PutSource, TAppend, TColumn, TColumnIncrement, TColumnValue, TCompareOp, TConsistency, TDelete, TDeleteType,
+    TDurability, TGet, TIncrement, TMutation, TPut, TRowMutations, TScan, TTimeRange,
 };
 use bytes::Bytes;
 
@@ -16,7 +16,7 @@ use super::ScanRequest;
 use crate::error::{InvalidInput, Result};
 use crate::filter::CompareOp;
 use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutations};
-use crate::options::{checked_range, render_filter, ColumnSpec, ReadOptions};
+use crate::options::{checked_range, render_filter, ColumnSpec, Consistency, ReadOptions};
 
 /// The `TGet` of a get.
 pub(crate) fn get(get: &Get) -> Result<TGet> {
@@ -42,8 +42,8 @@ pub(crate) fn get(get: &Get) -> Result<TGet> {
         read.rendered_filter()?,
         None,
         None,
-        None,
-        None,
+        consistency(read),
+        target_replica(read)?,
         read.cache_blocks,
         None,
         None,
@@ -76,10 +76,23 @@ pub(crate) fn scan(scan: &ScanRequest) -> Result<TScan> {
         family_time_ranges(read)?,
         None,
         scan.limit,
-        None,
-        None,
+        consistency(read),
+        target_replica(read)?,
         crate::filter::filter_bytes(scan.filter.as_ref())?,
     ))
+}
+
+/// The read's consistency; unset for the default (strong), as the Java client sends it.
+fn consistency(read: &ReadOptions) -> Option<TConsistency> {
+    match read.consistency {
+        Consistency::Strong => None,
+        Consistency::Timeline => Some(TConsistency::TIMELINE),
+    }
+}
+
+/// The checked replica target as Thrift2's `targetReplicaId`.
+fn target_replica(read: &ReadOptions) -> Result<Option<i32>> {
+    Ok(read.target_replica()?.map(i32::from))
 }
 
 /// The columns a read names, as `TColumn`s (none: every column).
@@ -309,6 +322,29 @@ mod tests {
         assert!(put(&Put::new("r").cell("", "q", "v"), 10).is_err(), "empty family");
         let encoded = put(&Put::new("r").cell("d", "", "v"), 10).unwrap();
         assert_eq!(encoded.column_values[0].qualifier, b"");
+    }
+
+    #[test]
+    fn consistency_and_replica_reach_tget_and_tscan_and_bad_ids_are_refused() {
+        let plain = get(&Get::new("r")).unwrap();
+        assert_eq!((plain.consistency, plain.target_replica_id), (None, None));
+        let timeline = get(&Get::new("r").consistency(Consistency::Timeline)).unwrap();
+        assert_eq!((timeline.consistency, timeline.target_replica_id), (Some(TConsistency::TIMELINE), None));
+        let replica = get(&Get::new("r").consistency(Consistency::Timeline).replica_id(1)).unwrap();
+        assert_eq!((replica.consistency, replica.target_replica_id), (Some(TConsistency::TIMELINE), Some(1)));
+        assert_eq!(get(&Get::new("r").replica_id(0)).unwrap().target_replica_id, Some(0));
+        for bad in [Get::new("r").replica_id(-1), Get::new("r").consistency(Consistency::Timeline).replica_id(65_536)] {
+            assert!(matches!(get(&bad), Err(crate::Error::InvalidInput(InvalidInput::Option(_)))), "{bad:?}");
+        }
+        // A secondary replica under strong consistency would be ignored by HBase: refused.
+        assert!(get(&Get::new("r").replica_id(1)).is_err());
+        let read = ReadOptions::new().consistency(Consistency::Timeline).replica_id(2);
+        let request =
+            ScanRequest { start: Bytes::new(), stop: Bytes::new(), reversed: false, read, filter: None, limit: None };
+        let tscan = scan(&request).unwrap();
+        assert_eq!((tscan.consistency, tscan.target_replica_id), (Some(TConsistency::TIMELINE), Some(2)));
+        let bad = ScanRequest { read: ReadOptions::new().replica_id(-3), ..request };
+        assert!(scan(&bad).is_err());
     }
 
     #[test]
