@@ -56,6 +56,12 @@ impl RpcClientBuilder {
         self
     }
 
+    /// TLS and Kerberos for every connection (default: neither; see [`Security`]).
+    pub fn security(mut self, security: crate::Security) -> Self {
+        self.connection.security = security;
+        self
+    }
+
     /// Deadline of one call (default 30 s).
     pub fn rpc_timeout(mut self, timeout: Duration) -> Self {
         self.rpc_timeout = timeout;
@@ -391,7 +397,8 @@ impl RpcClient {
             | RpcError::RegionUnavailable(_)
             | RpcError::RetriesExhausted { .. }
             | RpcError::Bootstrap(_)
-            | RpcError::InvalidArgument(_) => {}
+            | RpcError::InvalidArgument(_)
+            | RpcError::Security { .. } => {}
         }
     }
 
