@@ -335,12 +335,17 @@ async fn read_loop<R: AsyncRead + Unpin>(
     writer.abort();
 }
 
+/// The call id (-1 as the server's `int`) of an exception about the connection itself.
+const CONNECTION_REFUSAL_ID: u32 = u32::MAX;
+
 /// Hands a reply to its call; returns why the connection must close, if it must.
 fn deliver(shared: &Shared, reply: ReplyFrame) -> Option<String> {
     let result = match reply.exception() {
         Some(exception) => {
             let remote = RemoteError { server: shared.addr.clone(), exception };
-            if remote.exception.closes_connection() {
+            // Call id -1 answers no call: the server refuses the connection itself (a
+            // secured server refusing simple authentication, a bad preamble).
+            if remote.exception.closes_connection() || reply.call_id == CONNECTION_REFUSAL_ID {
                 return Some(remote.to_string());
             }
             Err(RpcError::Remote(Box::new(remote)))

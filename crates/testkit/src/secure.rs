@@ -237,6 +237,50 @@ fn secure_gateway(
     })
 }
 
+/// What a native RPC client needs to reach an HBase whose own RPC is secured
+/// ([`LaunchOptions::secure_rpc`](crate::LaunchOptions::secure_rpc)): Kerberos with
+/// every quality of protection offered, and TLS beside plaintext on the same ports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecureRpcEnv {
+    /// `host:port` of the region servers (bootstrap servers for a native client).
+    pub servers: Vec<String>,
+    /// The run's CA certificate (PEM) that signed the servers' certificate.
+    pub ca_file: PathBuf,
+    /// An unrelated CA (PEM), for tests that must see an untrusted certificate.
+    pub other_ca_file: PathBuf,
+    /// The name the servers' certificate is for (the RPC host, 127.0.0.1).
+    pub tls_host: String,
+    /// The KDC's files and the principals.
+    pub kerberos: KerberosEnv,
+}
+
+/// Reads `DIR/secure-rpc.env`, written by `hbase-local.sh start --secure-rpc`.
+pub(crate) fn secure_rpc_env(dir: &Path) -> Result<SecureRpcEnv, TestkitError> {
+    let file = dir.join("secure-rpc.env");
+    let text = std::fs::read_to_string(&file).map_err(|e| {
+        TestkitError::Config(format!("{} is missing ({e}): was this HBase started with secure_rpc?", file.display()))
+    })?;
+    let env = parse_env(&text);
+    let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
+    let need = |key: &str| get(key).ok_or_else(|| TestkitError::StartFailed(format!("{} has no {key}", file.display())));
+    let servers: Vec<String> = need("RPC_SERVERS")?.split(',').map(str::to_owned).collect();
+    Ok(SecureRpcEnv {
+        servers,
+        ca_file: need("CA")?.into(),
+        other_ca_file: need("OTHER_CA")?.into(),
+        tls_host: need("TLS_HOST")?,
+        kerberos: KerberosEnv {
+            krb5_config: need("KRB5_CONFIG")?.into(),
+            ccache: need("KRB5CCNAME")?,
+            realm: need("REALM")?,
+            client_principal: need("CLIENT_PRINCIPAL")?,
+            client_keytab: need("CLIENT_KEYTAB")?.into(),
+            service: need("SERVICE")?,
+            server_host: need("SERVER_HOST")?,
+        },
+    })
+}
+
 /// `KEY=VALUE` lines; others are ignored.
 pub(crate) fn parse_env(text: &str) -> Vec<(String, String)> {
     text.lines()
