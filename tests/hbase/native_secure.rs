@@ -20,8 +20,7 @@ use std::time::{Duration, Instant};
 
 use basalt::{Client, Get as ClientGet, Put, Scan, SecureError};
 use basalt_rpc::{
-    Get, KerberosOptions, Mutation, Qop, QopChoice, RpcClient, RpcError, ScanSpec, Security, SecurityError,
-    TlsOptions,
+    Get, KerberosOptions, Mutation, Qop, QopChoice, RpcClient, RpcError, ScanSpec, Security, SecurityError, TlsOptions,
 };
 use basalt_testkit::{HBase, LaunchOptions, SecureRpcEnv};
 use bytes::Bytes;
@@ -139,7 +138,8 @@ async fn the_client_api(secure: &SecureRpcEnv, table: &str) -> TestResult {
             .request_timeout(Duration::from_secs(30))
             .build()?;
         let t = client.table(table)?;
-        let puts: Vec<Put> = (0..40).map(|i| Put::new(format!("c{i:02}-{mode}")).cell("d", "v", format!("{i}"))).collect();
+        let puts: Vec<Put> =
+            (0..40).map(|i| Put::new(format!("c{i:02}-{mode}")).cell("d", "v", format!("{i}"))).collect();
         t.put_many(puts).await?;
         let row = t.get(ClientGet::new(format!("c17-{mode}"))).await?;
         assert_eq!(row.value(b"d", b"v"), Some(&b"17"[..]), "{mode}");
@@ -175,7 +175,8 @@ async fn failures_are_typed(env: &Env, secure: &SecureRpcEnv) -> TestResult {
     std::env::set_var("KRB5CCNAME", format!("FILE:{}/no-such-ccache", std::env::temp_dir().display()));
     let server_keytab = secure.kerberos.client_keytab.with_file_name("hbase.keytab");
     std::env::set_var("KRB5_CLIENT_KTNAME", &server_keytab);
-    let with_keytab = KerberosOptions { principal: Some(secure.kerberos.client_principal.clone()), ..Default::default() };
+    let with_keytab =
+        KerberosOptions { principal: Some(secure.kerberos.client_principal.clone()), ..Default::default() };
     let e = security_failure(servers, Security { tls: None, kerberos: Some(with_keytab) }, "wrong keytab").await;
     std::env::remove_var("KRB5_CLIENT_KTNAME");
     std::env::set_var("KRB5CCNAME", &secure.kerberos.ccache);

@@ -463,6 +463,41 @@ mod tests {
         assert!(matches!(again, Err(RpcError::ConnectionFailed { .. })), "{again:?}");
     }
 
+    /// A secured server refusing simple authentication answers call id -1 and closes:
+    /// every call fails with its words.
+    #[tokio::test]
+    async fn a_refusal_of_the_connection_itself_fails_it_with_the_servers_words() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let server = tokio::spawn(async move {
+            let mut socket = accept_after_header(&listener).await;
+            read_request(&mut socket).await;
+            let header = pb::ResponseHeader {
+                call_id: Some(u32::MAX),
+                exception: Some(pb::ExceptionResponse {
+                    exception_class_name: Some("org.apache.hadoop.hbase.security.AccessDeniedException".into()),
+                    stack_trace: Some("Authentication is required".into()),
+                    do_not_retry: Some(true),
+                    ..Default::default()
+                }),
+                cell_block_meta: None,
+            };
+            let mut body = BytesMut::new();
+            header.encode_length_delimited(&mut body).unwrap();
+            let mut frame = BytesMut::new();
+            frame.put_u32(body.len() as u32);
+            frame.put_slice(&body);
+            socket.write_all(&frame).await.unwrap();
+            socket
+        });
+        let conn = Connection::connect(&addr, Service::ClientMeta, &ConnectionOptions::default()).await.unwrap();
+        let result = conn.call("GetClusterId", &pb::GetClusterIdRequest {}, None, Duration::from_secs(5)).await;
+        let Err(RpcError::ConnectionFailed { reason, .. }) = result else { panic!("not refused: {result:?}") };
+        assert!(reason.contains("AccessDeniedException"), "{reason}");
+        assert!(conn.is_broken());
+        drop(server.await.unwrap());
+    }
+
     #[tokio::test]
     async fn a_deadline_fails_the_call_and_removes_its_entry() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

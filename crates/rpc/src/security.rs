@@ -368,6 +368,33 @@ mod tests {
         assert_eq!(QopChoice::default().choose(0), None);
     }
 
+    /// Without the `kerberos` feature, Kerberos fails before any byte is sent, naming
+    /// the feature; with it, a server that never answers bounds the SASL exchange.
+    #[tokio::test]
+    async fn kerberos_is_refused_without_the_feature_and_bounded_with_it() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let tcp = TcpStream::connect(&addr).await.unwrap();
+        let security = Security { tls: None, kerberos: Some(KerberosOptions::default()) };
+        let result = secure(tcp, &addr, &security, Duration::from_millis(300), 1 << 20).await;
+        let Err(err) = result else { panic!("secured against a silent peer") };
+        if KERBEROS_SUPPORTED {
+            assert_ne!(err, SecurityError::KerberosNotBuilt);
+        } else {
+            assert_eq!(err, SecurityError::KerberosNotBuilt);
+            assert!(err.to_string().contains("cargo feature `kerberos`"), "{err}");
+        }
+        // TLS against a peer that never answers: a handshake timeout, not a hang.
+        let tcp = TcpStream::connect(&addr).await.unwrap();
+        let tls = Security { tls: Some(TlsOptions::default()), kerberos: None };
+        match secure(tcp, &addr, &tls, Duration::from_millis(300), 1 << 20).await {
+            Err(SecurityError::HandshakeTimeout { phase: "TLS", .. } | SecurityError::TlsConfig(_)) => {}
+            Err(other) => panic!("expected a TLS handshake timeout, got {other}"),
+            Ok(_) => panic!("a TLS handshake with a silent peer succeeded"),
+        }
+        drop(listener);
+    }
+
     #[test]
     fn layers_and_targets_are_named() {
         assert_eq!(Qop::describe_mask(7), "auth, auth-int, auth-conf");

@@ -262,7 +262,8 @@ pub(crate) fn secure_rpc_env(dir: &Path) -> Result<SecureRpcEnv, TestkitError> {
     })?;
     let env = parse_env(&text);
     let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
-    let need = |key: &str| get(key).ok_or_else(|| TestkitError::StartFailed(format!("{} has no {key}", file.display())));
+    let need =
+        |key: &str| get(key).ok_or_else(|| TestkitError::StartFailed(format!("{} has no {key}", file.display())));
     let servers: Vec<String> = need("RPC_SERVERS")?.split(',').map(str::to_owned).collect();
     Ok(SecureRpcEnv {
         servers,
