@@ -66,6 +66,8 @@ impl Qop {
     }
 
     /// The RFC 4752 security-layer bit.
+    // Used by the SASL exchange, which only the `kerberos` feature builds.
+    #[cfg_attr(not(feature = "kerberos"), allow(dead_code))]
     pub(crate) fn layer_bit(self) -> u8 {
         match self {
             Qop::Auth => 1,
@@ -75,6 +77,8 @@ impl Qop {
     }
 
     /// The layers of a RFC 4752 bit mask, by name (`nothing` when none).
+    // Used by the SASL exchange, which only the `kerberos` feature builds.
+    #[cfg_attr(not(feature = "kerberos"), allow(dead_code))]
     pub(crate) fn describe_mask(mask: u8) -> String {
         let names: Vec<&str> = [Qop::Auth, Qop::AuthInt, Qop::AuthConf]
             .into_iter()
@@ -114,6 +118,8 @@ impl QopChoice {
     }
 
     /// The layer chosen from the server's offer (a RFC 4752 bit mask), if one fits.
+    // Used by the SASL exchange, which only the `kerberos` feature builds.
+    #[cfg_attr(not(feature = "kerberos"), allow(dead_code))]
     pub(crate) fn choose(self, offered: u8) -> Option<Qop> {
         let offers = |q: Qop| offered & q.layer_bit() != 0;
         match self {
