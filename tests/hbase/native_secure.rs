@@ -12,9 +12,10 @@
 //!   Kerberos alone, and Kerberos inside TLS.
 //! - Failures, each typed and bounded in time: an unknown client principal, a keytab
 //!   without the principal, a wrong server principal, a CA that did not sign the
-//!   servers' certificate, a wrong TLS name, a client without Kerberos (refused by the
-//!   server), and a Kerberos client against the plain test HBase (which asks it to
-//!   fall back to simple authentication).
+//!   servers' certificate, a wrong TLS name, a client without Kerberos, with or without
+//!   TLS (refused by the server through TLS), a Kerberos client against the plain test
+//!   HBase (which asks it to fall back to simple authentication), and a TLS client
+//!   against it.
 
 use std::time::{Duration, Instant};
 
@@ -214,6 +215,12 @@ async fn failures_are_typed(env: &Env, secure: &SecureRpcEnv) -> TestResult {
         "client API, untrusted certificate: {e}"
     );
 
+    // TLS alone: the handshake and the simple preamble go through TLS, and the server's
+    // refusal of simple authentication comes back through it.
+    let tls_only = || Security { tls: Some(TlsOptions::with_ca_file(&secure.ca_file)), kerberos: None };
+    let e = rpc_client(servers, tls_only()).await.err().ok_or("a TLS client without Kerberos was served")?;
+    assert!(e.to_string().contains("Authentication is required"), "TLS without Kerberos: {e}");
+
     // No Kerberos: the secured server refuses simple authentication.
     let started = Instant::now();
     let refused = rpc_client(servers, Security::default()).await;
@@ -225,5 +232,11 @@ async fn failures_are_typed(env: &Env, secure: &SecureRpcEnv) -> TestResult {
     let plain = tokio::task::spawn_blocking(move || listed.native_servers().map(<[String]>::to_vec)).await??;
     let e = security_failure(&plain, Security { tls: None, kerberos: krb() }, "plain server").await?;
     assert!(matches!(e, SecurityError::ServerNotSecure { .. }), "Kerberos against a plain server: {e}");
+    // TLS against the plain test HBase: its answer is no TLS record.
+    let e = security_failure(&plain, tls_only(), "TLS to a plain server").await?;
+    assert!(
+        matches!(e, SecurityError::Tls { .. } | SecurityError::HandshakeTimeout { phase: "TLS", .. }),
+        "TLS against a plain server: {e}"
+    );
     Ok(())
 }
