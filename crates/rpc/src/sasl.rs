@@ -18,7 +18,7 @@ use std::io;
 use std::pin::Pin;
 use std::task::{ready, Context, Poll};
 
-use basalt_gssapi::{ClientContext, Credential, Flags, Name, NameType};
+use basalt_gssapi::{ClientContext, Flags, StartError};
 use basalt_rpc_protocol::call::{preamble, AuthMethod};
 use bytes::{Buf, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
@@ -43,32 +43,16 @@ fn gss(what: &str, e: basalt_gssapi::Error) -> SecurityError {
 /// A client context for `target` with the credentials checked first, so that a missing
 /// or expired ticket gets its own error. Blocking.
 fn client_context(options: &KerberosOptions, target: &str) -> Result<ClientContext, SecurityError> {
-    let who = match &options.principal {
-        Some(p) => Some(Name::new(p, NameType::KerberosPrincipal).map_err(|e| gss("client principal", e))?),
-        None => None,
-    };
-    let shown = options.principal.clone().unwrap_or_else(|| "the default principal".to_owned());
-    let credential = Credential::acquire(who.as_ref()).map_err(|e| {
-        if e.is_library_missing() {
-            gss("credentials", e)
-        } else if e.is_credentials_expired() {
-            SecurityError::TicketExpired { principal: shown.clone(), detail: e.to_string() }
-        } else {
-            SecurityError::NoTicket { principal: shown.clone(), detail: e.to_string() }
-        }
-    })?;
-    match credential.lifetime() {
-        Ok(left) if left.is_zero() => {
-            return Err(SecurityError::TicketExpired { principal: shown, detail: "no lifetime left".into() })
-        }
-        Err(e) if e.is_credentials_expired() => {
-            return Err(SecurityError::TicketExpired { principal: shown, detail: e.to_string() })
-        }
-        Ok(_) | Err(_) => {}
-    }
-    let name = Name::new(target, NameType::HostBasedService).map_err(|e| gss("server name", e))?;
     let flags = Flags::MUTUAL | Flags::SEQUENCE | Flags::INTEG | Flags::CONF;
-    Ok(ClientContext::new(credential, name, flags))
+    ClientContext::for_service(options.principal.as_deref(), target, flags).map_err(|e| match e {
+        StartError::NoCredentials { principal, source } => {
+            SecurityError::NoTicket { principal, detail: source.to_string() }
+        }
+        StartError::Expired { principal, source } => {
+            SecurityError::TicketExpired { principal, detail: source.to_string() }
+        }
+        StartError::Other(source) => gss("starting a Kerberos context", source),
+    })
 }
 
 /// One GSSAPI step on the blocking pool (the first may ask the KDC for a ticket).
