@@ -56,7 +56,7 @@ impl RpcClientBuilder {
         self
     }
 
-    /// TLS and Kerberos for every connection (default: neither; see [`Security`]).
+    /// TLS and Kerberos for every connection (default: neither; see [`Security`](crate::Security)).
     pub fn security(mut self, security: crate::Security) -> Self {
         self.connection.security = security;
         self
