@@ -50,7 +50,8 @@ impl RpcClientBuilder {
         self
     }
 
-    /// The user name sent to the servers (default: `$USER`, else `basalt`).
+    /// The user name sent to the servers (default: `$USER`, else `basalt`); not sent
+    /// under Kerberos, where the servers take the user from the ticket.
     pub fn user(mut self, user: impl Into<String>) -> Self {
         self.connection.user = user.into();
         self
