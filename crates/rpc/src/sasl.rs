@@ -9,7 +9,11 @@
 //!    its largest buffer), the client's wrapped choice. The server sends nothing more.
 //! 4. For auth-int and auth-conf, the stream is then wrapped ([`SaslStream`]): every
 //!    flush is one frame, signed (auth-int) or encrypted (auth-conf); replies are
-//!    unwrapped frame by frame. For auth, the stream continues as it is.
+//!    unwrapped frame by frame. For auth, the stream continues as it is. The server
+//!    wraps each response in a frame of its own (`SaslWrapHandler` encodes message by
+//!    message), so a wrapped frame is bounded like a reply frame plus the wrapping's
+//!    overhead; like HBase's Netty client, this client does not split what it sends to
+//!    the server's advertised buffer size (the server's unwrapping does not enforce it).
 //!
 //! GSSAPI comes from the system's library through `basalt-gssapi` (the same context
 //! code the Thrift transport uses); its blocking calls run on tokio's blocking pool.
