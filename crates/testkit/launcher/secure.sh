@@ -413,7 +413,9 @@ secure_rpc_prepare() {
   local dir=$1 cp=$2 rpc_host=$3 krb=$1/krb5 props=""
   [ "$rpc_host" = 127.0.0.1 ] \
     || die "--secure-rpc needs the default --rpc-host 127.0.0.1 (the KDC's principals and the certificate name it)"
-  sec_tls=true; sec_qop=auth-conf
+  # The programs of an HTTPS Kerberos gateway: openssl and the KDC's, no TLS
+  # terminator (secure_missing_packages reads these flags; nothing else in start does).
+  sec_tls=true; sec_http=true; sec_qop=auth-conf
   local missing
   missing=$(secure_missing_packages)
   if [ -n "$missing" ]; then
