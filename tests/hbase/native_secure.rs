@@ -7,7 +7,9 @@
 //!
 //! - `basalt-rpc` under each quality of protection, asked for exactly (auth, auth-int,
 //!   auth-conf: the server offers all three): puts, a value larger than many wrapped
-//!   frames, gets and a scan across two regions.
+//!   frames, gets and a scan across two regions; through a recording proxy, what the
+//!   server sends is readable on the wire under auth and auth-int, never under
+//!   auth-conf.
 //! - The client API on the native transport with the same `Security` the gateways take:
 //!   Kerberos alone, and Kerberos inside TLS.
 //! - Failures, each typed and bounded in time: an unknown client principal, a keytab
@@ -91,6 +93,7 @@ async fn secured_hbase(env: &Env, hbase: &HBase) -> TestResult {
 
     for qop in [Qop::Auth, Qop::AuthInt, Qop::AuthConf] {
         each_quality_of_protection(&secure, &name, qop).await.map_err(|e| format!("{}: {e}", qop.as_str()))?;
+        what_crosses_the_wire(&secure, qop).await.map_err(|e| format!("{} on the wire: {e}", qop.as_str()))?;
     }
     the_client_api(&secure, &name).await?;
     failures_are_typed(env, &secure).await?;
@@ -121,6 +124,56 @@ async fn each_quality_of_protection(secure: &SecureRpcEnv, table: &str, qop: Qop
     assert_eq!(ours, 10, "the scan crosses both regions and sees every row");
     assert!(rows.windows(2).all(|w| w[0].row() < w[1].row()), "rows come sorted");
     Ok(())
+}
+
+/// One connection through a recording proxy: the cluster id the server sends crosses
+/// the wire readable under auth and auth-int (signed, not encrypted) and never under
+/// auth-conf.
+async fn what_crosses_the_wire(secure: &SecureRpcEnv, qop: Qop) -> TestResult {
+    let server = secure.servers[0].clone();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let proxy_addr = listener.local_addr()?.to_string();
+    let recorded = std::sync::Arc::new(std::sync::Mutex::new(Vec::<u8>::new()));
+    let record = recorded.clone();
+    let proxy = tokio::spawn(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let (client, _) = listener.accept().await?;
+        let upstream = tokio::net::TcpStream::connect(&server).await?;
+        let (mut client_read, mut client_write) = client.into_split();
+        let (mut server_read, mut server_write) = upstream.into_split();
+        let to_server = tokio::spawn(async move { tokio::io::copy(&mut client_read, &mut server_write).await });
+        let mut chunk = vec![0u8; 16 << 10];
+        loop {
+            let n = server_read.read(&mut chunk).await?;
+            if n == 0 {
+                break;
+            }
+            record.lock().expect("the record").extend_from_slice(&chunk[..n]);
+            client_write.write_all(&chunk[..n]).await?;
+        }
+        to_server.abort();
+        Ok::<_, std::io::Error>(())
+    });
+    let options = basalt_rpc::ConnectionOptions {
+        security: Security { tls: None, kerberos: Some(kerberos(QopChoice::Exactly(qop))) },
+        ..basalt_rpc::ConnectionOptions::default()
+    };
+    let conn = basalt_rpc::Connection::connect(&proxy_addr, basalt_rpc::Service::ClientMeta, &options).await?;
+    let reply =
+        conn.call("GetClusterId", &basalt_rpc::pb::GetClusterIdRequest {}, None, Duration::from_secs(15)).await?;
+    let answer: basalt_rpc::pb::GetClusterIdResponse = prost::Message::decode(reply.param.clone())?;
+    let cluster_id = answer.cluster_id.ok_or("no cluster id")?;
+    drop(conn);
+    proxy.abort();
+    let wire = recorded.lock().expect("the record").clone();
+    let readable = wire.windows(cluster_id.len()).any(|w| w == cluster_id.as_bytes());
+    match qop {
+        Qop::Auth | Qop::AuthInt if !readable => {
+            Err(format!("the cluster id {cluster_id} is not in the {} bytes the server sent", wire.len()).into())
+        }
+        Qop::AuthConf if readable => Err(format!("the cluster id {cluster_id} crossed the wire in the clear").into()),
+        Qop::Auth | Qop::AuthInt | Qop::AuthConf => Ok(()),
+    }
 }
 
 /// The client API on the native transport, with the gateways' `Security`: Kerberos
