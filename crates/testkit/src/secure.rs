@@ -305,6 +305,26 @@ mod tests {
     }
 
     #[test]
+    fn reads_the_secured_rpc_env_and_says_what_is_missing() {
+        let dir = std::env::temp_dir().join(format!("basalt-secure-rpc-env-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(secure_rpc_env(&dir).unwrap_err().to_string().contains("secure_rpc"));
+        let mut text = String::from("CA=/r/pki/ca.crt\nOTHER_CA=/r/pki/other-ca.crt\nTLS_HOST=127.0.0.1\n");
+        text.push_str("KRB5_CONFIG=/r/krb5/krb5.conf\nKRB5CCNAME=FILE:/r/krb5/ccache\nREALM=BASALT.TEST\n");
+        text.push_str("CLIENT_PRINCIPAL=basalt@BASALT.TEST\nCLIENT_KEYTAB=/r/krb5/client.keytab\nSERVICE=hbase\n");
+        text.push_str("SERVER_HOST=127.0.0.1\n");
+        std::fs::write(dir.join("secure-rpc.env"), &text).unwrap();
+        assert!(secure_rpc_env(&dir).unwrap_err().to_string().contains("RPC_SERVERS"));
+        text.push_str("RPC_SERVERS=127.0.0.1:16020,127.0.0.1:16021\n");
+        std::fs::write(dir.join("secure-rpc.env"), &text).unwrap();
+        let env = secure_rpc_env(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(env.servers, ["127.0.0.1:16020", "127.0.0.1:16021"]);
+        assert_eq!(env.kerberos.server_host, "127.0.0.1");
+        assert_eq!(env.ca_file, PathBuf::from("/r/pki/ca.crt"));
+    }
+
+    #[test]
     fn mode_tags_and_launcher_args() {
         let mode = SecureMode { tls: true, http: true, kerberos: Some(Qop::AuthConf), ..Default::default() };
         assert_eq!(mode.tag(), "https-krb-auth-conf");
