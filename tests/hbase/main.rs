@@ -27,6 +27,7 @@ mod hostile;
 mod idl;
 mod native;
 mod native_client;
+mod native_secure;
 mod outage;
 mod parallel_scan;
 mod regions;
@@ -120,7 +121,7 @@ fn main() -> ExitCode {
     let mut lists: Vec<(Registration, Vec<Test>)> = data_path.into();
     lists.push((Registration::GatewayOnly, gateway));
     // `basalt-rpc` on its own, as `rpc::NAME`.
-    lists.push((Registration::RpcOnly, native::trials()));
+    lists.push((Registration::RpcOnly, native::trials().into_iter().chain(native_secure::trials()).collect()));
     if args.list {
         return libtest_mimic::run(&args, support::into_trials(lists, None)).exit_code();
     }

@@ -23,6 +23,10 @@ pub fn trials() -> Vec<Test> {
     tests![production_gateways_in_every_mode]
 }
 
+/// Held by a test while it points GSSAPI at its KDC (`KRB5_CONFIG`, `KRB5CCNAME`, ...):
+/// the variables are the process's, and the Kerberos tests run in parallel.
+pub static KERBEROS_ENV: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// The modes started for the test, in parallel (a JVM each).
 fn modes() -> Vec<SecureMode> {
     let krb = |qop| SecureMode { kerberos: Some(qop), ..SecureMode::default() };
@@ -130,6 +134,7 @@ async fn production_gateways_in_every_mode(env: Env) -> TestResult {
     .await??;
     // One KDC per run directory: every Kerberos gateway shares its krb5.conf and the
     // client's ticket cache. GSSAPI reads them from the standard variables.
+    let _kerberos_env = KERBEROS_ENV.lock().await;
     if let Some(krb) = gateways.iter().find_map(|g| g.kerberos()) {
         std::env::set_var("KRB5_CONFIG", &krb.krb5_config);
         std::env::set_var("KRB5CCNAME", &krb.ccache);

@@ -225,15 +225,9 @@ impl ClientBuilder {
                 return Err(InvalidInput::Option(format!("gateway address {addr:?} is not host:port")).into());
             }
         }
-        if !self.native.is_empty() && !self.security.is_plain() {
-            // Refused rather than sending the data path in the clear while the caller
-            // asked for TLS or Kerberos.
-            return Err(InvalidInput::Option(
-                "the native transport speaks plain RPC only (no TLS or SASL yet); security settings apply to the Thrift2 gateway"
-                    .into(),
-            )
-            .into());
-        }
+        // The same security settings apply to the native transport; only what cannot
+        // apply to it is refused.
+        let native_security = crate::transport::native_security::rpc_security(&self.security, !self.addrs.is_empty())?;
         if self.pool_size == 0 {
             return Err(InvalidInput::Option("pool size must be at least 1".into()).into());
         }
@@ -255,7 +249,13 @@ impl ClientBuilder {
         });
         let transport: Arc<dyn Transport> = match thrift {
             Some(thrift) if self.native.is_empty() => Arc::new(thrift),
-            thrift => Arc::new(NativeTransport::new(self.native, self.request_timeout, max_value_bytes, thrift)),
+            thrift => Arc::new(NativeTransport::new(
+                self.native,
+                self.request_timeout,
+                max_value_bytes,
+                thrift,
+                native_security,
+            )),
         };
         let gets = Arc::new(GetCoalescer::new(self.gets_in_flight.min(self.pool_size), self.request_timeout));
         Ok(Client {
@@ -365,11 +365,17 @@ mod tests {
     use crate::transport::Operation;
 
     #[test]
-    fn the_native_transport_refuses_security_it_cannot_honour() {
+    fn the_native_transport_takes_the_security_settings_and_refuses_only_http_without_a_gateway() {
         let tls = crate::Security { tls: Some(crate::TlsOptions::default()), ..crate::Security::default() };
-        let secured = Client::builder().address("h:1").security(tls).native(["h:2"]).build();
-        assert!(matches!(secured, Err(Error::InvalidInput(_))), "{secured:?}");
-        assert!(Client::builder().address("h:1").native(["h:2"]).build().is_ok());
+        assert!(Client::builder().address("h:1").security(tls.clone()).native(["h:2"]).build().is_ok());
+        assert!(Client::builder().security(tls).native(["h:2"]).build().is_ok());
+        let http = crate::Security { http: Some(crate::HttpOptions::default()), ..crate::Security::default() };
+        let refused = Client::builder().security(http.clone()).native(["h:2"]).build();
+        assert!(
+            matches!(refused, Err(Error::InvalidInput(InvalidInput::Option(ref m))) if m.contains("HTTP")),
+            "{refused:?}"
+        );
+        assert!(Client::builder().address("h:1").security(http).native(["h:2"]).build().is_ok());
     }
 
     fn refused() -> Error {

@@ -262,7 +262,8 @@
 //! cluster's CA, a client certificate), HTTP or HTTPS (HBase's `thrift.http` mode), and
 //! Kerberos (SASL GSSAPI, SPNEGO over HTTP) with the `kerberos` cargo feature, which
 //! links the system's GSSAPI library. Without the feature, asking for Kerberos fails
-//! at once rather than connecting without it.
+//! at once rather than connecting without it. With [`ClientBuilder::native`], the same
+//! TLS and Kerberos settings secure the connections to the region servers.
 //!
 //! ```no_run
 //! use basalt::{Client, HttpOptions, Security, TlsOptions};

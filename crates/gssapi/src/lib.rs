@@ -16,6 +16,8 @@
 //! - [`ClientContext`]: `gss_init_sec_context` step by step (SASL GSSAPI, SPNEGO over
 //!   HTTP), then [`wrap`](ClientContext::wrap) / [`unwrap`](ClientContext::unwrap)
 //!   for the integrity and confidentiality layers;
+//!   [`ClientContext::for_service`] starts one with the credentials checked first
+//!   ([`StartError`] tells a missing or expired ticket apart);
 //! - [`Error`]: the library's own words (`gss_display_status`) with the status codes.
 //!
 //! ```no_run
@@ -33,9 +35,11 @@
 #[allow(unsafe_code)]
 mod context;
 mod library;
+mod start;
 
 pub use context::{ClientContext, Credential, Flags, Name, NameType, Unwrapped};
 pub use library::{LIBRARY_ENV, LIBRARY_NAMES};
+pub use start::StartError;
 
 /// The Debian/Ubuntu package that provides the library (named in
 /// [`Error::LibraryMissing`]).

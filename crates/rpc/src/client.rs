@@ -52,9 +52,16 @@ impl RpcClientBuilder {
         self
     }
 
-    /// The user name sent to the servers (default: `$USER`, else `basalt`).
+    /// The user name sent to the servers (default: `$USER`, else `basalt`); not sent
+    /// under Kerberos, where the servers take the user from the ticket.
     pub fn user(mut self, user: impl Into<String>) -> Self {
         self.connection.user = user.into();
+        self
+    }
+
+    /// TLS and Kerberos for every connection (default: neither; see [`Security`](crate::Security)).
+    pub fn security(mut self, security: crate::Security) -> Self {
+        self.connection.security = security;
         self
     }
 
@@ -407,7 +414,8 @@ impl RpcClient {
             | RpcError::RegionUnavailable(_)
             | RpcError::RetriesExhausted { .. }
             | RpcError::Bootstrap(_)
-            | RpcError::InvalidArgument(_) => {}
+            | RpcError::InvalidArgument(_)
+            | RpcError::Security { .. } => {}
         }
     }
 

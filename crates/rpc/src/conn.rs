@@ -8,6 +8,10 @@
 //! fatal server exception), every pending call fails with
 //! [`RpcError::ConnectionFailed`] and the connection refuses new calls; the pool then
 //! opens a new one on next use.
+//!
+//! A connection may be secured ([`ConnectionOptions::security`]): TLS around it, SASL
+//! GSSAPI after the preamble, or both; the handshakes are bounded by the connect
+//! timeout, and a failure is an [`RpcError::Security`], which is not retried.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -19,13 +23,13 @@ use basalt_rpc_protocol::cellblock::CellCodec;
 use basalt_rpc_protocol::reply::{Reply as ReplyFrame, ReplyDecoder};
 use bytes::{Bytes, BytesMut};
 use prost::Message;
-use tokio::io::{AsyncReadExt, AsyncWriteExt, BufWriter};
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::error::{RemoteError, RpcError};
+use crate::security::{self, Security};
 
 /// Settings of one connection.
 #[derive(Debug, Clone)]
@@ -36,6 +40,9 @@ pub struct ConnectionOptions {
     pub connect_timeout: Duration,
     /// The largest reply frame accepted; a larger one fails the connection.
     pub max_frame: usize,
+    /// TLS and Kerberos (default: neither). Under Kerberos the servers take the user
+    /// from the ticket, and `user` is not sent.
+    pub security: Security,
 }
 
 impl Default for ConnectionOptions {
@@ -44,6 +51,7 @@ impl Default for ConnectionOptions {
             user: std::env::var("USER").unwrap_or_else(|_| "basalt".to_owned()),
             connect_timeout: Duration::from_secs(10),
             max_frame: 256 << 20,
+            security: Security::default(),
         }
     }
 }
@@ -135,9 +143,10 @@ impl std::fmt::Debug for Connection {
 }
 
 impl Connection {
-    /// Opens a connection to `addr` (`host:port`) for `service` and sends the preamble
-    /// and connection header. HBase does not answer the header under simple
-    /// authentication: a refused header shows up as a fatal exception on the first call.
+    /// Opens a connection to `addr` (`host:port`) for `service`: TLS and the SASL
+    /// exchange when the options ask for them, then the preamble and connection header.
+    /// HBase does not answer the header: a refused header shows up as a fatal exception
+    /// on the first call.
     pub async fn connect(addr: &str, service: Service, options: &ConnectionOptions) -> Result<Connection, RpcError> {
         let connect_error = |reason: String| RpcError::Connect { addr: addr.to_owned(), reason };
         let stream = match tokio::time::timeout(options.connect_timeout, TcpStream::connect(addr)).await {
@@ -146,16 +155,54 @@ impl Connection {
             Err(_) => return Err(connect_error(format!("no answer within {:?}", options.connect_timeout))),
         };
         stream.set_nodelay(true).map_err(|e| connect_error(e.to_string()))?;
-        let (read_half, mut write_half) = stream.into_split();
-        let header = call::connection_header(service, &options.user, Some(CellCodec::KeyValue));
+        let mut header = call::connection_header(service, &options.user, Some(CellCodec::KeyValue));
         let mut start = BytesMut::new();
-        call::encode_connection_start(&header, &mut start).map_err(|e| connect_error(e.to_string()))?;
-        write_half.write_all(&start).await.map_err(|e| connect_error(format!("sending the connection header: {e}")))?;
+        if options.security.is_plain() {
+            call::encode_connection_start(&header, &mut start).map_err(|e| connect_error(e.to_string()))?;
+            let (read_half, mut write_half) = stream.into_split();
+            write_half
+                .write_all(&start)
+                .await
+                .map_err(|e| connect_error(format!("sending the connection header: {e}")))?;
+            return Ok(Connection::start(addr, read_half, write_half, options.max_frame));
+        }
+        let secured = security::secure(
+            stream,
+            addr,
+            &options.security,
+            options.connect_timeout,
+            options.max_frame.saturating_add(64 << 10),
+        )
+        .await
+        .map_err(|error| RpcError::Security { addr: addr.to_owned(), error })?;
+        if secured.preamble_sent {
+            // Kerberos: the server knows the user from the ticket.
+            header.user_info = None;
+        } else {
+            start.extend_from_slice(&call::preamble(call::AuthMethod::Simple));
+        }
+        call::encode_connection_header(&header, &mut start).map_err(|e| connect_error(e.to_string()))?;
+        let (read_half, mut write_half) = tokio::io::split(secured.stream);
+        let sent = async {
+            write_half.write_all(&start).await?;
+            write_half.flush().await
+        };
+        sent.await.map_err(|e| connect_error(format!("sending the connection header: {e}")))?;
+        Ok(Connection::start(addr, read_half, write_half, options.max_frame))
+    }
+
+    /// Starts the reader and writer tasks over the two halves of a connection whose
+    /// header was sent.
+    fn start<R, W>(addr: &str, read_half: R, write_half: W, max_frame: usize) -> Connection
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let shared = Arc::new(Shared { addr: addr.to_owned(), pending: Mutex::new(Pending::Open(HashMap::new())) });
         let (tx, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_loop(write_half, rx, shared.clone()));
-        let reader = tokio::spawn(read_loop(read_half, shared.clone(), options.max_frame, writer));
-        Ok(Connection { inner: Arc::new(Inner { shared, next_id: AtomicU32::new(1), writer: tx, reader }) })
+        let reader = tokio::spawn(read_loop(read_half, shared.clone(), max_frame, writer));
+        Connection { inner: Arc::new(Inner { shared, next_id: AtomicU32::new(1), writer: tx, reader }) }
     }
 
     /// The server's `host:port`.
@@ -234,7 +281,7 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-async fn write_loop(write_half: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<Bytes>, shared: Arc<Shared>) {
+async fn write_loop<W: AsyncWrite + Unpin>(write_half: W, mut rx: mpsc::UnboundedReceiver<Bytes>, shared: Arc<Shared>) {
     let mut out = BufWriter::with_capacity(64 << 10, write_half);
     while let Some(frame) = rx.recv().await {
         let mut result = out.write_all(&frame).await;
@@ -253,7 +300,12 @@ async fn write_loop(write_half: OwnedWriteHalf, mut rx: mpsc::UnboundedReceiver<
     let _ = out.shutdown().await;
 }
 
-async fn read_loop(mut read_half: OwnedReadHalf, shared: Arc<Shared>, max_frame: usize, writer: JoinHandle<()>) {
+async fn read_loop<R: AsyncRead + Unpin>(
+    mut read_half: R,
+    shared: Arc<Shared>,
+    max_frame: usize,
+    writer: JoinHandle<()>,
+) {
     let decoder = ReplyDecoder::with_max_frame_len(max_frame);
     let mut buf = BytesMut::with_capacity(64 << 10);
     let reason = 'read: loop {
@@ -283,12 +335,17 @@ async fn read_loop(mut read_half: OwnedReadHalf, shared: Arc<Shared>, max_frame:
     writer.abort();
 }
 
+/// The call id (-1 as the server's `int`) of an exception about the connection itself.
+const CONNECTION_REFUSAL_ID: u32 = u32::MAX;
+
 /// Hands a reply to its call; returns why the connection must close, if it must.
 fn deliver(shared: &Shared, reply: ReplyFrame) -> Option<String> {
     let result = match reply.exception() {
         Some(exception) => {
             let remote = RemoteError { server: shared.addr.clone(), exception };
-            if remote.exception.closes_connection() {
+            // Call id -1 answers no call: the server refuses the connection itself (a
+            // secured server refusing simple authentication, a bad preamble).
+            if remote.exception.closes_connection() || reply.call_id == CONNECTION_REFUSAL_ID {
                 return Some(remote.to_string());
             }
             Err(RpcError::Remote(Box::new(remote)))
@@ -404,6 +461,41 @@ mod tests {
         assert!(conn.is_broken());
         let again = conn.call("GetClusterId", &param, None, long).await;
         assert!(matches!(again, Err(RpcError::ConnectionFailed { .. })), "{again:?}");
+    }
+
+    /// A secured server refusing simple authentication answers call id -1 and closes:
+    /// every call fails with its words.
+    #[tokio::test]
+    async fn a_refusal_of_the_connection_itself_fails_it_with_the_servers_words() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let server = tokio::spawn(async move {
+            let mut socket = accept_after_header(&listener).await;
+            read_request(&mut socket).await;
+            let header = pb::ResponseHeader {
+                call_id: Some(u32::MAX),
+                exception: Some(pb::ExceptionResponse {
+                    exception_class_name: Some("org.apache.hadoop.hbase.security.AccessDeniedException".into()),
+                    stack_trace: Some("Authentication is required".into()),
+                    do_not_retry: Some(true),
+                    ..Default::default()
+                }),
+                cell_block_meta: None,
+            };
+            let mut body = BytesMut::new();
+            header.encode_length_delimited(&mut body).unwrap();
+            let mut frame = BytesMut::new();
+            frame.put_u32(body.len() as u32);
+            frame.put_slice(&body);
+            socket.write_all(&frame).await.unwrap();
+            socket
+        });
+        let conn = Connection::connect(&addr, Service::ClientMeta, &ConnectionOptions::default()).await.unwrap();
+        let result = conn.call("GetClusterId", &pb::GetClusterIdRequest {}, None, Duration::from_secs(5)).await;
+        let Err(RpcError::ConnectionFailed { reason, .. }) = result else { panic!("not refused: {result:?}") };
+        assert!(reason.contains("AccessDeniedException"), "{reason}");
+        assert!(conn.is_broken());
+        drop(server.await.unwrap());
     }
 
     #[tokio::test]

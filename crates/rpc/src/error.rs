@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use basalt_rpc_protocol::exception::{RemoteException, RemoteExceptionKind};
 
+use crate::security::SecurityError;
+
 /// Why a call on the native transport failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RpcError {
@@ -74,6 +76,15 @@ pub enum RpcError {
     /// The caller's input is invalid (an empty row, a bad table name, ...).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// The connection could not be secured as asked (TLS or Kerberos): a wrong CA,
+    /// no ticket, a server that is not secured, ... Not retried.
+    #[error("securing the connection to {addr} failed: {error}")]
+    Security {
+        /// `host:port` of the server.
+        addr: String,
+        /// What failed.
+        error: SecurityError,
+    },
 }
 
 impl RpcError {
@@ -90,7 +101,8 @@ impl RpcError {
             | RpcError::Bootstrap(_)
             | RpcError::RegionNotFound { .. }
             | RpcError::RetriesExhausted { .. }
-            | RpcError::InvalidArgument(_) => false,
+            | RpcError::InvalidArgument(_)
+            | RpcError::Security { .. } => false,
         }
     }
 
@@ -105,7 +117,8 @@ impl RpcError {
             | RpcError::Bootstrap(_)
             | RpcError::RegionNotFound { .. }
             | RpcError::RetriesExhausted { .. }
-            | RpcError::InvalidArgument(_) => false,
+            | RpcError::InvalidArgument(_)
+            | RpcError::Security { .. } => false,
         }
     }
 

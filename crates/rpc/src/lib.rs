@@ -15,8 +15,9 @@
 //! - Replies are views over the reply's bytes: a [`Cell`]'s row, family, qualifier and
 //!   value are slices of the cell block, not copies.
 //!
-//! Simple authentication only (the user name in the connection header); SASL is not
-//! supported yet.
+//! - Security ([`Security`]): TLS to servers with HBase 2.6's Netty TLS, and Kerberos
+//!   (SASL GSSAPI with auth, auth-int or auth-conf) with the cargo feature `kerberos`;
+//!   without either, simple authentication (the user name in the connection header).
 
 mod atomic;
 mod batch;
@@ -31,7 +32,12 @@ mod read;
 mod region;
 mod registry;
 mod replica;
+#[cfg(feature = "kerberos")]
+mod sasl;
+pub mod sasl_frame;
 mod scan;
+mod security;
+mod tls;
 
 pub use basalt_rpc_protocol::{call::Service, pb};
 
@@ -46,3 +52,5 @@ pub use mutation::{Check, Durability, Mutation};
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;
 pub use scan::{ScanSpec, Scanner};
+pub use security::{KerberosOptions, Qop, QopChoice, Security, SecurityError, KERBEROS_SUPPORTED};
+pub use tls::TlsOptions;

@@ -35,11 +35,17 @@ pub(crate) fn server_addr(server: &pb::ServerName) -> String {
 /// Asks each bootstrap server in turn until one answers all three questions.
 pub(crate) async fn bootstrap(pool: &Pool, servers: &[String], timeout: Duration) -> Result<ClusterInfo, RpcError> {
     let mut failures = Vec::new();
+    let mut security = None;
     for server in servers {
         match ask(pool, server, timeout).await {
             Ok(info) => return Ok(info),
+            Err(e @ RpcError::Security { .. }) => security = security.or(Some(e)),
             Err(e) => failures.push(format!("{server}: {e}")),
         }
+    }
+    // A server that could not be secured says why in its own, typed words.
+    if let Some(e) = security {
+        return Err(e);
     }
     if failures.is_empty() {
         return Err(RpcError::InvalidArgument("no bootstrap server given".into()));

@@ -37,6 +37,10 @@
 #   --owner-pid PID         stop everything when PID exits (tests pass their own pid)
 #   --timeout SECONDS       how long to wait for readiness; default 240
 #   --foreground            stay in the foreground and stop both JVMs on TERM/INT (Docker)
+#   --secure-rpc            HBase's own RPC secured: Kerberos (every quality of protection) and
+#                           TLS beside plaintext, with a KDC and certificates for the run; the
+#                           Thrift2 gateway stays plain (see secure_rpc_prepare in secure.sh);
+#                           what a client needs is written to DIR/secure-rpc.env
 #
 # Options for gateway start (NAME: letters, digits, '-', '_'):
 #   --framed, --compact, --thrift-port PORT, --bind ADDR, --heap SIZE (default 512m),
@@ -183,7 +187,7 @@ await_ready() {
 
 cmd_start() {
   local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 idle_ms=60000 heap=1g
-  local owner="" timeout=240 foreground=false regionservers=1 rpc_host=127.0.0.1
+  local owner="" timeout=240 foreground=false regionservers=1 rpc_host=127.0.0.1 secure_rpc=false
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
@@ -199,6 +203,7 @@ cmd_start() {
       --owner-pid) owner=$2; shift 2 ;;
       --timeout) timeout=$2; shift 2 ;;
       --foreground) foreground=true; shift ;;
+      --secure-rpc) secure_rpc=true; shift ;;
       *) die "unknown option for start: $1 (see the header of $self)" ;;
     esac
   done
@@ -229,6 +234,8 @@ cmd_start() {
   sed -e "s|@DATA_DIR@|$dir/data|g" -e "s|@ZK_PORT@|$zk_port|g" -e "s|@RPC_HOST@|$rpc_host|g" \
       -e "s|@SCANNER_TIMEOUT_MS@|$scanner_ms|g" -e "s|@IDLE_TIMEOUT_MS@|$idle_ms|g" "$here/hbase-site.xml.in" >"$dir/conf/hbase-site.xml"
   cp "$here/log4j2.properties" "$dir/conf/log4j2.properties"
+  rm -f "$dir/secure-rpc.env"
+  if $secure_rpc; then secure_rpc_prepare "$dir" "$cp" "$rpc_host"; fi
 
   started=$(date +%s%N)
   # Standalone HBase runs a LocalHBaseCluster: the master and N region servers as threads.
@@ -260,6 +267,7 @@ cmd_start() {
   fi
   local ms=$(( ($(date +%s%N) - started) / 1000000 ))
   echo "$probe_host:$port" >"$dir/thrift.addr"
+  if $secure_rpc; then secure_rpc_env "$dir" "$rpc_host"; fi
   printf '{"thrift":"%s:%s","framed":%s,"compact":%s,"ready_ms":%s,"master_pid":%s,"thrift_pid":%s,"dir":"%s"}\n' \
     "$probe_host" "$port" "$framed" "$compact" "$ms" "$(pid_of "$dir" master)" "$(pid_of "$dir" thrift)" "$dir" >"$dir/ready.json"
   log "ready in ${ms} ms; stop with: $self stop --dir $dir"
@@ -522,5 +530,5 @@ case ${1:-} in
   regions) shift; cmd_regions "$@" ;;
   classpath) require_tools; classpath ;;
   idl) require_tools; cmd_idl ;;
-  *) sed -n '2,48p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,52p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

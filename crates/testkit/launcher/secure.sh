@@ -398,3 +398,84 @@ secure_stop_gateway() {
   stop_pid "$(pid_of "$dir" "stunnel-$name")" "stunnel of gateway $name"
   rm -f "$dir/stunnel-$name.pid" "$dir/gateway-$name.env"
 }
+
+# A standalone HBase whose own RPC is secured (start --secure-rpc), for native-RPC
+# clients: Kerberos (SASL GSSAPI) with every quality of protection offered
+# (hbase.rpc.protection privacy,integrity,authentication: the client picks), and TLS on
+# the same port beside plaintext (hbase.server.netty.tls.enabled with supportplaintext;
+# no client certificate asked for). The master and region servers log in with the
+# run's hbase.keytab (principal hbase/RPC_HOST), and talk to each
+# other over Kerberos without TLS; the Thrift2 gateway logs in with the same keytab and
+# serves plain Thrift (hbase.thrift.security.qop unset), so tests create tables through
+# it. What a client needs goes to DIR/secure-rpc.env (see secure_rpc_env).
+#   secure_rpc_prepare DIR CLASSPATH RPC_HOST
+secure_rpc_prepare() {
+  local dir=$1 cp=$2 rpc_host=$3 krb=$1/krb5 props=""
+  [ "$rpc_host" = 127.0.0.1 ] \
+    || die "--secure-rpc needs the default --rpc-host 127.0.0.1 (the KDC's principals and the certificate name it)"
+  # The programs of an HTTPS Kerberos gateway: openssl and the KDC's, no TLS
+  # terminator (secure_missing_packages reads these flags; nothing else in start does).
+  sec_tls=true; sec_http=true; sec_qop=auth-conf
+  local missing
+  missing=$(secure_missing_packages)
+  if [ -n "$missing" ]; then
+    secure_install $missing
+    missing=$(secure_missing_packages)
+    [ -z "$missing" ] || die "still missing after installing them: $missing"
+  fi
+  exec 9>"$dir/secure.lock"
+  flock 9
+  secure_pki "$dir" "$cp"
+  secure_kdc "$dir" "$cp"
+  flock -u 9
+  exec 9>&-
+  prop() { props+="  <property><name>$1</name><value>$2</value></property>"$'\n'; }
+  prop hadoop.security.authentication kerberos
+  prop hbase.security.authentication kerberos
+  # One principal for the master and the region servers, without _HOST: in a local
+  # cluster they share one JVM and so one Kerberos login (Hadoop's login user is
+  # per process), and clients must ask for the name that login accepts.
+  prop hbase.master.kerberos.principal "hbase/$rpc_host@$sec_realm"
+  prop hbase.master.keytab.file "$krb/hbase.keytab"
+  prop hbase.regionserver.kerberos.principal "hbase/$rpc_host@$sec_realm"
+  prop hbase.regionserver.keytab.file "$krb/hbase.keytab"
+  prop hbase.rpc.protection privacy,integrity,authentication
+  prop hbase.thrift.kerberos.principal "hbase/_HOST@$sec_realm"
+  prop hbase.thrift.keytab.file "$krb/hbase.keytab"
+  prop hbase.rpc.server.impl org.apache.hadoop.hbase.ipc.NettyRpcServer
+  prop hbase.server.netty.tls.enabled true
+  prop hbase.server.netty.tls.supportplaintext true
+  prop hbase.server.netty.tls.client.auth.mode NONE
+  prop hbase.rpc.tls.keystore.location "$dir/pki/server.p12"
+  prop hbase.rpc.tls.keystore.type PKCS12
+  prop hbase.rpc.tls.keystore.password "$sec_store_pass"
+  local site=$dir/conf/hbase-site.xml
+  grep -v '<name>hbase.security.authentication</name>' "$site" \
+    | awk -v extra="$props" '/<\/configuration>/ { printf "%s", extra } { print }' >"$site.tmp"
+  mv "$site.tmp" "$site"
+  printf '%s\n' '<?xml version="1.0"?>' '<configuration>' \
+    '  <property><name>hadoop.security.authentication</name><value>kerberos</value></property>' \
+    '</configuration>' >"$dir/conf/core-site.xml"
+  gw_jvm_extra="-Djava.security.krb5.conf=$krb/krb5.conf"
+}
+
+# Writes DIR/secure-rpc.env for native-RPC clients of a --secure-rpc HBase.
+secure_rpc_env() {
+  local dir=$1 rpc_host=$2
+  {
+    echo "CA=$dir/pki/ca.crt"
+    echo "OTHER_CA=$dir/pki/other-ca.crt"
+    echo "TLS_HOST=$rpc_host"
+    echo "KRB5_CONFIG=$dir/krb5/krb5.conf"
+    echo "KRB5CCNAME=FILE:$dir/krb5/ccache"
+    echo "REALM=$sec_realm"
+    echo "CLIENT_PRINCIPAL=basalt@$sec_realm"
+    echo "CLIENT_KEYTAB=$dir/krb5/client.keytab"
+    echo "SERVICE=hbase"
+    echo "SERVER_HOST=$rpc_host"
+    # The region servers (they serve the connection registry), as they announced
+    # themselves in the log; the test bed picks their ports at random.
+    echo "RPC_SERVERS=$(grep -o 'Serving as [^,]*,[0-9]*' "$dir/logs/master.log" | sed 's/^Serving as //; s/,/:/' \
+      | sort -u | paste -sd, -)"
+  } >"$dir/secure-rpc.env"
+}

@@ -143,6 +143,9 @@ pub(crate) fn start(dir: &Path, options: &LaunchOptions) -> Result<Started, Test
     if options.region_servers != 1 {
         cmd.arg("--regionservers").arg(options.region_servers.to_string());
     }
+    if options.secure_rpc {
+        cmd.arg("--secure-rpc");
+    }
     let started = std::time::Instant::now();
     let addr = run_for_addr(cmd)?;
     Ok(Started { addr, ready_in: started.elapsed() })

@@ -39,7 +39,7 @@ use std::time::Duration;
 
 pub use gateway::{Gateway, GatewayLauncher};
 pub use launcher::{launcher_dir, upstream_idl};
-pub use secure::{KerberosEnv, Qop, SecureGateway, SecureMode};
+pub use secure::{KerberosEnv, Qop, SecureGateway, SecureMode, SecureRpcEnv};
 
 /// Environment variable naming an existing Thrift2 gateway (`host:port`).
 pub const ADDR_ENV: &str = "BASALT_THRIFT_ADDR";
@@ -97,6 +97,11 @@ pub struct LaunchOptions {
     /// Region servers in the master's JVM (HBase's local cluster), 1 to 9; several let
     /// tests move regions between servers ([`HBase::region_tool`]). Default 1.
     pub region_servers: u32,
+    /// Secure HBase's own RPC: Kerberos (every quality of protection offered) and TLS
+    /// beside plaintext, with a KDC and certificates made for the run; the Thrift2
+    /// gateway stays plain. What a native client needs: [`HBase::secure_rpc`]. Native
+    /// launcher only. Default `false`.
+    pub secure_rpc: bool,
 }
 
 impl Default for LaunchOptions {
@@ -112,6 +117,7 @@ impl Default for LaunchOptions {
             dir: None,
             stop_with_process: true,
             region_servers: 1,
+            secure_rpc: false,
         }
     }
 }
@@ -266,6 +272,17 @@ impl HBase {
                  one at {} is external (unset {ADDR_ENV} to launch one)",
                 self.addr
             ))),
+        }
+    }
+
+    /// What a native RPC client needs to reach an HBase launched with
+    /// [`LaunchOptions::secure_rpc`]: its region servers, CA, KDC files and principals.
+    pub fn secure_rpc(&self) -> Result<SecureRpcEnv, TestkitError> {
+        match &self.source {
+            Source::Native { dir, stopped: false, .. } => secure::secure_rpc_env(dir),
+            _ => Err(TestkitError::Config(
+                "a secured RPC needs an HBase launched natively by basalt-testkit with secure_rpc".into(),
+            )),
         }
     }
 

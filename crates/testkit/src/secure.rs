@@ -237,6 +237,51 @@ fn secure_gateway(
     })
 }
 
+/// What a native RPC client needs to reach an HBase whose own RPC is secured
+/// ([`LaunchOptions::secure_rpc`](crate::LaunchOptions::secure_rpc)): Kerberos with
+/// every quality of protection offered, and TLS beside plaintext on the same ports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SecureRpcEnv {
+    /// `host:port` of the region servers (bootstrap servers for a native client).
+    pub servers: Vec<String>,
+    /// The run's CA certificate (PEM) that signed the servers' certificate.
+    pub ca_file: PathBuf,
+    /// An unrelated CA (PEM), for tests that must see an untrusted certificate.
+    pub other_ca_file: PathBuf,
+    /// The name the servers' certificate is for (the RPC host, 127.0.0.1).
+    pub tls_host: String,
+    /// The KDC's files and the principals.
+    pub kerberos: KerberosEnv,
+}
+
+/// Reads `DIR/secure-rpc.env`, written by `hbase-local.sh start --secure-rpc`.
+pub(crate) fn secure_rpc_env(dir: &Path) -> Result<SecureRpcEnv, TestkitError> {
+    let file = dir.join("secure-rpc.env");
+    let text = std::fs::read_to_string(&file).map_err(|e| {
+        TestkitError::Config(format!("{} is missing ({e}): was this HBase started with secure_rpc?", file.display()))
+    })?;
+    let env = parse_env(&text);
+    let get = |key: &str| env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone()).filter(|v| !v.is_empty());
+    let need =
+        |key: &str| get(key).ok_or_else(|| TestkitError::StartFailed(format!("{} has no {key}", file.display())));
+    let servers: Vec<String> = need("RPC_SERVERS")?.split(',').map(str::to_owned).collect();
+    Ok(SecureRpcEnv {
+        servers,
+        ca_file: need("CA")?.into(),
+        other_ca_file: need("OTHER_CA")?.into(),
+        tls_host: need("TLS_HOST")?,
+        kerberos: KerberosEnv {
+            krb5_config: need("KRB5_CONFIG")?.into(),
+            ccache: need("KRB5CCNAME")?,
+            realm: need("REALM")?,
+            client_principal: need("CLIENT_PRINCIPAL")?,
+            client_keytab: need("CLIENT_KEYTAB")?.into(),
+            service: need("SERVICE")?,
+            server_host: need("SERVER_HOST")?,
+        },
+    })
+}
+
 /// `KEY=VALUE` lines; others are ignored.
 pub(crate) fn parse_env(text: &str) -> Vec<(String, String)> {
     text.lines()
@@ -257,6 +302,26 @@ mod tests {
         assert_eq!(env.len(), 4);
         assert_eq!(env[2], ("CA".to_owned(), "/x/pki/ca.crt".to_owned()));
         assert_eq!(env[3].1, "FILE:/x/krb5/ccache");
+    }
+
+    #[test]
+    fn reads_the_secured_rpc_env_and_says_what_is_missing() {
+        let dir = std::env::temp_dir().join(format!("basalt-secure-rpc-env-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        assert!(secure_rpc_env(&dir).unwrap_err().to_string().contains("secure_rpc"));
+        let mut text = String::from("CA=/r/pki/ca.crt\nOTHER_CA=/r/pki/other-ca.crt\nTLS_HOST=127.0.0.1\n");
+        text.push_str("KRB5_CONFIG=/r/krb5/krb5.conf\nKRB5CCNAME=FILE:/r/krb5/ccache\nREALM=BASALT.TEST\n");
+        text.push_str("CLIENT_PRINCIPAL=basalt@BASALT.TEST\nCLIENT_KEYTAB=/r/krb5/client.keytab\nSERVICE=hbase\n");
+        text.push_str("SERVER_HOST=127.0.0.1\n");
+        std::fs::write(dir.join("secure-rpc.env"), &text).unwrap();
+        assert!(secure_rpc_env(&dir).unwrap_err().to_string().contains("RPC_SERVERS"));
+        text.push_str("RPC_SERVERS=127.0.0.1:16020,127.0.0.1:16021\n");
+        std::fs::write(dir.join("secure-rpc.env"), &text).unwrap();
+        let env = secure_rpc_env(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(env.servers, ["127.0.0.1:16020", "127.0.0.1:16021"]);
+        assert_eq!(env.kerberos.server_host, "127.0.0.1");
+        assert_eq!(env.ca_file, PathBuf::from("/r/pki/ca.crt"));
     }
 
     #[test]

@@ -60,6 +60,11 @@ impl TlsOptions {
         self
     }
 
+    /// The client certificate chain and key files presented when asked, if set.
+    pub fn get_client_cert(&self) -> Option<(&std::path::Path, &std::path::Path)> {
+        self.client_cert.as_ref().map(|(cert, key)| (cert.as_path(), key.as_path()))
+    }
+
     /// Presents this client certificate chain and key (PEM files) when asked.
     pub fn client_cert(mut self, cert_file: impl Into<PathBuf>, key_file: impl Into<PathBuf>) -> TlsOptions {
         self.client_cert = Some((cert_file.into(), key_file.into()));

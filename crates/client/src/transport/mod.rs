@@ -27,6 +27,7 @@
 #[cfg(test)]
 pub(crate) mod fake;
 pub mod native;
+pub(crate) mod native_security;
 #[cfg(test)]
 mod tests;
 pub mod thrift;

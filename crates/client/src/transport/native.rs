@@ -52,6 +52,7 @@ struct Shared {
     bootstrap: Vec<String>,
     request_timeout: Duration,
     max_value_bytes: usize,
+    security: basalt_rpc::Security,
     /// The gateways, for administrative calls (not on the native transport yet).
     admin: Option<ThriftTransport>,
     client: tokio::sync::OnceCell<RpcClient>,
@@ -79,12 +80,14 @@ impl NativeTransport {
         request_timeout: Duration,
         max_value_bytes: usize,
         admin: Option<ThriftTransport>,
+        security: basalt_rpc::Security,
     ) -> NativeTransport {
         NativeTransport {
             shared: Arc::new(Shared {
                 bootstrap,
                 request_timeout,
                 max_value_bytes,
+                security,
                 admin,
                 client: tokio::sync::OnceCell::new(),
                 closed: AtomicBool::new(false),
@@ -101,7 +104,10 @@ impl NativeTransport {
         self.shared
             .client
             .get_or_try_init(|| async {
-                let mut builder = RpcClient::builder().rpc_timeout(timeout).operation_timeout(timeout);
+                let mut builder = RpcClient::builder()
+                    .rpc_timeout(timeout)
+                    .operation_timeout(timeout)
+                    .security(self.shared.security.clone());
                 for server in &self.shared.bootstrap {
                     builder = builder.bootstrap_server(server.clone());
                 }
@@ -127,9 +133,10 @@ impl NativeTransport {
 fn attempt_error(op: Operation, table: Option<&str>, error: &RpcError) -> AttemptError {
     let mapped = map_error(error, op, table);
     match error {
-        RpcError::Connect { .. } | RpcError::InvalidArgument(_) | RpcError::Bootstrap(_) => {
-            AttemptError::not_sent(op, mapped)
-        }
+        RpcError::Connect { .. }
+        | RpcError::InvalidArgument(_)
+        | RpcError::Bootstrap(_)
+        | RpcError::Security { .. } => AttemptError::not_sent(op, mapped),
         RpcError::RetriesExhausted { last, .. } if matches!(**last, RpcError::Connect { .. }) => {
             AttemptError::not_sent(op, mapped)
         }
@@ -184,6 +191,10 @@ fn map_error(error: &RpcError, op: Operation, table: Option<&str>) -> Error {
                 addr: addr.clone(),
                 source: std::io::Error::new(std::io::ErrorKind::ConnectionRefused, reason.clone()),
             },
+        },
+        RpcError::Security { addr, error } => Error::Transport {
+            addr: addr.clone(),
+            source: CallError::Secure(super::native_security::secure_error(error)),
         },
         RpcError::ConnectionFailed { addr, reason } => {
             Error::Transport { addr: addr.clone(), source: CallError::Io(std::io::Error::other(reason.clone())) }
