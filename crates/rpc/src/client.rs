@@ -11,7 +11,7 @@ use crate::conn::{ConnectionOptions, Reply};
 use crate::error::RpcError;
 use crate::mutation::{Check, Mutation};
 use crate::pb;
-use crate::pool::Pool;
+use crate::pool::{AddressMap, Pool};
 use crate::read::{read_options, ReadFields};
 use crate::region::{self, MetaLookup, RegionCache, RegionLocation};
 use crate::registry::{self, ClusterInfo};
@@ -27,6 +27,7 @@ pub struct RpcClientBuilder {
     operation_timeout: Duration,
     pause: Duration,
     nonces: bool,
+    addresses: AddressMap,
 }
 
 impl Default for RpcClientBuilder {
@@ -38,6 +39,7 @@ impl Default for RpcClientBuilder {
             operation_timeout: Duration::from_secs(60),
             pause: Duration::from_millis(50),
             nonces: true,
+            addresses: AddressMap::new(),
         }
     }
 }
@@ -83,12 +85,20 @@ impl RpcClientBuilder {
         self
     }
 
+    /// Where to connect for the addresses the servers advertise (default: as
+    /// advertised). For HBase in Docker or behind NAT, whose advertised host names or
+    /// ports are not reachable from the client; bootstrap servers are routed too.
+    pub fn address_map(mut self, addresses: AddressMap) -> Self {
+        self.addresses = addresses;
+        self
+    }
+
     /// Bootstraps from the servers and returns the client.
     pub async fn connect(self) -> Result<RpcClient, RpcError> {
         if self.bootstrap.is_empty() {
             return Err(RpcError::InvalidArgument("no bootstrap server given".into()));
         }
-        let pool = Pool::new(self.connection.clone());
+        let pool = Pool::new(self.connection.clone(), self.addresses.clone());
         let cluster = registry::bootstrap(&pool, &self.bootstrap, self.rpc_timeout).await?;
         Ok(RpcClient {
             rpc_timeout: self.rpc_timeout,

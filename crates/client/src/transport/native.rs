@@ -50,6 +50,8 @@ const MAX_IN_FLIGHT: usize = 64;
 /// The shared state of one native transport.
 struct Shared {
     bootstrap: Vec<String>,
+    /// Where to connect for the servers' advertised addresses.
+    addresses: basalt_rpc::AddressMap,
     request_timeout: Duration,
     max_value_bytes: usize,
     /// The gateways, for administrative calls (not on the native transport yet).
@@ -72,10 +74,11 @@ impl std::fmt::Debug for NativeTransport {
 
 impl NativeTransport {
     /// A transport bootstrapping from `bootstrap` (`host:port` of region servers or
-    /// masters) on its first call; `request_timeout` bounds one attempt; `admin` serves
-    /// the administrative calls.
+    /// masters) on its first call, connecting where `addresses` routes each server;
+    /// `request_timeout` bounds one attempt; `admin` serves the administrative calls.
     pub(crate) fn new(
         bootstrap: Vec<String>,
+        addresses: basalt_rpc::AddressMap,
         request_timeout: Duration,
         max_value_bytes: usize,
         admin: Option<ThriftTransport>,
@@ -83,6 +86,7 @@ impl NativeTransport {
         NativeTransport {
             shared: Arc::new(Shared {
                 bootstrap,
+                addresses,
                 request_timeout,
                 max_value_bytes,
                 admin,
@@ -101,7 +105,10 @@ impl NativeTransport {
         self.shared
             .client
             .get_or_try_init(|| async {
-                let mut builder = RpcClient::builder().rpc_timeout(timeout).operation_timeout(timeout);
+                let mut builder = RpcClient::builder()
+                    .rpc_timeout(timeout)
+                    .operation_timeout(timeout)
+                    .address_map(self.shared.addresses.clone());
                 for server in &self.shared.bootstrap {
                     builder = builder.bootstrap_server(server.clone());
                 }
