@@ -9,7 +9,9 @@
 //! Test names say the transport: a data-path test runs twice, as `thrift::MODULE::TEST`
 //! (through the Thrift2 gateway) and `native::MODULE::TEST` (HBase's native RPC to the
 //! region servers); tests of the gateway itself run once, as `gateway::MODULE::TEST`;
-//! tests of `basalt-rpc` alone as `rpc::native::TEST`. A filter such as `native::`
+//! tests of `basalt-rpc` alone as `rpc::native::TEST`; tests of the native transport
+//! alone (fault proxies in front of region servers, an aborted region server) once, as
+//! `native::MODULE::TEST`. A filter such as `native::`
 //! picks one transport's run.
 
 mod answers;
@@ -26,7 +28,9 @@ mod filters;
 mod hostile;
 mod idl;
 mod native;
+mod native_abort;
 mod native_client;
+mod native_faults;
 mod outage;
 mod parallel_scan;
 mod regions;
@@ -119,6 +123,9 @@ fn main() -> ExitCode {
     lists.push((Registration::GatewayOnly, gateway));
     // `basalt-rpc` on its own, as `rpc::NAME`.
     lists.push((Registration::RpcOnly, native::trials()));
+    // The native transport alone, as `native::NAME`: region servers behind fault
+    // proxies (through the address map) or aborted.
+    lists.push((Registration::NativeOnly, [native_faults::trials(), native_abort::trials()].into_iter().flatten().collect()));
     if args.list {
         return libtest_mimic::run(&args, support::into_trials(lists, None)).exit_code();
     }

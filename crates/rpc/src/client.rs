@@ -377,8 +377,15 @@ impl RpcClient {
         param: &impl prost::Message,
         cell_block: Option<&Bytes>,
     ) -> Result<Reply, RpcError> {
-        let conn = self.inner.pool.get(server, Service::Client).await?;
-        conn.call(method, param, cell_block, self.rpc_timeout).await
+        let (number, conn) = self.inner.pool.get(server, Service::Client).await?;
+        let result = conn.call(method, param, cell_block, self.rpc_timeout).await;
+        if let Err(RpcError::Timeout { .. }) = &result {
+            // A connection whose call went unanswered may be stalled (a dead peer, a
+            // black hole between): later calls get a new one. Calls still waiting on it
+            // keep it until their own deadlines.
+            self.inner.pool.discard(server, Service::Client, number).await;
+        }
+        result
     }
 
     /// Updates the region cache after a failed call to `region`.

@@ -11,7 +11,8 @@ use basalt_rpc_protocol::call::Service;
 use crate::conn::{Connection, ConnectionOptions};
 use crate::error::RpcError;
 
-type Slot = Arc<tokio::sync::Mutex<Option<Connection>>>;
+/// A pooled connection and its number (which connection of the pool it is).
+type Slot = Arc<tokio::sync::Mutex<Option<(u64, Connection)>>>;
 
 /// Where to connect for the addresses servers advertise (in the connection registry
 /// and `hbase:meta`): HBase in Docker or behind NAT advertises host names or ports the
@@ -110,10 +111,11 @@ impl Pool {
         }
     }
 
-    /// The live connection to `addr` (as advertised) for `service`, opening one (to
-    /// where the address map routes `addr`) if there is none or the last one failed.
-    /// Concurrent callers for the same server wait for one connect.
-    pub async fn get(&self, addr: &str, service: Service) -> Result<Connection, RpcError> {
+    /// The live connection to `addr` (as advertised) for `service`, with its number for
+    /// [`Pool::discard`], opening one (to where the address map routes `addr`) if there
+    /// is none or the last one failed. Concurrent callers for the same server wait for
+    /// one connect.
+    pub async fn get(&self, addr: &str, service: Service) -> Result<(u64, Connection), RpcError> {
         let slot = {
             let mut slots = match self.slots.lock() {
                 Ok(slots) => slots,
@@ -122,9 +124,9 @@ impl Pool {
             slots.entry((addr.to_owned(), service)).or_default().clone()
         };
         let mut slot = slot.lock().await;
-        if let Some(conn) = slot.as_ref() {
+        if let Some((number, conn)) = slot.as_ref() {
             if !conn.is_broken() {
-                return Ok(conn.clone());
+                return Ok((*number, conn.clone()));
             }
         }
         let target = self.addresses.route(addr);
@@ -140,9 +142,30 @@ impl Pool {
                 });
             }
         };
-        self.opened.fetch_add(1, Ordering::Relaxed);
-        *slot = Some(conn.clone());
-        Ok(conn)
+        let number = self.opened.fetch_add(1, Ordering::Relaxed);
+        *slot = Some((number, conn.clone()));
+        Ok((number, conn))
+    }
+
+    /// Forgets connection `number` to `addr` for `service`, if it is still the pooled
+    /// one: the next call opens a new connection. Calls waiting on it keep it (and its
+    /// socket) until they end.
+    pub async fn discard(&self, addr: &str, service: Service, number: u64) {
+        let slot = {
+            let slots = match self.slots.lock() {
+                Ok(slots) => slots,
+                Err(poisoned) => poisoned.into_inner(),
+            };
+            slots.get(&(addr.to_owned(), service)).cloned()
+        };
+        let Some(slot) = slot else {
+            return;
+        };
+        let mut slot = slot.lock().await;
+        // A newer connection (opened since) stays.
+        if slot.as_ref().is_some_and(|(pooled, _)| *pooled == number) {
+            *slot = None;
+        }
     }
 
     /// Connections opened so far, and connects that failed.
@@ -158,7 +181,7 @@ impl Pool {
         };
         slots
             .values()
-            .filter(|slot| slot.try_lock().is_ok_and(|conn| conn.as_ref().is_some_and(|c| !c.is_broken())))
+            .filter(|slot| slot.try_lock().is_ok_and(|conn| conn.as_ref().is_some_and(|(_, c)| !c.is_broken())))
             .count()
     }
 }
@@ -199,14 +222,31 @@ mod tests {
         let mut map = AddressMap::new();
         map.insert("advertised.invalid:16020", &real).unwrap();
         let pool = Pool::new(ConnectionOptions::default(), map);
-        let accept = tokio::spawn(async move { listener.accept().await.map(|(socket, _)| socket) });
-        let conn = pool.get("advertised.invalid:16020", Service::Client).await.unwrap();
+        // Accepts and keeps every connection; says how many it accepted.
+        let (accepted_tx, mut accepted) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            let mut sockets = Vec::new();
+            while let Ok((socket, _)) = listener.accept().await {
+                sockets.push(socket);
+                let _ = accepted_tx.send(sockets.len());
+            }
+        });
+        let (number, conn) = pool.get("advertised.invalid:16020", Service::Client).await.unwrap();
         assert_eq!(conn.addr(), real);
-        let _socket = accept.await.unwrap().unwrap();
+        assert_eq!(accepted.recv().await, Some(1));
         assert_eq!(pool.counters(), (1, 0));
         // The same advertised address reuses the connection.
-        assert_eq!(pool.get("advertised.invalid:16020", Service::Client).await.unwrap().addr(), real);
+        assert_eq!(pool.get("advertised.invalid:16020", Service::Client).await.unwrap().1.addr(), real);
         assert_eq!(pool.counters(), (1, 0));
+        // Discarded (a call on it went unanswered): the next call opens a new one; a
+        // stale number discards nothing.
+        pool.discard("advertised.invalid:16020", Service::Client, number).await;
+        let (newer, _) = pool.get("advertised.invalid:16020", Service::Client).await.unwrap();
+        assert_ne!(newer, number);
+        assert_eq!(accepted.recv().await, Some(2));
+        pool.discard("advertised.invalid:16020", Service::Client, number).await;
+        assert_eq!(pool.get("advertised.invalid:16020", Service::Client).await.unwrap().0, newer);
+        assert_eq!(pool.counters(), (2, 0));
 
         let gone = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap().local_addr().unwrap().to_string();
         let mut map = AddressMap::new();
