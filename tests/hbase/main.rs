@@ -125,7 +125,10 @@ fn main() -> ExitCode {
     lists.push((Registration::RpcOnly, native::trials()));
     // The native transport alone, as `native::NAME`: region servers behind fault
     // proxies (through the address map) or aborted.
-    lists.push((Registration::NativeOnly, [native_faults::trials(), native_abort::trials()].into_iter().flatten().collect()));
+    lists.push((
+        Registration::NativeOnly,
+        [native_faults::trials(), native_abort::trials()].into_iter().flatten().collect(),
+    ));
     if args.list {
         return libtest_mimic::run(&args, support::into_trials(lists, None)).exit_code();
     }

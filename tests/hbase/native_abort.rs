@@ -89,7 +89,8 @@ async fn region_server_killed_mid_scan_and_mid_write(_env: Env) -> TestResult {
         ..LaunchOptions::default()
     };
     let started = Instant::now();
-    let own = Arc::new(Mutex::new(blocking(move || HBase::from_env_or_start(&options).map_err(|e| e.to_string())).await?));
+    let own =
+        Arc::new(Mutex::new(blocking(move || HBase::from_env_or_start(&options).map_err(|e| e.to_string())).await?));
     let outcome = crash_under_load(&own, started).await;
     let stopped = blocking(move || match own.lock() {
         Ok(mut hbase) => hbase.stop().map_err(|e| e.to_string()),
@@ -129,10 +130,14 @@ async fn crash_under_load(own: &Arc<Mutex<HBase>>, started: Instant) -> TestResu
     let extra: RegionServer = blocking(move || second.start().map_err(|e| e.to_string())).await?;
     let tool_cmd = own.lock().map_err(|_| "poisoned")?.region_tool()?;
     let tool = Arc::new(Mutex::new(blocking(move || RegionTool::spawn(tool_cmd)).await?));
-    let servers: Vec<String> = tool_call(&tool, "servers".into()).await?.split_whitespace().map(str::to_owned).collect();
+    let servers: Vec<String> =
+        tool_call(&tool, "servers".into()).await?.split_whitespace().map(str::to_owned).collect();
     if servers.len() != 2 || !servers.iter().any(|s| s == extra.server_name()) {
-        return Err(format!("expected the local region server and {}, the tool lists {servers:?}", extra.server_name())
-            .into());
+        return Err(format!(
+            "expected the local region server and {}, the tool lists {servers:?}",
+            extra.server_name()
+        )
+        .into());
     }
     let bootstrap: Vec<String> = servers
         .iter()
@@ -230,8 +235,7 @@ async fn crash_under_load(own: &Arc<Mutex<HBase>>, started: Instant) -> TestResu
     let moved_back: u64 =
         tool_call(&tool, format!("moveto {name} {}", replacement.server_name())).await?.parse().unwrap_or(0);
     let again = read_salted(&salted, Query::new(), 500, Pace::FULL_SPEED).await;
-    let own_again =
-        ScanRun { keys: again.keys.iter().filter(|k| !k.starts_with(b"zz")).cloned().collect(), ..again };
+    let own_again = ScanRun { keys: again.keys.iter().filter(|k| !k.starts_with(b"zz")).cloned().collect(), ..again };
     let mut after = Tally::default();
     after.add(&expected, &own_again);
     let unreadable_after = unreadable_salted(&salted, &acked).await?;

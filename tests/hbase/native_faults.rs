@@ -49,7 +49,10 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
 const WITHIN_BYTES: u64 = 100_000;
 
 /// One proxy in front of each region server, all forwarding untouched for now.
-pub(crate) async fn proxies(env: &Env, seed: u64) -> Result<Vec<(String, Proxy)>, Box<dyn std::error::Error + Send + Sync>> {
+pub(crate) async fn proxies(
+    env: &Env,
+    seed: u64,
+) -> Result<Vec<(String, Proxy)>, Box<dyn std::error::Error + Send + Sync>> {
     let servers = env.native_servers()?.to_vec();
     let mut out = Vec::new();
     for (i, server) in servers.into_iter().enumerate() {
@@ -288,8 +291,11 @@ async fn blackholed_and_broken_replies_at_the_connection(env: Env) -> TestResult
     }
     let stats = proxy.stats();
     if (stats.garbled, stats.shortened) != (1, 1) {
-        return Err(format!("the proxy garbled {} and shortened {} frames, not 1 and 1", stats.garbled, stats.shortened)
-            .into());
+        return Err(format!(
+            "the proxy garbled {} and shortened {} frames, not 1 and 1",
+            stats.garbled, stats.shortened
+        )
+        .into());
     }
 
     // Faults off: a new connection answers.
@@ -354,7 +360,8 @@ async fn proxies_cut_and_restored_mid_scan_and_mid_write(env: Env) -> TestResult
     tokio::time::sleep(Duration::from_secs(3)).await;
     stop.store(true, Ordering::Relaxed);
     let scan = tokio::time::timeout(Duration::from_secs(300), scan).await.map_err(|_| "the merged scan hung")??;
-    let (acked, failures) = tokio::time::timeout(Duration::from_secs(120), writer).await.map_err(|_| "the writer hung")??;
+    let (acked, failures) =
+        tokio::time::timeout(Duration::from_secs(120), writer).await.map_err(|_| "the writer hung")??;
     let mut tally = Tally::default();
     tally.add(&expected, &scan);
     let missing = unreadable(&env.client().table(writes.name())?, &acked).await?;
