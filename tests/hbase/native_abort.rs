@@ -38,7 +38,7 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 
 /// Runs a blocking step (starting or stopping JVMs, the region tool) off the runtime.
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, Failure> {
-    Ok(tokio::task::spawn_blocking(f).await?.map_err(Failure::from)?)
+    tokio::task::spawn_blocking(f).await?.map_err(Failure::from)
 }
 
 async fn tool_call(tool: &Arc<Mutex<RegionTool>>, command: String) -> Result<String, Failure> {
