@@ -80,8 +80,13 @@ async fn await_reassigned(tool: &Arc<Mutex<RegionTool>>, table: &str, server: &s
 }
 
 async fn region_server_killed_mid_scan_and_mid_write(_env: Env) -> TestResult {
-    // The test bed of this test: the suite's settings, one local-cluster region server.
+    // The test bed of this test: the suite's settings, one local-cluster region server,
+    // in a directory kept when the test fails (its logs say what HBase did).
+    let dir = std::env::temp_dir().join(format!("basalt-abort-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
     let options = LaunchOptions {
+        dir: Some(dir.clone()),
         scanner_timeout: SCANNER_TIMEOUT,
         idle_timeout: IDLE_TIMEOUT,
         region_servers: 1,
@@ -97,9 +102,15 @@ async fn region_server_killed_mid_scan_and_mid_write(_env: Env) -> TestResult {
         Err(_) => Err("the test bed's lock was poisoned".into()),
     })
     .await;
-    outcome?;
-    stopped?;
-    Ok(())
+    match (outcome, stopped) {
+        (Ok(()), Ok(())) => {
+            let _ = std::fs::remove_dir_all(&dir);
+            Ok(())
+        }
+        (Err(e), _) | (Ok(()), Err(e)) => {
+            Err(format!("{e} (the test bed's logs are kept in {})", dir.display()).into())
+        }
+    }
 }
 
 /// A salted table with one region per bucket and `rows` rows; its sorted logical keys.
@@ -228,6 +239,18 @@ async fn crash_under_load(own: &Arc<Mutex<HBase>>, started: Instant) -> TestResu
     let mut tally = Tally::default();
     tally.add(&expected, &own_rows);
     let unreadable = unreadable_salted(&salted, &acked).await?;
+    eprintln!(
+        "chaos figures: native region server killed mid-scan and mid-write (test bed ready in {:.1} s): regions \
+         reassigned {:.1} s after the kill, scan ended {:.1} s after it; {}; writes acknowledged {}, unreadable \
+         {unreadable}, failed batches {} {:?}",
+        bed_ready.as_secs_f64(),
+        reassigned.as_secs_f64(),
+        scan_took.as_secs_f64(),
+        tally.report("merged salted scan"),
+        acked.len(),
+        failures.len(),
+        failures.first(),
+    );
 
     // A new region server, the regions moved onto it, the table read again.
     let third = launcher.clone();
@@ -240,16 +263,8 @@ async fn crash_under_load(own: &Arc<Mutex<HBase>>, started: Instant) -> TestResu
     after.add(&expected, &own_again);
     let unreadable_after = unreadable_salted(&salted, &acked).await?;
     eprintln!(
-        "chaos figures: native region server killed mid-scan and mid-write (test bed ready in {:.1} s): regions \
-         reassigned {:.1} s after the kill, scan ended {:.1} s after it; {}; writes acknowledged {}, unreadable \
-         {unreadable}, failed batches {}; on a new region server ({moved_back} regions moved, ready in {:.1} s): {}, \
+        "chaos figures: native, then on a new region server ({moved_back} regions moved to it, ready in {:.1} s): {}, \
          unreadable {unreadable_after}",
-        bed_ready.as_secs_f64(),
-        reassigned.as_secs_f64(),
-        scan_took.as_secs_f64(),
-        tally.report("merged salted scan"),
-        acked.len(),
-        failures.len(),
         replacement.ready_in().as_secs_f64(),
         after.report("merged salted scan"),
     );

@@ -163,7 +163,11 @@ public class RegionTool {
     return moved;
   }
 
-  /** Moves every region of the table that is elsewhere to `to`, then waits for each. */
+  /**
+   * Moves every region of the table that is elsewhere to `to`, and waits for each. A
+   * server that joined seconds ago may not take regions yet (the master then reopens the
+   * region where it was): the move is asked again until the region is there.
+   */
   private static int moveAllTo(Connection connection, Admin admin, TableName table, ServerName to) throws Exception {
     if (!admin.getRegionServers().contains(to)) {
       throw new IllegalArgumentException("no live region server " + to);
@@ -174,13 +178,27 @@ public class RegionTool {
         if (to.equals(loc.getServerName())) {
           continue;
         }
-        admin.move(loc.getRegion().getEncodedNameAsBytes(), to);
         long deadline = System.currentTimeMillis() + WAIT_MS;
-        while (!to.equals(locator.getRegionLocation(loc.getRegion().getStartKey(), true).getServerName())) {
-          if (System.currentTimeMillis() > deadline) {
-            throw new IllegalStateException("region " + loc.getRegion().getEncodedName() + " did not reach " + to);
+        int asked = 0;
+        while (true) {
+          admin.move(loc.getRegion().getEncodedNameAsBytes(), to);
+          asked++;
+          long retry = System.currentTimeMillis() + 5_000;
+          ServerName now = null;
+          while (System.currentTimeMillis() < retry) {
+            now = locator.getRegionLocation(loc.getRegion().getStartKey(), true).getServerName();
+            if (to.equals(now)) {
+              break;
+            }
+            Thread.sleep(100);
           }
-          Thread.sleep(100);
+          if (to.equals(now)) {
+            break;
+          }
+          if (System.currentTimeMillis() > deadline) {
+            throw new IllegalStateException("region " + loc.getRegion().getEncodedName() + " did not reach " + to
+                + " (asked " + asked + " times; it is on " + now + ")");
+          }
         }
         moved++;
       }
