@@ -10,7 +10,7 @@
 //! (through the Thrift2 gateway) and `native::MODULE::TEST` (HBase's native RPC to the
 //! region servers); tests of the gateway itself run once, as `gateway::MODULE::TEST`;
 //! tests of `basalt-rpc` alone as `rpc::native::TEST`; tests of the native transport
-//! alone (fault proxies in front of region servers, an aborted region server) once, as
+//! alone (fault proxies in front of region servers) once, as
 //! `native::MODULE::TEST`. A filter such as `native::`
 //! picks one transport's run.
 
@@ -28,11 +28,11 @@ mod filters;
 mod hostile;
 mod idl;
 mod native;
-mod native_abort;
 mod native_client;
 mod native_faults;
 mod outage;
 mod parallel_scan;
+mod region_crash;
 mod regions;
 mod salted;
 mod salted_cursor;
@@ -88,6 +88,7 @@ fn main() -> ExitCode {
         salted::trials(),
         salted_cursor::trials(),
         regions::trials(),
+        region_crash::trials(),
         answers::trials(),
         filters::trials(),
         differential::trials(),
@@ -124,11 +125,8 @@ fn main() -> ExitCode {
     // `basalt-rpc` on its own, as `rpc::NAME`.
     lists.push((Registration::RpcOnly, native::trials()));
     // The native transport alone, as `native::NAME`: region servers behind fault
-    // proxies (through the address map) or aborted.
-    lists.push((
-        Registration::NativeOnly,
-        [native_faults::trials(), native_abort::trials()].into_iter().flatten().collect(),
-    ));
+    // proxies (through the address map).
+    lists.push((Registration::NativeOnly, native_faults::trials()));
     if args.list {
         return libtest_mimic::run(&args, support::into_trials(lists, None)).exit_code();
     }

@@ -43,7 +43,7 @@ pub enum Registration {
     /// Tests of `basalt-rpc` itself: once, as `rpc::NAME`.
     RpcOnly,
     /// Tests of the native transport alone (its address map, region servers behind
-    /// proxies or aborted): once, as `native::NAME`.
+    /// fault proxies): once, as `native::NAME`.
     NativeOnly,
 }
 

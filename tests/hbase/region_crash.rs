@@ -1,10 +1,11 @@
-//! A region server crashing under the native transport: a merged salted scan and
-//! batched writes in flight while the region server holding every region of their
-//! table is killed (SIGKILL); HBase reassigns its regions once its ZooKeeper session
-//! expires and its write-ahead logs are split, and the client must follow (connections
-//! refused, `hbase:meta` naming the dead server until the reassignment, then the new
-//! locations). Then a new region server is started, the regions move onto it, and the
-//! table is read again.
+//! A region server crashing under each transport: a merged salted scan and batched
+//! writes in flight while the region server holding every region of their table is
+//! killed (SIGKILL); HBase reassigns its regions once its ZooKeeper session expires and
+//! its write-ahead logs are split, and the client must follow. On the native transport
+//! that means connections refused, `hbase:meta` naming the dead server until the
+//! reassignment, then the new locations; through the gateway, the gateway's own HBase
+//! client rides it out and Basalt reopens scanners the gateway lost. Then a new region
+//! server is started, the regions move onto it, and the table is read again.
 //!
 //! The test runs on a test bed of its own (one local-cluster region server plus one
 //! extra region server JVM, `HBase::region_servers`), so that the crash and the new
@@ -26,7 +27,7 @@ use basalt_testkit::{HBase, LaunchOptions, RegionServer};
 
 use crate::chaos::{user_schema, Rng};
 use crate::regions::RegionTool;
-use crate::support::{Env, Test, TestResult, IDLE_TIMEOUT, SCANNER_TIMEOUT};
+use crate::support::{Env, Test, TestResult, Transport, IDLE_TIMEOUT, SCANNER_TIMEOUT};
 use crate::tally::{read_salted, Pace, ScanRun, Tally};
 use crate::tests;
 
@@ -79,10 +80,10 @@ async fn await_reassigned(tool: &Arc<Mutex<RegionTool>>, table: &str, server: &s
     }
 }
 
-async fn region_server_killed_mid_scan_and_mid_write(_env: Env) -> TestResult {
+async fn region_server_killed_mid_scan_and_mid_write(env: Env) -> TestResult {
     // The test bed of this test: the suite's settings, one local-cluster region server,
     // in a directory kept when the test fails (its logs say what HBase did).
-    let dir = std::env::temp_dir().join(format!("basalt-abort-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("basalt-crash-{}-{:?}", std::process::id(), env.transport()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
     let options = LaunchOptions {
@@ -96,7 +97,7 @@ async fn region_server_killed_mid_scan_and_mid_write(_env: Env) -> TestResult {
     let started = Instant::now();
     let own =
         Arc::new(Mutex::new(blocking(move || HBase::from_env_or_start(&options).map_err(|e| e.to_string())).await?));
-    let outcome = crash_under_load(&own, started).await;
+    let outcome = crash_under_load(env.transport(), &own, started).await;
     let stopped = blocking(move || match own.lock() {
         Ok(mut hbase) => hbase.stop().map_err(|e| e.to_string()),
         Err(_) => Err("the test bed's lock was poisoned".into()),
@@ -131,7 +132,7 @@ async fn fixture(client: &Client, name: &str, rows: usize, seed: u64) -> Result<
     Ok(expected.into_iter().collect())
 }
 
-async fn crash_under_load(own: &Arc<Mutex<HBase>>, started: Instant) -> TestResult {
+async fn crash_under_load(transport: Transport, own: &Arc<Mutex<HBase>>, started: Instant) -> TestResult {
     let (addr, framed, compact, launcher) = {
         let hbase = own.lock().map_err(|_| "poisoned")?;
         (hbase.addr().to_owned(), hbase.framed(), hbase.compact(), hbase.region_servers()?)
@@ -157,11 +158,15 @@ async fn crash_under_load(own: &Arc<Mutex<HBase>>, started: Instant) -> TestResu
             Some(format!("{}:{}", parts.next()?, parts.next()?))
         })
         .collect();
-    let client = Client::builder()
+    let builder = Client::builder()
         .address(&addr)
         .framing(if framed { basalt::Framing::Framed } else { basalt::Framing::Buffered })
-        .protocol(if compact { basalt::Protocol::Compact } else { basalt::Protocol::Binary })
-        .native(bootstrap.clone())
+        .protocol(if compact { basalt::Protocol::Compact } else { basalt::Protocol::Binary });
+    let builder = match transport {
+        Transport::Native => builder.native(bootstrap.clone()),
+        Transport::Thrift => builder,
+    };
+    let client = builder
         .request_timeout(Duration::from_secs(10))
         .retry_policy(DefaultRetryPolicy {
             max_attempts: 60,
@@ -170,7 +175,7 @@ async fn crash_under_load(own: &Arc<Mutex<HBase>>, started: Instant) -> TestResu
             ..DefaultRetryPolicy::default()
         })
         .build()?;
-    let name = format!("abort_{}", std::process::id());
+    let name = format!("crash_{}_{transport:?}", std::process::id());
     let expected = fixture(&client, &name, 12_000, 91).await?;
     let moved: u64 = tool_call(&tool, format!("moveto {name} {}", extra.server_name())).await?.parse().unwrap_or(0);
     let on_extra = placement(&tool, &name).await?.iter().filter(|(_, on)| on == extra.server_name()).count();
@@ -240,7 +245,7 @@ async fn crash_under_load(own: &Arc<Mutex<HBase>>, started: Instant) -> TestResu
     tally.add(&expected, &own_rows);
     let unreadable = unreadable_salted(&salted, &acked).await?;
     eprintln!(
-        "chaos figures: native region server killed mid-scan and mid-write (test bed ready in {:.1} s): regions \
+        "chaos figures: {transport:?}: region server killed mid-scan and mid-write (test bed ready in {:.1} s): regions \
          reassigned {:.1} s after the kill, scan ended {:.1} s after it; {}; writes acknowledged {}, unreadable \
          {unreadable}, failed batches {} {:?}",
         bed_ready.as_secs_f64(),
@@ -263,15 +268,15 @@ async fn crash_under_load(own: &Arc<Mutex<HBase>>, started: Instant) -> TestResu
     after.add(&expected, &own_again);
     let unreadable_after = unreadable_salted(&salted, &acked).await?;
     eprintln!(
-        "chaos figures: native, then on a new region server ({moved_back} regions moved to it, ready in {:.1} s): {}, \
+        "chaos figures: {transport:?}, then on a new region server ({moved_back} regions moved to it, ready in {:.1} s): {}, \
          unreadable {unreadable_after}",
         replacement.ready_in().as_secs_f64(),
         after.report("merged salted scan"),
     );
     drop(tool);
     drop(replacement);
-    tally.check("native merged salted scan across a region server crash")?;
-    after.check("native merged salted scan after the regions moved to a new region server")?;
+    tally.check(&format!("{transport:?}: merged salted scan across a region server crash"))?;
+    after.check(&format!("{transport:?}: merged salted scan after the regions moved to a new region server"))?;
     if unreadable > 0 || unreadable_after > 0 || !failures.is_empty() || acked.is_empty() {
         return Err(format!(
             "{unreadable} (then {unreadable_after}) acknowledged writes unreadable, {} batches failed (of {} \
