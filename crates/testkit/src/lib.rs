@@ -21,6 +21,10 @@
 //! ([`HBase::start_gateway`]), e.g. to test a client against framed and compact
 //! servers; each is stopped with its [`Gateway`] value or with the HBase.
 //!
+//! It can also run extra region servers, each a JVM of its own
+//! ([`HBase::region_servers`]), that a test kills (a crash the master recovers from) or
+//! replaces, while the local cluster's own region servers stay.
+//!
 //! ```no_run
 //! use basalt_testkit::{HBase, LaunchOptions};
 //! let hbase = HBase::from_env_or_start(&LaunchOptions::default())?;
