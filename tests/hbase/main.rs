@@ -10,9 +10,8 @@
 //! (through the Thrift2 gateway) and `native::MODULE::TEST` (HBase's native RPC to the
 //! region servers); tests of the gateway itself run once, as `gateway::MODULE::TEST`;
 //! tests of `basalt-rpc` alone as `rpc::native::TEST`; tests of the native transport
-//! alone (fault proxies in front of region servers) once, as
-//! `native::MODULE::TEST`. A filter such as `native::`
-//! picks one transport's run.
+//! alone (fault proxies in front of region servers) once, as `native::MODULE::TEST`. A
+//! filter such as `native::` picks one transport's run.
 
 mod answers;
 mod basics;
