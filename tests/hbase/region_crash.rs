@@ -5,7 +5,9 @@
 //! that means connections refused, `hbase:meta` naming the dead server until the
 //! reassignment, then the new locations; through the gateway, the gateway's own HBase
 //! client rides it out and Basalt reopens scanners the gateway lost. Then a new region
-//! server is started, the regions move onto it, and the table is read again.
+//! server is started, the regions move onto it, the table is read again, and that
+//! server is stopped (it closes its regions first: `RegionServerStoppedException` and
+//! `NotServingRegionException` on the way) under the same load.
 //!
 //! The test runs on a test bed of its own (one local-cluster region server plus one
 //! extra region server JVM, `HBase::region_servers`), so that the crash and the new
@@ -176,15 +178,121 @@ async fn crash_under_load(transport: Transport, own: &Arc<Mutex<HBase>>, started
         })
         .build()?;
     let name = format!("crash_{}_{transport:?}", std::process::id());
-    let expected = fixture(&client, &name, 12_000, 91).await?;
+    let expected = fixture(&client, &name, 8_000, 91).await?;
     let moved: u64 = tool_call(&tool, format!("moveto {name} {}", extra.server_name())).await?.parse().unwrap_or(0);
     let on_extra = placement(&tool, &name).await?.iter().filter(|(_, on)| on == extra.server_name()).count();
     if on_extra != 16 {
         return Err(format!("{on_extra} of 16 regions on the extra region server after moving {moved}").into());
     }
 
-    // A paced merged scan and batched writes through the native transport.
     let salted = client.table(&name)?.salted(user_schema());
+    // The crash, mid-scan and mid-write.
+    let dead = extra.server_name().to_owned();
+    let crash = under_load(&salted, &tool, &name, &expected, &dead, 0, move || {
+        // Killed: dropping it afterwards does nothing more.
+        let mut extra = extra;
+        extra.kill().map_err(|e| e.to_string())
+    })
+    .await?;
+    eprintln!(
+        "chaos figures: {transport:?}: region server killed mid-scan and mid-write (test bed ready in {:.1} s): {}",
+        bed_ready.as_secs_f64(),
+        crash.report()
+    );
+
+    // A new region server, the regions moved onto it, the table read again; then that
+    // server is stopped (TERM: it closes its regions, the master reopens them on the
+    // other one) mid-scan and mid-write.
+    let third = launcher.clone();
+    let replacement: RegionServer = blocking(move || third.start().map_err(|e| e.to_string())).await?;
+    let moved_back: u64 =
+        tool_call(&tool, format!("moveto {name} {}", replacement.server_name())).await?.parse().unwrap_or(0);
+    let again = read_salted(&salted, Query::new(), 500, Pace::FULL_SPEED).await;
+    let own_again = ScanRun { keys: again.keys.iter().filter(|k| !k.starts_with(b"zz")).cloned().collect(), ..again };
+    let mut after = Tally::default();
+    after.add(&expected, &own_again);
+    let unreadable_after = unreadable_salted(&salted, &crash.acked).await?;
+    eprintln!(
+        "chaos figures: {transport:?}, then on a new region server ({moved_back} regions moved to it, ready in {:.1} s): {}, \
+         unreadable {unreadable_after}",
+        replacement.ready_in().as_secs_f64(),
+        after.report("merged salted scan"),
+    );
+    let stopping = replacement.server_name().to_owned();
+    let stop = under_load(&salted, &tool, &name, &expected, &stopping, 1000, move || {
+        let mut replacement = replacement;
+        replacement.stop().map_err(|e| e.to_string())
+    })
+    .await?;
+    eprintln!("chaos figures: {transport:?}: region server stopped mid-scan and mid-write: {}", stop.report());
+    drop(tool);
+    crash.tally.check(&format!("{transport:?}: merged salted scan across a region server crash"))?;
+    after.check(&format!("{transport:?}: merged salted scan after the regions moved to a new region server"))?;
+    stop.tally.check(&format!("{transport:?}: merged salted scan across a region server stop"))?;
+    if unreadable_after > 0 {
+        return Err(format!("{unreadable_after} acknowledged writes unreadable after the regions moved").into());
+    }
+    crash.check_writes("crash")?;
+    stop.check_writes("stop")
+}
+
+/// What a paced merged scan and a writer saw while a region server went away.
+struct Phase {
+    tally: Tally,
+    acked: Vec<Vec<Value>>,
+    failures: Vec<String>,
+    unreadable: u64,
+    /// How long killing or stopping the server took.
+    event_took: Duration,
+    /// From the kill or stop to every region open elsewhere.
+    reassigned: Duration,
+    scan_took: Duration,
+}
+
+impl Phase {
+    fn report(&self) -> String {
+        format!(
+            "the kill or stop took {:.1} s, regions reassigned {:.1} s after it began, scan ended {:.1} s after; {}; \
+             writes acknowledged {}, unreadable {}, failed batches {} {:?}",
+            self.event_took.as_secs_f64(),
+            self.reassigned.as_secs_f64(),
+            self.scan_took.as_secs_f64(),
+            self.tally.report("merged salted scan"),
+            self.acked.len(),
+            self.unreadable,
+            self.failures.len(),
+            self.failures.first(),
+        )
+    }
+
+    fn check_writes(&self, what: &str) -> TestResult {
+        if self.unreadable > 0 || !self.failures.is_empty() || self.acked.is_empty() {
+            return Err(format!(
+                "{what}: {} acknowledged writes unreadable, {} batches failed (of {} acknowledged rows): {:?}",
+                self.unreadable,
+                self.failures.len(),
+                self.acked.len(),
+                self.failures.first()
+            )
+            .into());
+        }
+        Ok(())
+    }
+}
+
+/// Runs a paced merged scan of `salted` (whose rows before the writes are `expected`)
+/// and batched writes (batch numbers from `first_batch`); 3 s in, `event` takes region
+/// server `server` away; once no region of `name` is on it, and 3 s more, the writes
+/// stop. Compares the scan with the truth and reads every acknowledged write back.
+async fn under_load(
+    salted: &basalt::SaltedTable,
+    tool: &Arc<Mutex<RegionTool>>,
+    name: &str,
+    expected: &[Bytes],
+    server: &str,
+    first_batch: u64,
+    event: impl FnOnce() -> Result<(), String> + Send + 'static,
+) -> Result<Phase, Failure> {
     let scan_table = salted.clone();
     let scan = tokio::spawn(async move { read_salted(&scan_table, Query::new(), 100, Pace::STEADY).await });
     let stop = Arc::new(AtomicBool::new(false));
@@ -192,7 +300,7 @@ async fn crash_under_load(transport: Transport, own: &Arc<Mutex<HBase>>, started
     let stop_writer = stop.clone();
     let writer = tokio::spawn(async move {
         let (mut acked, mut failures) = (Vec::new(), Vec::new());
-        for batch_no in 0..400u64 {
+        for batch_no in first_batch..first_batch + 400 {
             if stop_writer.load(Ordering::Relaxed) {
                 break;
             }
@@ -215,79 +323,29 @@ async fn crash_under_load(transport: Transport, own: &Arc<Mutex<HBase>>, started
         (acked, failures)
     });
 
-    // The crash, mid-scan and mid-write.
     tokio::time::sleep(Duration::from_secs(3)).await;
-    let dead = extra.server_name().to_owned();
-    let killed_at = Instant::now();
-    // Killed: dropping it afterwards does nothing more.
-    blocking(move || {
-        let mut extra = extra;
-        extra.kill().map_err(|e| e.to_string())
-    })
-    .await?;
-    let reassigned = await_reassigned(&tool, &name, &dead).await?;
-    // Writes go on a while after the reassignment, then stop.
+    let at = Instant::now();
+    blocking(event).await?;
+    let event_took = at.elapsed();
+    await_reassigned(tool, name, server).await?;
+    let reassigned = at.elapsed();
     tokio::time::sleep(Duration::from_secs(3)).await;
     stop.store(true, Ordering::Relaxed);
     let scan = tokio::time::timeout(Duration::from_secs(300), scan).await.map_err(|_| "the merged scan hung")??;
     let (acked, failures) =
         tokio::time::timeout(Duration::from_secs(180), writer).await.map_err(|_| "the writer hung")??;
-    let scan_took = killed_at.elapsed();
-
-    // The scan's truth is the table's first rows; the writer's rows ("zz...") may or
-    // may not appear and are left out.
+    let scan_took = at.elapsed();
+    // The scan's truth is the table's rows before the writes; the writer's rows
+    // ("zz...") may or may not appear and are left out.
     let truth: BTreeSet<&Bytes> = expected.iter().collect();
     let own_rows = ScanRun {
         keys: scan.keys.iter().filter(|k| truth.contains(k) || !k.starts_with(b"zz")).cloned().collect(),
         ..scan
     };
     let mut tally = Tally::default();
-    tally.add(&expected, &own_rows);
-    let unreadable = unreadable_salted(&salted, &acked).await?;
-    eprintln!(
-        "chaos figures: {transport:?}: region server killed mid-scan and mid-write (test bed ready in {:.1} s): regions \
-         reassigned {:.1} s after the kill, scan ended {:.1} s after it; {}; writes acknowledged {}, unreadable \
-         {unreadable}, failed batches {} {:?}",
-        bed_ready.as_secs_f64(),
-        reassigned.as_secs_f64(),
-        scan_took.as_secs_f64(),
-        tally.report("merged salted scan"),
-        acked.len(),
-        failures.len(),
-        failures.first(),
-    );
-
-    // A new region server, the regions moved onto it, the table read again.
-    let third = launcher.clone();
-    let replacement: RegionServer = blocking(move || third.start().map_err(|e| e.to_string())).await?;
-    let moved_back: u64 =
-        tool_call(&tool, format!("moveto {name} {}", replacement.server_name())).await?.parse().unwrap_or(0);
-    let again = read_salted(&salted, Query::new(), 500, Pace::FULL_SPEED).await;
-    let own_again = ScanRun { keys: again.keys.iter().filter(|k| !k.starts_with(b"zz")).cloned().collect(), ..again };
-    let mut after = Tally::default();
-    after.add(&expected, &own_again);
-    let unreadable_after = unreadable_salted(&salted, &acked).await?;
-    eprintln!(
-        "chaos figures: {transport:?}, then on a new region server ({moved_back} regions moved to it, ready in {:.1} s): {}, \
-         unreadable {unreadable_after}",
-        replacement.ready_in().as_secs_f64(),
-        after.report("merged salted scan"),
-    );
-    drop(tool);
-    drop(replacement);
-    tally.check(&format!("{transport:?}: merged salted scan across a region server crash"))?;
-    after.check(&format!("{transport:?}: merged salted scan after the regions moved to a new region server"))?;
-    if unreadable > 0 || unreadable_after > 0 || !failures.is_empty() || acked.is_empty() {
-        return Err(format!(
-            "{unreadable} (then {unreadable_after}) acknowledged writes unreadable, {} batches failed (of {} \
-             acknowledged rows): {:?}",
-            failures.len(),
-            acked.len(),
-            failures.first()
-        )
-        .into());
-    }
-    Ok(())
+    tally.add(expected, &own_rows);
+    let unreadable = unreadable_salted(salted, &acked).await?;
+    Ok(Phase { tally, acked, failures, unreadable, event_took, reassigned, scan_took })
 }
 
 /// How many of the writer's acknowledged rows do not read back as written.
