@@ -6,8 +6,8 @@
 //! reassignment, then the new locations; through the gateway, the gateway's own HBase
 //! client rides it out and Basalt reopens scanners the gateway lost. Then a new region
 //! server is started, the regions move onto it, the table is read again, and that
-//! server is stopped (it closes its regions first: `RegionServerStoppedException` and
-//! `NotServingRegionException` on the way) under the same load.
+//! server is stopped under the same load (TERM: it closes its regions before it exits,
+//! so clients meet regions closing and moving rather than a dead socket).
 //!
 //! The test runs on a test bed of its own (one local-cluster region server plus one
 //! extra region server JVM, `HBase::region_servers`), so that the crash and the new
