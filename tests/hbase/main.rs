@@ -9,8 +9,9 @@
 //! Test names say the transport: a data-path test runs twice, as `thrift::MODULE::TEST`
 //! (through the Thrift2 gateway) and `native::MODULE::TEST` (HBase's native RPC to the
 //! region servers); tests of the gateway itself run once, as `gateway::MODULE::TEST`;
-//! tests of `basalt-rpc` alone as `rpc::native::TEST`. A filter such as `native::`
-//! picks one transport's run.
+//! tests of `basalt-rpc` alone as `rpc::native::TEST`; tests of the native transport
+//! alone (fault proxies in front of region servers) once, as `native::MODULE::TEST`. A
+//! filter such as `native::` picks one transport's run.
 
 mod answers;
 mod basics;
@@ -27,9 +28,11 @@ mod hostile;
 mod idl;
 mod native;
 mod native_client;
+mod native_faults;
 mod native_secure;
 mod outage;
 mod parallel_scan;
+mod region_crash;
 mod regions;
 mod replicas;
 mod salted;
@@ -87,6 +90,7 @@ fn main() -> ExitCode {
         salted_cursor::trials(),
         regions::trials(),
         replicas::trials(),
+        region_crash::trials(),
         answers::trials(),
         filters::trials(),
         differential::trials(),
@@ -122,6 +126,9 @@ fn main() -> ExitCode {
     lists.push((Registration::GatewayOnly, gateway));
     // `basalt-rpc` on its own, as `rpc::NAME`.
     lists.push((Registration::RpcOnly, native::trials().into_iter().chain(native_secure::trials()).collect()));
+    // The native transport alone, as `native::NAME`: region servers behind fault
+    // proxies (through the address map).
+    lists.push((Registration::NativeOnly, native_faults::trials()));
     if args.list {
         return libtest_mimic::run(&args, support::into_trials(lists, None)).exit_code();
     }

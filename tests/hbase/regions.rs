@@ -35,7 +35,12 @@ pub(crate) struct RegionTool {
 impl RegionTool {
     /// Starts the tool against the test bed's HBase and waits until it is ready.
     pub(crate) fn start(env: &Env) -> Result<RegionTool, String> {
-        let mut cmd = env.region_tool().map_err(|e| e.to_string())?;
+        RegionTool::spawn(env.region_tool().map_err(|e| e.to_string())?)
+    }
+
+    /// Starts the tool with `cmd` (an HBase's `region_tool()` command) and waits until
+    /// it is ready.
+    pub(crate) fn spawn(mut cmd: std::process::Command) -> Result<RegionTool, String> {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -42,6 +42,9 @@ pub enum Registration {
     GatewayOnly,
     /// Tests of `basalt-rpc` itself: once, as `rpc::NAME`.
     RpcOnly,
+    /// Tests of the native transport alone (its address map, region servers behind
+    /// fault proxies): once, as `native::NAME`.
+    NativeOnly,
 }
 
 /// Builds the list of a module's tests: `tests![a, b]` for `async fn a(env: Env) -> TestResult`.
@@ -270,6 +273,7 @@ pub fn into_trials(lists: Vec<(Registration, Vec<Test>)>, env: Option<Env>) -> V
                 Registration::BothTransports => &[(Transport::Thrift, "thrift"), (Transport::Native, "native")],
                 Registration::GatewayOnly => &[(Transport::Thrift, "gateway")],
                 Registration::RpcOnly => &[(Transport::Thrift, "rpc")],
+                Registration::NativeOnly => &[(Transport::Native, "native")],
             };
             for (transport, prefix) in transports {
                 registered.push(Registered {

@@ -3,7 +3,8 @@
 //! - [`Proxy`]: a fault-injecting TCP proxy on the loopback. It forwards each accepted
 //!   connection to one of its upstreams (round-robin per connection, like a TCP load
 //!   balancer) and, by the [`Faults`] in force when the connection was accepted, cuts it
-//!   at a random byte, delays every chunk, stalls it, or drops its replies; it can also
+//!   at a random byte, delays every chunk, stalls it, drops its replies, or garbles or
+//!   shortens one reply frame (for length-prefixed replies); it can also
 //!   kill every current connection on demand. Randomness is seeded, so a failing run
 //!   can be repeated; [`ProxyStats`] counts what it did.
 //! - [`HostileServer`]: a fake Thrift server that answers every call with bytes a test
@@ -22,6 +23,7 @@
 //! # Ok(()) }
 //! ```
 
+mod frames;
 mod hostile;
 mod proxy;
 mod rng;

@@ -3,7 +3,8 @@
 //! Each accepted connection gets a *plan*, drawn from the [`Faults`] in force and the
 //! proxy's seeded generator when it is accepted: forward everything, or, after a random
 //! number of bytes (counted over both directions), cut the connection, stall it, or
-//! drop every later reply byte. A delay, when set, is applied to every chunk.
+//! drop every later reply byte, or garble or shorten one reply frame (for length-prefixed
+//! replies). A delay, when set, is applied to every chunk.
 
 use std::io;
 use std::net::SocketAddr;
@@ -17,6 +18,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
 use tokio::task::JoinHandle;
 
+use crate::frames::{FrameMangler, Mangle};
 use crate::rng::Rng;
 
 /// The faults applied to connections accepted from now on. [`Faults::none`] forwards
@@ -32,7 +34,18 @@ pub struct Faults {
     /// Probability that a connection drops replies after a random number of bytes:
     /// requests still reach the upstream, its answers are read and thrown away.
     pub drop_replies: f64,
-    /// The random byte position of a cut, stall or drop is drawn in `1..=within_bytes`.
+    /// Probability that one reply frame is garbled: the first frame from the upstream
+    /// that starts after a random number of bytes keeps its length and has every body
+    /// byte replaced by `0xFF`; the connection stays open. For upstreams whose replies
+    /// are frames with a 4-byte big-endian length (HBase's native RPC, Thrift's framed
+    /// transport).
+    pub garble: f64,
+    /// Probability that one reply frame is shortened: as for `garble`, but the frame is
+    /// cut to the first half of its body, its length saying so, and the rest of it is
+    /// dropped; later frames pass untouched (the stream stays in step).
+    pub shorten: f64,
+    /// The random byte position of a cut, stall, drop, garble or shortened frame is
+    /// drawn in `1..=within_bytes`.
     pub within_bytes: u64,
     /// Pause before forwarding each chunk, both directions.
     pub delay: Duration,
@@ -41,7 +54,15 @@ pub struct Faults {
 impl Faults {
     /// No fault at all.
     pub fn none() -> Faults {
-        Faults { cut: 0.0, stall: 0.0, drop_replies: 0.0, within_bytes: 1, delay: Duration::ZERO }
+        Faults {
+            cut: 0.0,
+            stall: 0.0,
+            drop_replies: 0.0,
+            garble: 0.0,
+            shorten: 0.0,
+            within_bytes: 1,
+            delay: Duration::ZERO,
+        }
     }
 
     /// Cut a fraction `p` of connections at a random byte in `1..=within_bytes`.
@@ -67,6 +88,10 @@ pub struct ProxyStats {
     pub stalls: u64,
     /// Connections whose replies were dropped.
     pub dropped: u64,
+    /// Reply frames garbled.
+    pub garbled: u64,
+    /// Reply frames shortened.
+    pub shortened: u64,
     /// Connections ended by [`Proxy::kill_all`].
     pub killed: u64,
     /// Connections closed at once because no upstream answered.
@@ -83,6 +108,8 @@ struct Counters {
     cuts: AtomicU64,
     stalls: AtomicU64,
     dropped: AtomicU64,
+    garbled: AtomicU64,
+    shortened: AtomicU64,
     killed: AtomicU64,
     upstream_failures: AtomicU64,
     bytes_up: AtomicU64,
@@ -122,6 +149,7 @@ enum Fate {
     Cut(u64),
     Stall(u64),
     DropReplies(u64),
+    Mangle(Mangle, u64),
 }
 
 impl Proxy {
@@ -223,6 +251,8 @@ impl Proxy {
             cuts: get(&c.cuts),
             stalls: get(&c.stalls),
             dropped: get(&c.dropped),
+            garbled: get(&c.garbled),
+            shortened: get(&c.shortened),
             killed: get(&c.killed),
             upstream_failures: get(&c.upstream_failures),
             bytes_up: get(&c.bytes_up),
@@ -292,6 +322,10 @@ impl Inner {
             Fate::Stall(at)
         } else if rng.chance(faults.drop_replies) {
             Fate::DropReplies(at)
+        } else if rng.chance(faults.garble) {
+            Fate::Mangle(Mangle::Garble, at)
+        } else if rng.chance(faults.shorten) {
+            Fate::Mangle(Mangle::Shorten, at)
         } else {
             Fate::Forward
         };
@@ -368,6 +402,12 @@ impl Inner {
 
     async fn pump(&self, mut from: OwnedReadHalf, mut to: OwnedWriteHalf, dir: Direction, link: &Link) -> End {
         let mut buf = vec![0u8; 16 * 1024];
+        let mut mangler = match (link.fate, dir) {
+            (Fate::Mangle(mangle, at), Direction::Down) => Some(FrameMangler::new(mangle, at)),
+            (Fate::Mangle(..), Direction::Up)
+            | (Fate::Forward | Fate::Cut(_) | Fate::Stall(_) | Fate::DropReplies(_), _) => None,
+        };
+        let mut mangled = Vec::new();
         loop {
             let n = match from.read(&mut buf).await {
                 Ok(0) => {
@@ -382,7 +422,7 @@ impl Inner {
             }
             let before = link.bytes.fetch_add(n as u64, Ordering::Relaxed);
             let (at, fate) = match link.fate {
-                Fate::Forward => (u64::MAX, link.fate),
+                Fate::Forward | Fate::Mangle(..) => (u64::MAX, link.fate),
                 Fate::Cut(at) | Fate::Stall(at) | Fate::DropReplies(at) => (at, link.fate),
             };
             let mut chunk = buf.get(..n).unwrap_or_default();
@@ -421,8 +461,19 @@ impl Inner {
                         }
                         chunk = head;
                     }
-                    Fate::Forward => {}
+                    Fate::Forward | Fate::Mangle(..) => {}
                 }
+            }
+            if let Some(mangler) = mangler.as_mut() {
+                mangled.clear();
+                if mangler.pass(before, chunk, &mut mangled) {
+                    let counter = match mangler.kind() {
+                        Mangle::Garble => &self.counters.garbled,
+                        Mangle::Shorten => &self.counters.shortened,
+                    };
+                    counter.fetch_add(1, Ordering::Relaxed);
+                }
+                chunk = &mangled;
             }
             if chunk.is_empty() {
                 continue;
@@ -561,5 +612,52 @@ mod tests {
         assert_eq!(proxy.stats().upstream_failures, 2);
         proxy.set_upstreams(vec![echo().await]);
         assert_eq!(round_trip(&proxy, b"y").await.unwrap(), b"y");
+    }
+
+    /// A server answering each 4-byte-length frame it reads with the same frame.
+    async fn frame_echo() -> String {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    while let Ok(len) = s.read_u32().await {
+                        let mut body = vec![0u8; len as usize];
+                        if s.read_exact(&mut body).await.is_err() {
+                            return;
+                        }
+                        let _ = s.write_u32(len).await;
+                        let _ = s.write_all(&body).await;
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    #[tokio::test]
+    async fn garbles_and_shortens_one_reply_frame() {
+        let proxy = Proxy::start(vec![frame_echo().await], Faults::none(), 5).await.unwrap();
+        for (faults, expect) in [
+            (Faults { garble: 1.0, within_bytes: 1, ..Faults::none() }, vec![0xFFu8; 8]),
+            (Faults { shorten: 1.0, within_bytes: 1, ..Faults::none() }, b"abcd".to_vec()),
+        ] {
+            proxy.set_faults(faults);
+            let mut s = TcpStream::connect(proxy.addr()).await.unwrap();
+            for round in 0..2 {
+                s.write_u32(8).await.unwrap();
+                s.write_all(b"abcdefgh").await.unwrap();
+                let len = s.read_u32().await.unwrap();
+                let mut body = vec![0u8; len as usize];
+                s.read_exact(&mut body).await.unwrap();
+                if round == 0 {
+                    assert_eq!(body, expect, "the first reply is mangled");
+                } else {
+                    assert_eq!(body, b"abcdefgh", "later replies pass untouched");
+                }
+            }
+        }
+        let stats = proxy.stats();
+        assert_eq!((stats.garbled, stats.shortened), (1, 1));
     }
 }

@@ -33,6 +33,7 @@ pub struct ClientBuilder {
     retry_budget: Duration,
     gets_in_flight: usize,
     native: Vec<String>,
+    native_addresses: Vec<(String, String)>,
 }
 
 /// How many single-row get calls a client sends at once by default; gets beyond that
@@ -77,6 +78,7 @@ impl Default for ClientBuilder {
             retry_budget: DEFAULT_RETRY_BUDGET,
             gets_in_flight: DEFAULT_GETS_IN_FLIGHT,
             native: Vec::new(),
+            native_addresses: Vec::new(),
         }
     }
 }
@@ -213,6 +215,18 @@ impl ClientBuilder {
         self
     }
 
+    /// On the native transport, connects to `connect_to` wherever the cluster names
+    /// `advertised` (in its registry and `hbase:meta`, and among the bootstrap
+    /// servers). For HBase in Docker or behind NAT, whose region servers advertise host
+    /// names or ports the client cannot reach. Both are `host:port`, or both a bare host
+    /// (every port of that host goes to the same port of the other). Call once per
+    /// entry; a whole-address entry wins over a host entry. Default: none (addresses
+    /// are connected to as advertised). Entries are checked by [`ClientBuilder::build`].
+    pub fn native_address_map(mut self, advertised: impl Into<String>, connect_to: impl Into<String>) -> Self {
+        self.native_addresses.push((advertised.into(), connect_to.into()));
+        self
+    }
+
     /// Validates the settings and builds the client. No connection is opened yet.
     pub fn build(self) -> Result<Client> {
         if self.addrs.is_empty() && self.native.is_empty() {
@@ -234,6 +248,12 @@ impl ClientBuilder {
         if self.request_timeout.is_zero() || self.connect_timeout.is_zero() {
             return Err(InvalidInput::Option("timeouts must be positive".into()).into());
         }
+        let mut native_addresses = basalt_rpc::AddressMap::new();
+        for (advertised, connect_to) in &self.native_addresses {
+            native_addresses
+                .insert(advertised, connect_to)
+                .map_err(|e| InvalidInput::Option(format!("native address map: {e}")))?;
+        }
         let options = ConnectionOptions {
             framing: self.framing,
             protocol: self.protocol,
@@ -251,6 +271,7 @@ impl ClientBuilder {
             Some(thrift) if self.native.is_empty() => Arc::new(thrift),
             thrift => Arc::new(NativeTransport::new(
                 self.native,
+                native_addresses,
                 self.request_timeout,
                 max_value_bytes,
                 thrift,
@@ -376,6 +397,20 @@ mod tests {
             "{refused:?}"
         );
         assert!(Client::builder().address("h:1").security(http).native(["h:2"]).build().is_ok());
+    }
+
+    #[test]
+    fn the_native_address_map_is_checked_when_building() {
+        let native = || Client::builder().address("h:1").native(["rs.internal:16020"]);
+        let mixed = native().native_address_map("rs.internal:16020", "localhost").build();
+        assert!(matches!(mixed, Err(Error::InvalidInput(_))), "{mixed:?}");
+        let no_port = native().native_address_map("rs.internal:x", "localhost:1").build();
+        assert!(matches!(no_port, Err(Error::InvalidInput(_))), "{no_port:?}");
+        let good = native()
+            .native_address_map("rs.internal:16020", "127.0.0.1:26020")
+            .native_address_map("rs.internal", "localhost")
+            .build();
+        assert!(good.is_ok(), "{good:?}");
     }
 
     fn refused() -> Error {

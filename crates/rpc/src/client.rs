@@ -11,7 +11,7 @@ use crate::conn::{ConnectionOptions, Reply};
 use crate::error::RpcError;
 use crate::mutation::{Check, Mutation};
 use crate::pb;
-use crate::pool::Pool;
+use crate::pool::{AddressMap, Pool};
 use crate::read::{read_options, ReadFields};
 use crate::region::{self, MetaLookup, RegionCache, RegionLocation};
 use crate::registry::{self, ClusterInfo};
@@ -28,6 +28,7 @@ pub struct RpcClientBuilder {
     pause: Duration,
     nonces: bool,
     primary_call_timeout: Duration,
+    addresses: AddressMap,
 }
 
 impl Default for RpcClientBuilder {
@@ -40,6 +41,7 @@ impl Default for RpcClientBuilder {
             pause: Duration::from_millis(50),
             nonces: true,
             primary_call_timeout: Duration::from_millis(10),
+            addresses: AddressMap::new(),
         }
     }
 }
@@ -99,12 +101,20 @@ impl RpcClientBuilder {
         self
     }
 
+    /// Where to connect for the addresses the servers advertise (default: as
+    /// advertised). For HBase in Docker or behind NAT, whose advertised host names or
+    /// ports are not reachable from the client; bootstrap servers are routed too.
+    pub fn address_map(mut self, addresses: AddressMap) -> Self {
+        self.addresses = addresses;
+        self
+    }
+
     /// Bootstraps from the servers and returns the client.
     pub async fn connect(self) -> Result<RpcClient, RpcError> {
         if self.bootstrap.is_empty() {
             return Err(RpcError::InvalidArgument("no bootstrap server given".into()));
         }
-        let pool = Pool::new(self.connection.clone());
+        let pool = Pool::new(self.connection.clone(), self.addresses.clone());
         let cluster = registry::bootstrap(&pool, &self.bootstrap, self.rpc_timeout).await?;
         Ok(RpcClient {
             rpc_timeout: self.rpc_timeout,
@@ -388,8 +398,15 @@ impl RpcClient {
         param: &impl prost::Message,
         cell_block: Option<&Bytes>,
     ) -> Result<Reply, RpcError> {
-        let conn = self.inner.pool.get(server, Service::Client).await?;
-        conn.call(method, param, cell_block, self.rpc_timeout).await
+        let (number, conn) = self.inner.pool.get(server, Service::Client).await?;
+        let result = conn.call(method, param, cell_block, self.rpc_timeout).await;
+        if let Err(RpcError::Timeout { .. }) = &result {
+            // A connection whose call went unanswered may be stalled (a dead peer, a
+            // black hole between): later calls get a new one. Calls still waiting on it
+            // keep it until their own deadlines.
+            self.inner.pool.discard(server, Service::Client, number).await;
+        }
+        result
     }
 
     /// Updates the region cache after a failed call to `region`.

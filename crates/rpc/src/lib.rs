@@ -12,6 +12,8 @@
 //!   `Stream`s ([`Scanner::into_stream`]).
 //! - Increments and appends carry nonces, so a retry after an unknown outcome is
 //!   applied once; row mutations are atomic, with or without a condition.
+//! - An [`AddressMap`] routes the addresses servers advertise to reachable ones (HBase
+//!   in Docker or behind NAT).
 //! - Replies are views over the reply's bytes: a [`Cell`]'s row, family, qualifier and
 //!   value are slices of the cell block, not copies.
 //!
@@ -49,6 +51,7 @@ pub use client::{Get, RpcClient, RpcClientBuilder};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RpcError};
 pub use mutation::{Check, Durability, Mutation};
+pub use pool::AddressMap;
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;
 pub use scan::{ScanSpec, Scanner};

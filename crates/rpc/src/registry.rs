@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use basalt_rpc_protocol::call::Service;
 
+use crate::conn::Reply;
 use crate::error::RpcError;
 use crate::pb;
 use crate::pool::Pool;
@@ -70,14 +71,30 @@ pub(crate) async fn meta_locations(
     Err(RpcError::Bootstrap(failures.join("; ")))
 }
 
+/// One registry call to `server`; a connection whose call went unanswered is left out
+/// of the pool (it may be stalled).
+async fn call<M: prost::Message>(
+    pool: &Pool,
+    server: &str,
+    method: &'static str,
+    param: &M,
+    timeout: Duration,
+) -> Result<Reply, RpcError> {
+    let (number, conn) = pool.get(server, Service::ClientMeta).await?;
+    let result = conn.call(method, param, None, timeout).await;
+    if let Err(RpcError::Timeout { .. }) = &result {
+        pool.discard(server, Service::ClientMeta, number).await;
+    }
+    result
+}
+
 async fn ask(pool: &Pool, server: &str, timeout: Duration) -> Result<ClusterInfo, RpcError> {
-    let conn = pool.get(server, Service::ClientMeta).await?;
-    let reply = conn.call("GetClusterId", &pb::GetClusterIdRequest {}, None, timeout).await?;
+    let reply = call(pool, server, "GetClusterId", &pb::GetClusterIdRequest {}, timeout).await?;
     let cluster_id = reply
         .decode::<pb::GetClusterIdResponse>(server)?
         .cluster_id
         .ok_or_else(|| RpcError::Bootstrap(format!("{server} knows no cluster id yet")))?;
-    let reply = conn.call("GetActiveMaster", &pb::GetActiveMasterRequest {}, None, timeout).await?;
+    let reply = call(pool, server, "GetActiveMaster", &pb::GetActiveMasterRequest {}, timeout).await?;
     let active_master = reply.decode::<pb::GetActiveMasterResponse>(server)?.server_name.as_ref().map(server_addr);
     let meta = ask_meta(pool, server, timeout).await?;
     if meta.is_empty() {
@@ -87,8 +104,7 @@ async fn ask(pool: &Pool, server: &str, timeout: Duration) -> Result<ClusterInfo
 }
 
 async fn ask_meta(pool: &Pool, server: &str, timeout: Duration) -> Result<Vec<RegionLocation>, RpcError> {
-    let conn = pool.get(server, Service::ClientMeta).await?;
-    let reply = conn.call("GetMetaRegionLocations", &pb::GetMetaRegionLocationsRequest {}, None, timeout).await?;
+    let reply = call(pool, server, "GetMetaRegionLocations", &pb::GetMetaRegionLocationsRequest {}, timeout).await?;
     let response = reply.decode::<pb::GetMetaRegionLocationsResponse>(server)?;
     let mut meta: Vec<(i32, RegionLocation)> = response
         .meta_locations

@@ -11,6 +11,9 @@
 //   regions TABLE            "ok ENCODED:STARTHEX:SERVER ..." in key order
 //   move TABLE               moves every region of TABLE to another region server and
 //                            waits until each is open there: "ok MOVED"
+//   moveto TABLE SERVER      moves every region of TABLE to SERVER (host,port,startcode; an extra
+//                            region server of the launcher) and waits until each is open there:
+//                            "ok MOVED"
 //   split TABLE KEYHEX       splits the region holding KEY at KEY and waits until a
 //                            region starts at KEY: "ok REGIONS"
 //   balancer on|off          switches the balancer: "ok PREVIOUS"
@@ -85,6 +88,9 @@ public class RegionTool {
       case "move":
         need(w, 2);
         return Integer.toString(moveAll(connection, admin, TableName.valueOf(w[1])));
+      case "moveto":
+        need(w, 3);
+        return Integer.toString(moveAllTo(connection, admin, TableName.valueOf(w[1]), ServerName.valueOf(w[2])));
       case "split":
         need(w, 3);
         return Integer.toString(split(admin, TableName.valueOf(w[1]), unhex(w[2])));
@@ -227,6 +233,49 @@ public class RegionTool {
       }
       return region.getEncodedName();
     }
+  }
+
+  /**
+   * Moves every region of the table that is elsewhere to `to`, and waits for each. A
+   * server that joined seconds ago may not take regions yet (the master then reopens the
+   * region where it was): the move is asked again until the region is there.
+   */
+  private static int moveAllTo(Connection connection, Admin admin, TableName table, ServerName to) throws Exception {
+    if (!admin.getRegionServers().contains(to)) {
+      throw new IllegalArgumentException("no live region server " + to);
+    }
+    int moved = 0;
+    try (RegionLocator locator = connection.getRegionLocator(table)) {
+      for (HRegionLocation loc : locator.getAllRegionLocations()) {
+        if (to.equals(loc.getServerName())) {
+          continue;
+        }
+        long deadline = System.currentTimeMillis() + WAIT_MS;
+        int asked = 0;
+        while (true) {
+          admin.move(loc.getRegion().getEncodedNameAsBytes(), to);
+          asked++;
+          long retry = System.currentTimeMillis() + 5_000;
+          ServerName now = null;
+          while (System.currentTimeMillis() < retry) {
+            now = locator.getRegionLocation(loc.getRegion().getStartKey(), true).getServerName();
+            if (to.equals(now)) {
+              break;
+            }
+            Thread.sleep(100);
+          }
+          if (to.equals(now)) {
+            break;
+          }
+          if (System.currentTimeMillis() > deadline) {
+            throw new IllegalStateException("region " + loc.getRegion().getEncodedName() + " did not reach " + to
+                + " (asked " + asked + " times; it is on " + now + ")");
+          }
+        }
+        moved++;
+      }
+    }
+    return moved;
   }
 
   /** Splits at `key` and waits until a region of the table starts there. */

@@ -13,6 +13,13 @@
 #                                      wait until a real call answers, print host:port last
 #   hbase-local.sh gateway stop  --dir DIR --name NAME    stop that gateway by pid
 #   hbase-local.sh gateway list  --dir DIR   print "NAME HOST:PORT" per running gateway
+#   hbase-local.sh regionserver start --dir DIR --name NAME [--heap SIZE] [--timeout S] [--owner-pid PID]
+#                                      start an ADDITIONAL region server JVM (a process of its own, unlike
+#                                      the local cluster's threads) in the HBase running from DIR, wait
+#                                      until it serves, print its server name HOST,PORT,STARTCODE last
+#   hbase-local.sh regionserver kill --dir DIR --name NAME   SIGKILL it: a crash; the master notices when
+#                                      its ZooKeeper session (6 s) expires and reassigns its regions
+#   hbase-local.sh regionserver stop --dir DIR --name NAME   stop it by pid (TERM, then KILL)
 #   hbase-local.sh regions --dir DIR  run RegionTool.java (move/split regions on demand) against the
 #                                      HBase of DIR: commands on stdin, one answer line each
 #                                      (--tool DiffTool runs DiffTool.java the same way)
@@ -55,7 +62,8 @@
 # Files written in the run directory: conf/hbase-site.xml, logs/master.log,
 # logs/thrift.log, master.pid, thrift.pid, watchdog.pid, thrift.addr, ready.json; per
 # extra gateway: logs/gateway-NAME.log, gateway-NAME.pid, gateway-NAME.addr,
-# gateway-NAME.json (with ready_ms), gwatch-NAME.pid (its watchdog, with --owner-pid).
+# gateway-NAME.json (with ready_ms), gwatch-NAME.pid (its watchdog, with --owner-pid); per
+# extra region server: logs/rs-NAME.log, rs-NAME.pid, rs-NAME.server, rwatch-NAME.pid.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -311,6 +319,11 @@ cmd_stop() {
     gw=${gw##*/gateway-}
     stop_gateway "$dir" "${gw%.pid}"
   done
+  for gw in "$dir"/rs-*.pid; do
+    [ -e "$gw" ] || continue
+    gw=${gw##*/rs-}
+    stop_regionserver "$dir" "${gw%.pid}" TERM
+  done
   thrift=$(pid_of "$dir" thrift); master=$(pid_of "$dir" master); watchdog=$(pid_of "$dir" watchdog)
   # Thrift first (it holds client connections to the master), then the master, whose
   # process group also holds the embedded ZooKeeper and region server threads.
@@ -473,6 +486,108 @@ cmd_gateway() {
   esac
 }
 
+# Stops one extra region server (TERM: by stop_pid; KILL: at once, a crash) and its
+# watchdog; removes its pid files (the log stays).
+stop_regionserver() {
+  local dir=$1 name=$2 how=$3 pid watch
+  pid=$(pid_of "$dir" "rs-$name"); watch=$(pid_of "$dir" "rwatch-$name")
+  if [ "$how" = KILL ]; then
+    if alive "$pid"; then
+      kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+      for _ in $(seq 1 20); do alive "$pid" || break; sleep 0.25; done
+      alive "$pid" && die "region server $name ($pid) is still running after KILL"
+    fi
+  else
+    stop_pid "$pid" "region server $name"
+  fi
+  rm -f "$dir/rs-$name.pid" "$dir/rs-$name.server"
+  if alive "$watch" && [ "$watch" != "$PPID" ]; then kill "$watch" 2>/dev/null || true; fi
+  rm -f "$dir/rwatch-$name.pid"
+}
+
+cmd_regionserver_start() {
+  local dir="" name="" heap=512m owner="" timeout=120
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      --name) name=$2; shift 2 ;;
+      --heap) heap=$2; shift 2 ;;
+      --owner-pid) owner=$2; shift 2 ;;
+      --timeout) timeout=$2; shift 2 ;;
+      *) die "unknown option for regionserver start: $1 (see the header of $self)" ;;
+    esac
+  done
+  [ -n "$dir" ] || die "regionserver start needs --dir DIR (the run directory of a running HBase)"
+  valid_name "$name"
+  [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds, got '$timeout'"
+  [[ $heap =~ ^[0-9]+[mMgG]$ ]] || die "--heap takes a size such as 512m or 1g, got '$heap'"
+  [ -d "$dir" ] || die "no run directory at $dir; start HBase first: $self start --dir $dir"
+  dir=$(cd "$dir" && pwd)
+  alive "$(pid_of "$dir" master)" && [ -f "$dir/conf/hbase-site.xml" ] \
+    || die "no HBase is running from $dir; start it first: $self start --dir $dir"
+  alive "$(pid_of "$dir" "rs-$name")" \
+    && die "region server $name of $dir is already running; stop it first: $self regionserver stop --dir $dir --name $name"
+  require_tools
+  local cp pid started line
+  cp=$(classpath)
+  started=$(date +%s%N)
+  # The standalone conf says hbase.cluster.distributed=false, under which HRegionServer
+  # refuses to start on its own; this JVM alone runs as a distributed region server
+  # against the local cluster's ZooKeeper and root directory. A short ZooKeeper
+  # session lets the master notice a killed one within seconds.
+  spawn_jvm "$dir" "rs-$name" "$heap" "$cp" org.apache.hadoop.hbase.regionserver.HRegionServer \
+    -D hbase.cluster.distributed=true -D zookeeper.session.timeout=6000 start
+  pid=$(pid_of "$dir" "rs-$name")
+  if [ -n "$owner" ]; then
+    setsid bash -c 'while kill -0 "$1" 2>/dev/null && [ -f "$2/rs-$4.pid" ]; do sleep 1; done
+                    [ -f "$2/rs-$4.pid" ] && "$3" regionserver stop --dir "$2" --name "$4" >/dev/null 2>&1; exit 0' \
+      _ "$owner" "$dir" "$self" "$name" </dev/null >/dev/null 2>&1 &
+    echo $! >"$dir/rwatch-$name.pid"
+  fi
+  log "waiting for region server $name (log: $dir/logs/rs-$name.log)"
+  local waited=0
+  line=""
+  while [ -z "$line" ]; do
+    if ! alive "$pid" || [ $waited -ge $((timeout * 4)) ]; then
+      local why="did not serve within ${timeout}s"
+      alive "$pid" || why="exited: $(grep -m3 -E 'ERROR|Exception' "$dir/logs/rs-$name.log" || tail -n 5 "$dir/logs/rs-$name.log")"
+      stop_regionserver "$dir" "$name" TERM >/dev/null 2>&1 || true
+      die "region server $name $why (log kept in $dir/logs)"
+    fi
+    sleep 0.25; waited=$((waited + 1))
+    line=$(grep -m1 -o 'Serving as [^ ,]*,[0-9]*,[0-9]*' "$dir/logs/rs-$name.log" 2>/dev/null || true)
+  done
+  echo "${line#Serving as }" >"$dir/rs-$name.server"
+  log "region server $name serving as ${line#Serving as } after $(( ($(date +%s%N) - started) / 1000000 )) ms"
+  echo "${line#Serving as }"
+}
+
+cmd_regionserver() {
+  local action=${1:-} dir="" name=""
+  case $action in
+    start) shift; cmd_regionserver_start "$@"; return ;;
+    stop | kill) shift ;;
+    *) die "regionserver takes start, stop or kill (see the header of $self)" ;;
+  esac
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --dir) dir=$2; shift 2 ;;
+      --name) name=$2; shift 2 ;;
+      *) die "unknown option for regionserver $action: $1" ;;
+    esac
+  done
+  [ -n "$dir" ] || die "regionserver $action needs --dir DIR"
+  valid_name "$name"
+  [ -d "$dir" ] || { log "no run directory at $dir; nothing to stop"; return 0; }
+  if [ "$action" = kill ]; then
+    stop_regionserver "$dir" "$name" KILL
+    log "region server $name killed"
+  else
+    stop_regionserver "$dir" "$name" TERM
+    log "region server $name stopped"
+  fi
+}
+
 cmd_status() {
   local dir=""
   while [ $# -gt 0 ]; do
@@ -527,8 +642,9 @@ case ${1:-} in
   stop) shift; cmd_stop "$@" ;;
   status) shift; cmd_status "$@" ;;
   gateway) shift; cmd_gateway "$@" ;;
+  regionserver) shift; cmd_regionserver "$@" ;;
   regions) shift; cmd_regions "$@" ;;
   classpath) require_tools; classpath ;;
   idl) require_tools; cmd_idl ;;
-  *) sed -n '2,52p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,66p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

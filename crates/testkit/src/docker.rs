@@ -417,6 +417,14 @@ impl GatewaySlots {
         self.start_with(framed, compact, name, &[])
     }
 
+    /// `docker exec` of the launcher in the container (its run directory is `/data`),
+    /// for the extra region servers.
+    pub(crate) fn launcher_exec(&self) -> Command {
+        let mut cmd = self.engine.cli();
+        cmd.args(["exec", &self.id, LAUNCHER]);
+        cmd
+    }
+
     /// [`start`](Self::start) with more `gateway start` options (`--tls`, `--http`,
     /// `--kerberos QOP`); a KDC, if one is needed, listens on the published [`KDC_PORT`].
     fn start_with(

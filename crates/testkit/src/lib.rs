@@ -21,6 +21,10 @@
 //! ([`HBase::start_gateway`]), e.g. to test a client against framed and compact
 //! servers; each is stopped with its [`Gateway`] value or with the HBase.
 //!
+//! It can also run extra region servers, each a JVM of its own
+//! ([`HBase::region_servers`]), that a test kills (a crash the master recovers from) or
+//! replaces, while the local cluster's own region servers stay.
+//!
 //! ```no_run
 //! use basalt_testkit::{HBase, LaunchOptions};
 //! let hbase = HBase::from_env_or_start(&LaunchOptions::default())?;
@@ -32,6 +36,7 @@
 mod docker;
 mod gateway;
 mod launcher;
+mod regionserver;
 mod secure;
 
 use std::path::{Path, PathBuf};
@@ -39,6 +44,7 @@ use std::time::Duration;
 
 pub use gateway::{Gateway, GatewayLauncher};
 pub use launcher::{launcher_dir, upstream_idl};
+pub use regionserver::{RegionServer, RegionServerLauncher};
 pub use secure::{KerberosEnv, Qop, SecureGateway, SecureMode, SecureRpcEnv};
 
 /// Environment variable naming an existing Thrift2 gateway (`host:port`).
@@ -283,6 +289,35 @@ impl HBase {
             _ => Err(TestkitError::Config(
                 "a secured RPC needs an HBase launched natively by basalt-testkit with secure_rpc".into(),
             )),
+        }
+    }
+
+    /// A handle that starts extra region servers in this HBase, each a JVM of its own
+    /// that a test can kill (a crash) or stop; the local cluster's own region servers
+    /// are untouched. Only for a launched HBase (natively or in a container).
+    pub fn region_servers(&self) -> Result<RegionServerLauncher, TestkitError> {
+        match &self.source {
+            Source::Native { dir, stopped: false, gateways, .. } => Ok(RegionServerLauncher {
+                dir: dir.clone(),
+                heap: "512m".to_owned(),
+                stop_with_process: gateways.stop_with_process,
+                ready_timeout: gateways.ready_timeout,
+                #[cfg(feature = "docker")]
+                container: None,
+            }),
+            #[cfg(feature = "docker")]
+            Source::Docker(container) => Ok(RegionServerLauncher {
+                dir: PathBuf::from("/data"),
+                heap: "512m".to_owned(),
+                stop_with_process: true,
+                ready_timeout: Duration::from_secs(300),
+                container: Some(container.gateways.clone()),
+            }),
+            _ => Err(TestkitError::Config(format!(
+                "extra region servers need an HBase launched by basalt-testkit (natively or in Docker); the one at {} \
+                 is external or stopped",
+                self.addr
+            ))),
         }
     }
 

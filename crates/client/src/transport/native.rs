@@ -50,6 +50,8 @@ const MAX_IN_FLIGHT: usize = 64;
 /// The shared state of one native transport.
 struct Shared {
     bootstrap: Vec<String>,
+    /// Where to connect for the servers' advertised addresses.
+    addresses: basalt_rpc::AddressMap,
     request_timeout: Duration,
     max_value_bytes: usize,
     security: basalt_rpc::Security,
@@ -73,10 +75,11 @@ impl std::fmt::Debug for NativeTransport {
 
 impl NativeTransport {
     /// A transport bootstrapping from `bootstrap` (`host:port` of region servers or
-    /// masters) on its first call; `request_timeout` bounds one attempt; `admin` serves
-    /// the administrative calls.
+    /// masters) on its first call, connecting where `addresses` routes each server;
+    /// `request_timeout` bounds one attempt; `admin` serves the administrative calls.
     pub(crate) fn new(
         bootstrap: Vec<String>,
+        addresses: basalt_rpc::AddressMap,
         request_timeout: Duration,
         max_value_bytes: usize,
         admin: Option<ThriftTransport>,
@@ -85,6 +88,7 @@ impl NativeTransport {
         NativeTransport {
             shared: Arc::new(Shared {
                 bootstrap,
+                addresses,
                 request_timeout,
                 max_value_bytes,
                 security,
@@ -107,7 +111,8 @@ impl NativeTransport {
                 let mut builder = RpcClient::builder()
                     .rpc_timeout(timeout)
                     .operation_timeout(timeout)
-                    .security(self.shared.security.clone());
+                    .security(self.shared.security.clone())
+                    .address_map(self.shared.addresses.clone());
                 for server in &self.shared.bootstrap {
                     builder = builder.bootstrap_server(server.clone());
                 }
