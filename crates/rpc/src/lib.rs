@@ -41,7 +41,7 @@ pub use cells::RowResult;
 pub use client::{Get, RpcClient, RpcClientBuilder};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RpcError};
-pub use mutation::{Check, Durability, Mutation};
+pub use mutation::{CellWriter, Check, Durability, Mutation, WriteCells, WriteKind};
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;
 pub use scan::{ScanSpec, Scanner};

@@ -1,8 +1,15 @@
-//! Mutations (put, delete, increment, append) and the conditions of check-and-mutate,
-//! as HBase's protobuf messages. Values travel inside the message, not in a cell block.
+//! Mutations (put, delete, increment, append) and the conditions of check-and-mutate.
+//!
+//! A single mutation (`Mutate`) carries its values inside the protobuf message. In a
+//! batch (`Multi`), every write travels as HBase's Java client sends it: a
+//! `MutationProto` without data, announcing `associated_cell_count` cells that follow
+//! in the request's cell block (the KeyValue codec). [`WriteCells`] lets a caller hand
+//! its own data to a batch, so each value is copied once, into that block.
 
-use bytes::Bytes;
+use basalt_rpc_protocol::cellblock::{encode_cell, CellCodec, CellParts, CellType};
+use bytes::{Bytes, BytesMut};
 
+use crate::error::RpcError;
 use crate::pb;
 pub use crate::pb::mutation_proto::Durability;
 use crate::pb::mutation_proto::{column_value::QualifierValue, ColumnValue, DeleteType, MutationType};
@@ -218,6 +225,269 @@ impl Mutation {
             durability: self.durability.map(|d| d as i32),
             nonce: nonce.filter(|_| self.needs_nonce()),
             ..Default::default()
+        }
+    }
+}
+
+/// HBase's `LATEST_TIMESTAMP`: a put cell sent with it gets the region server's clock;
+/// a delete cell sent with it means "up to now" (or, for one version, the newest).
+pub(crate) const LATEST_TIMESTAMP: i64 = i64::MAX;
+
+/// What a write does to its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    /// Writes values.
+    Put,
+    /// Deletes versions, columns, families or the whole row.
+    Delete,
+    /// Adds to 64-bit counters (sent with a nonce).
+    Increment,
+    /// Appends bytes to values (sent with a nonce).
+    Append,
+}
+
+impl WriteKind {
+    fn proto(self) -> MutationType {
+        match self {
+            WriteKind::Put => MutationType::Put,
+            WriteKind::Delete => MutationType::Delete,
+            WriteKind::Increment => MutationType::Increment,
+            WriteKind::Append => MutationType::Append,
+        }
+    }
+
+    /// Whether HBase may apply it twice without changing the outcome.
+    pub fn is_idempotent(self) -> bool {
+        match self {
+            WriteKind::Put | WriteKind::Delete => true,
+            WriteKind::Increment | WriteKind::Append => false,
+        }
+    }
+}
+
+/// A write that a batch ([`RpcClient::write_batch`](crate::RpcClient::write_batch))
+/// encodes straight from the caller's own data: the request carries a `MutationProto`
+/// without data, and [`WriteCells::write_cells`] appends the cells to the request's
+/// cell block, where each value is copied once. A retry encodes it again.
+pub trait WriteCells: Sync {
+    /// The row written (at most 32,767 bytes, not empty).
+    fn row(&self) -> &Bytes;
+
+    /// Put, delete, increment or append.
+    fn kind(&self) -> WriteKind;
+
+    /// A put's timestamp for cells without their own; for a delete without cells (the
+    /// whole row), the newest version deleted. `None`: the server's clock.
+    fn timestamp(&self) -> Option<u64>;
+
+    /// How the write-ahead log treats it (`None`: the table's setting).
+    fn durability(&self) -> Option<Durability>;
+
+    /// Appends the write's cells through `cells` (none for a delete of the whole row).
+    fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError>;
+}
+
+/// Appends one write's cells to a request's cell block, in HBase's KeyValue codec. The
+/// methods check what HBase would refuse (a family over 127 bytes, a cell over 2 GiB, a
+/// timestamp beyond `i64`, a delete marker in a put or a value in a delete).
+#[derive(Debug)]
+pub struct CellWriter<'a> {
+    block: &'a mut BytesMut,
+    row: &'a [u8],
+    kind: WriteKind,
+    put_timestamp: i64,
+    count: usize,
+}
+
+impl<'a> CellWriter<'a> {
+    /// A writer of `kind`'s cells for `row`, appending to `block`; `timestamp` is the
+    /// default of put cells.
+    pub(crate) fn new(
+        block: &'a mut BytesMut,
+        row: &'a [u8],
+        kind: WriteKind,
+        timestamp: Option<u64>,
+    ) -> Result<CellWriter<'a>, RpcError> {
+        let put_timestamp = timestamp.map_or(Ok(LATEST_TIMESTAMP), cell_timestamp)?;
+        Ok(CellWriter { block, row, kind, put_timestamp, count: 0 })
+    }
+
+    /// How many cells were written.
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// A value to put (or, in an increment, an 8-byte big-endian amount; in an append,
+    /// the bytes appended); `timestamp`: the cell's own, else the write's.
+    pub fn put(
+        &mut self,
+        family: &[u8],
+        qualifier: &[u8],
+        value: &[u8],
+        timestamp: Option<u64>,
+    ) -> Result<(), RpcError> {
+        if self.kind == WriteKind::Delete {
+            return Err(RpcError::InvalidArgument("a value in a delete".into()));
+        }
+        let timestamp = timestamp.map_or(Ok(self.put_timestamp), cell_timestamp)?;
+        self.cell(family, qualifier, timestamp, CellType::Put, value)
+    }
+
+    /// Deletes the versions of `family:qualifier` at or before `until` (`None`: all).
+    pub fn delete_column(&mut self, family: &[u8], qualifier: &[u8], until: Option<u64>) -> Result<(), RpcError> {
+        self.marker(family, qualifier, until, CellType::DeleteColumn)
+    }
+
+    /// Deletes one version of `family:qualifier`: the one at exactly `at` (`None`: the
+    /// newest).
+    pub fn delete_version(&mut self, family: &[u8], qualifier: &[u8], at: Option<u64>) -> Result<(), RpcError> {
+        self.marker(family, qualifier, at, CellType::Delete)
+    }
+
+    /// Deletes every column of `family` at or before `until` (`None`: all).
+    pub fn delete_family(&mut self, family: &[u8], until: Option<u64>) -> Result<(), RpcError> {
+        self.marker(family, b"", until, CellType::DeleteFamily)
+    }
+
+    /// Deletes the cells of `family` written at exactly `at`.
+    pub fn delete_family_version(&mut self, family: &[u8], at: u64) -> Result<(), RpcError> {
+        self.marker(family, b"", Some(at), CellType::DeleteFamilyVersion)
+    }
+
+    fn marker(
+        &mut self,
+        family: &[u8],
+        qualifier: &[u8],
+        ts: Option<u64>,
+        cell_type: CellType,
+    ) -> Result<(), RpcError> {
+        if self.kind != WriteKind::Delete {
+            return Err(RpcError::InvalidArgument("a delete marker in a put, increment or append".into()));
+        }
+        // Without a timestamp of its own, a marker means "up to now" (the server reads
+        // LATEST_TIMESTAMP so), as a protobuf delete without one does.
+        let timestamp = ts.map_or(Ok(LATEST_TIMESTAMP), cell_timestamp)?;
+        self.cell(family, qualifier, timestamp, cell_type, b"")
+    }
+
+    fn cell(
+        &mut self,
+        family: &[u8],
+        qualifier: &[u8],
+        timestamp: i64,
+        cell_type: CellType,
+        value: &[u8],
+    ) -> Result<(), RpcError> {
+        if family.is_empty() {
+            return Err(RpcError::InvalidArgument("a cell without a column family".into()));
+        }
+        let parts = CellParts { row: self.row, family, qualifier, timestamp, cell_type, value, tags: b"" };
+        encode_cell(CellCodec::KeyValue, &parts, self.block).map_err(|e| RpcError::InvalidArgument(e.to_string()))?;
+        self.count += 1;
+        Ok(())
+    }
+}
+
+/// A timestamp as a KeyValue carries it: HBase's `long`, so at most `i64::MAX`.
+fn cell_timestamp(timestamp: u64) -> Result<i64, RpcError> {
+    i64::try_from(timestamp).map_err(|_| RpcError::InvalidArgument(format!("a timestamp beyond i64: {timestamp}")))
+}
+
+/// The `Multi` action of `write`: a `MutationProto` without data, its cells appended to
+/// `block`. On error nothing is appended.
+pub(crate) fn write_action<W: WriteCells + ?Sized>(
+    write: &W,
+    index: u32,
+    nonce: Option<u64>,
+    block: &mut BytesMut,
+) -> Result<pb::Action, RpcError> {
+    let mark = block.len();
+    let kind = write.kind();
+    let mut cells = CellWriter::new(block, write.row(), kind, write.timestamp())?;
+    let written = write.write_cells(&mut cells).and_then(|()| {
+        i32::try_from(cells.count()).map_err(|_| RpcError::InvalidArgument("more than 2^31 cells in one write".into()))
+    });
+    let count = match written {
+        Ok(count) => count,
+        Err(error) => {
+            block.truncate(mark);
+            return Err(error);
+        }
+    };
+    let mutation = pb::MutationProto {
+        row: Some(write.row().clone()),
+        mutate_type: Some(kind.proto() as i32),
+        timestamp: write.timestamp(),
+        durability: write.durability().map(|d| d as i32),
+        associated_cell_count: (count > 0).then_some(count),
+        nonce: nonce.filter(|_| !kind.is_idempotent()),
+        ..Default::default()
+    };
+    Ok(pb::Action { index: Some(index), mutation: Some(mutation), ..Default::default() })
+}
+
+impl WriteCells for Mutation {
+    fn row(&self) -> &Bytes {
+        &self.row
+    }
+
+    fn kind(&self) -> WriteKind {
+        match self.kind {
+            MutationType::Put => WriteKind::Put,
+            MutationType::Delete => WriteKind::Delete,
+            MutationType::Increment => WriteKind::Increment,
+            MutationType::Append => WriteKind::Append,
+        }
+    }
+
+    fn timestamp(&self) -> Option<u64> {
+        self.timestamp
+    }
+
+    fn durability(&self) -> Option<Durability> {
+        self.durability
+    }
+
+    fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError> {
+        for (family, column) in &self.columns {
+            let qualifier = column.qualifier.as_deref().unwrap_or_default();
+            let delete_type = column.delete_type.map(DeleteType::try_from);
+            match delete_type {
+                None => cells.put(family, qualifier, column.value.as_deref().unwrap_or_default(), column.timestamp)?,
+                Some(Ok(DeleteType::DeleteOneVersion)) => cells.delete_version(family, qualifier, column.timestamp)?,
+                Some(Ok(DeleteType::DeleteMultipleVersions)) => {
+                    cells.delete_column(family, qualifier, column.timestamp)?
+                }
+                Some(Ok(DeleteType::DeleteFamily)) => cells.delete_family(family, column.timestamp)?,
+                Some(Ok(DeleteType::DeleteFamilyVersion)) => {
+                    cells.delete_family_version(family, column.timestamp.unwrap_or(LATEST_TIMESTAMP as u64))?
+                }
+                Some(Err(_)) => return Err(RpcError::InvalidArgument("an unknown delete type".into())),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A nonce for one increment or append: a random base drawn once per process plus a
+/// counter, so nonces never repeat within the process and cost no random draw each.
+/// Never 0 (HBase's "no nonce").
+pub(crate) fn next_nonce() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static BASE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let base = *BASE.get_or_init(|| {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher
+            .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    });
+    loop {
+        let nonce = base.wrapping_add(COUNTER.fetch_add(1, Ordering::Relaxed));
+        if nonce != 0 {
+            return nonce;
         }
     }
 }

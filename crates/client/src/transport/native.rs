@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_rpc::{pb, BatchAction, Check, RowResult, RpcClient, RpcError, ScanSpec};
+use basalt_rpc::{pb, Check, RowResult, RpcClient, RpcError, ScanSpec};
 use bytes::Bytes;
 
 use super::thrift::ThriftTransport;
@@ -40,6 +40,9 @@ use crate::options::{ColumnSpec, ReadOptions};
 use crate::pool::PoolStats;
 use crate::region::RegionLocation;
 use crate::row::{Cell, Row};
+
+mod write;
+use write::{DeleteWrite, PutWrite};
 
 /// The largest reply a page is sized below (the connection refuses larger frames).
 const MAX_REPLY_BYTES: usize = 64 << 20;
@@ -505,12 +508,12 @@ impl Transport for NativeTransport {
         Box::pin(async move {
             let op = if puts.len() == 1 { Operation::Put } else { Operation::PutMany };
             let max = self.shared.max_value_bytes;
-            let actions = puts
+            let writes = puts
                 .iter()
-                .map(|p| native_put(p, max).map(BatchAction::Mutate))
+                .map(|p| PutWrite::new(p, max))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| invalid(op, e))?;
-            let outcomes = self.attempt(op, table, |c| async move { c.batch(table, &actions).await }).await?;
+            let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
             match outcomes.into_iter().find_map(Result::err) {
                 Some(error) => Err(attempt_error(op, Some(table), &error)),
                 None => Ok(()),
@@ -521,11 +524,11 @@ impl Transport for NativeTransport {
     fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<Bytes>> {
         Box::pin(async move {
             let op = if deletes.len() == 1 { Operation::Delete } else { Operation::DeleteMany };
-            let mut actions = Vec::with_capacity(deletes.len());
+            let mut writes = Vec::with_capacity(deletes.len());
             for delete in deletes {
-                actions.extend(native_delete(delete).map_err(|e| invalid(op, e))?.into_iter().map(BatchAction::Mutate));
+                DeleteWrite::push(delete, &mut writes).map_err(|e| invalid(op, e))?;
             }
-            let outcomes = self.attempt(op, table, |c| async move { c.batch(table, &actions).await }).await?;
+            let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
             match outcomes.into_iter().find_map(Result::err) {
                 Some(error) => Err(attempt_error(op, Some(table), &error)),
                 None => Ok(Vec::new()),
