@@ -360,3 +360,56 @@ pub(crate) fn remote_error(server: &str, exception: &pb::NameBytesPair) -> RpcEr
         exception: RemoteException::from_pb(&response),
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(start: &str, end: &str, server: &str) -> RegionLocation {
+        RegionLocation {
+            region_name: Bytes::from(format!("t,{start},1.")),
+            table: "t".into(),
+            start_key: Bytes::copy_from_slice(start.as_bytes()),
+            end_key: Bytes::copy_from_slice(end.as_bytes()),
+            server: server.into(),
+        }
+    }
+
+    #[test]
+    fn rows_are_placed_among_the_regions_found_so_far() {
+        let mut grouping = Grouping::default();
+        assert_eq!(grouping.find(b"a"), None);
+        let middle = grouping.add(region("g", "p", "s2:1"));
+        let first = grouping.add(region("", "g", "s1:1"));
+        let last = grouping.add(region("p", "", "s1:1"));
+        for (row, want) in [("a", first), ("g", middle), ("o", middle), ("p", last), ("zz", last), ("", first)] {
+            assert_eq!(grouping.find(row.as_bytes()), Some(want), "{row}");
+        }
+        // A region not found yet is not guessed.
+        let mut partial = Grouping::default();
+        partial.add(region("g", "p", "s2:1"));
+        assert_eq!(partial.find(b"a"), None);
+        assert_eq!(partial.find(b"p"), None);
+        assert_eq!(partial.find(b"h"), Some(0));
+        for (index, row) in [(0, first), (1, last), (2, middle), (3, first)] {
+            grouping.regions[row].1.push(index);
+        }
+        let servers = grouping.into_servers();
+        let shape: Vec<(String, Vec<(String, Vec<usize>)>)> = servers
+            .into_iter()
+            .map(|(server, regions)| {
+                (
+                    server,
+                    regions.into_iter().map(|(r, i)| (String::from_utf8_lossy(&r.start_key).into_owned(), i)).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                ("s1:1".to_owned(), vec![("".to_owned(), vec![0, 3]), ("p".to_owned(), vec![1])]),
+                ("s2:1".to_owned(), vec![("g".to_owned(), vec![2])]),
+            ]
+        );
+    }
+}

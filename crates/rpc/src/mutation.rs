@@ -558,6 +558,133 @@ impl Check {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use basalt_rpc_protocol::cellblock::decode_cell_block;
+
+    /// Encodes `write` as a batch does; the action and the cells, read back with the
+    /// KeyValue decoder.
+    fn encode(write: &Mutation, nonce: Option<u64>) -> (pb::Action, Vec<basalt_rpc_protocol::cellblock::Cell>) {
+        let mut block = BytesMut::from(&b"before"[..]);
+        let action = write_action(write, 3, nonce, &mut block).unwrap();
+        let cells = decode_cell_block(block.freeze().slice(6..), CellCodec::KeyValue).unwrap();
+        (action, cells)
+    }
+
+    #[test]
+    fn puts_go_as_cells_with_a_data_free_mutation() {
+        let put = Mutation::put("row").at(5).column("f", "a", "1").column_at("g", "b", "22", 6).column("f", "", "");
+        let (action, cells) = encode(&put, Some(9));
+        let proto = action.mutation.unwrap();
+        assert_eq!(action.index, Some(3));
+        assert_eq!(proto.row.as_deref(), Some(&b"row"[..]));
+        assert_eq!(proto.associated_cell_count, Some(3));
+        assert!(proto.column_value.is_empty(), "no data in the message");
+        assert_eq!((proto.timestamp, proto.nonce), (Some(5), None), "puts carry no nonce");
+        let seen: Vec<_> = cells
+            .iter()
+            .map(|c| (c.row(), c.family(), c.qualifier(), c.value(), c.timestamp(), c.cell_type()))
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (&b"row"[..], &b"f"[..], &b"a"[..], &b"1"[..], 5, CellType::Put),
+                (&b"row"[..], &b"g"[..], &b"b"[..], &b"22"[..], 6, CellType::Put),
+                (&b"row"[..], &b"f"[..], &b""[..], &b""[..], 5, CellType::Put),
+            ]
+        );
+        // Without a timestamp, the server's clock (LATEST_TIMESTAMP).
+        let (_, cells) = encode(&Mutation::put("r").column("f", "q", "v"), None);
+        assert_eq!(cells[0].timestamp(), i64::MAX);
+    }
+
+    #[test]
+    fn deletes_go_as_markers_and_a_whole_row_delete_as_none() {
+        let delete = Mutation::delete("r")
+            .column("f", "all", "ignored")
+            .column_at("f", "until", "", 7)
+            .delete_latest_version("f", "newest")
+            .delete_version("f", "one", 8)
+            .family("g")
+            .family_at("h", 9)
+            .family_version("i", 10);
+        let (action, cells) = encode(&delete, Some(1));
+        assert_eq!(action.mutation.as_ref().unwrap().associated_cell_count, Some(7));
+        assert_eq!(action.mutation.unwrap().nonce, None);
+        let seen: Vec<_> = cells.iter().map(|c| (c.family(), c.qualifier(), c.timestamp(), c.cell_type())).collect();
+        let latest = i64::MAX;
+        assert_eq!(
+            seen,
+            vec![
+                (&b"f"[..], &b"all"[..], latest, CellType::DeleteColumn),
+                (&b"f"[..], &b"until"[..], 7, CellType::DeleteColumn),
+                (&b"f"[..], &b"newest"[..], latest, CellType::Delete),
+                (&b"f"[..], &b"one"[..], 8, CellType::Delete),
+                (&b"g"[..], &b""[..], latest, CellType::DeleteFamily),
+                (&b"h"[..], &b""[..], 9, CellType::DeleteFamily),
+                (&b"i"[..], &b""[..], 10, CellType::DeleteFamilyVersion),
+            ]
+        );
+        assert!(cells.iter().all(|c| c.value().is_empty()));
+        let (action, cells) = encode(&Mutation::delete("r").at(4), None);
+        let proto = action.mutation.unwrap();
+        assert!(cells.is_empty());
+        assert_eq!((proto.associated_cell_count, proto.timestamp), (None, Some(4)));
+    }
+
+    #[test]
+    fn increments_and_appends_carry_their_nonce() {
+        let (action, cells) = encode(&Mutation::increment("r").add("f", "n", -2), Some(77));
+        let proto = action.mutation.unwrap();
+        assert_eq!((proto.nonce, proto.mutate_type), (Some(77), Some(MutationType::Increment as i32)));
+        assert_eq!(cells[0].value(), &(-2i64).to_be_bytes()[..]);
+        let (action, _) = encode(&Mutation::append("r").column("f", "q", "x"), Some(78));
+        assert_eq!(action.mutation.unwrap().nonce, Some(78));
+        let (a, b) = (next_nonce(), next_nonce());
+        assert!(a != b && a != 0 && b != 0);
+    }
+
+    #[test]
+    fn what_hbase_would_refuse_is_refused_and_leaves_the_block_as_it_was() {
+        let refused = |write: Mutation| {
+            let mut block = BytesMut::from(&b"kept"[..]);
+            let error = write_action(&write, 0, None, &mut block).unwrap_err();
+            assert_eq!(&block[..], b"kept", "{error}");
+            assert!(matches!(error, RpcError::InvalidArgument(_)), "{error:?}");
+        };
+        // A family over 127 bytes, after a good cell (which is taken back).
+        refused(Mutation::put("r").column("f", "q", "v").column(vec![b'f'; 128], "q", "v"));
+        refused(Mutation::put(vec![b'r'; 32_768]).column("f", "q", "v"));
+        refused(Mutation::put("r").column("", "q", "v"));
+        refused(Mutation::put("r").at(u64::MAX).column("f", "q", "v"));
+        refused(Mutation::put("r").column_at("f", "q", "v", 1 << 63));
+        refused(Mutation::delete("r").delete_version("f", "q", u64::MAX));
+        // A marker in a put, a value in a delete.
+        let mut block = BytesMut::new();
+        let mut put = CellWriter::new(&mut block, b"r", WriteKind::Put, None).unwrap();
+        assert!(put.delete_family(b"f", None).is_err());
+        let mut delete = CellWriter::new(&mut block, b"r", WriteKind::Delete, None).unwrap();
+        assert!(delete.put(b"f", b"q", b"v", None).is_err());
+        assert_eq!(delete.count(), 0);
+        assert!(block.is_empty());
+    }
+
+    #[test]
+    fn a_cell_block_of_many_writes_reads_back_in_order() {
+        let mut block = BytesMut::new();
+        let writes: Vec<Mutation> = (0..50u32)
+            .map(|i| Mutation::put(format!("row{i:03}")).column("f", format!("q{i}"), vec![i as u8; i as usize]))
+            .collect();
+        let mut counts = 0;
+        for (i, write) in writes.iter().enumerate() {
+            let action = write_action(write, i as u32, None, &mut block).unwrap();
+            counts += action.mutation.unwrap().associated_cell_count.unwrap();
+        }
+        let cells = decode_cell_block(block.freeze(), CellCodec::KeyValue).unwrap();
+        assert_eq!(cells.len() as i32, counts);
+        for (i, cell) in cells.iter().enumerate() {
+            assert_eq!(cell.row(), format!("row{i:03}").as_bytes());
+            assert_eq!(cell.value(), &vec![i as u8; i][..]);
+        }
+    }
 
     #[test]
     fn columns_group_by_family() {
