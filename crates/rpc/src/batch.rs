@@ -413,3 +413,44 @@ mod tests {
         );
     }
 }
+
+/// The `Multi` request of a batch of writes to one region, for the `encode` benchmark
+/// (`cargo bench -p basalt-rpc --bench encode --features bench-internals`); not part
+/// of the API.
+#[cfg(feature = "bench-internals")]
+pub mod bench_internals {
+    use super::*;
+
+    /// Every value inside the message (`MutationProto.column_value`): how a single
+    /// `Mutate` sends a write, and how a batch sent them before cell blocks.
+    pub fn multi_inline(region_name: &Bytes, mutations: &[Mutation]) -> pb::MultiRequest {
+        let action = mutations
+            .iter()
+            .enumerate()
+            .map(|(i, m)| pb::Action { index: Some(i as u32), mutation: Some(m.to_proto(None)), ..Default::default() })
+            .collect();
+        multi(region_name, action)
+    }
+
+    /// Data-free mutations, their cells appended to `cells` (what a batch sends now).
+    pub fn multi_cells<W: WriteCells>(
+        region_name: &Bytes,
+        writes: &[W],
+        cells: &mut BytesMut,
+    ) -> Result<pb::MultiRequest, RpcError> {
+        let action =
+            writes.iter().enumerate().map(|(i, w)| write_action(w, i as u32, None, cells)).collect::<Result<_, _>>()?;
+        Ok(multi(region_name, action))
+    }
+
+    fn multi(region_name: &Bytes, action: Vec<pb::Action>) -> pb::MultiRequest {
+        let region = pb::RegionSpecifier {
+            r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+            value: region_name.clone(),
+        };
+        pb::MultiRequest {
+            region_action: vec![pb::RegionAction { region, atomic: None, action, condition: None }],
+            ..Default::default()
+        }
+    }
+}

@@ -36,6 +36,9 @@ pub use basalt_rpc_protocol::{call::Service, pb};
 
 pub use basalt_rpc_protocol::cellblock::{Cell, CellType};
 pub use basalt_rpc_protocol::exception::{MovedTo, RemoteException, RemoteExceptionKind};
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub use batch::bench_internals;
 pub use batch::{BatchAction, BatchResults};
 pub use cells::RowResult;
 pub use client::{Get, RpcClient, RpcClientBuilder};
