@@ -18,6 +18,7 @@ use crate::error::{RemoteError, RpcError};
 use crate::mutation::{write_action, Mutation, WriteCells};
 use crate::pb;
 use crate::region::RegionLocation;
+use basalt_rpc_protocol::multi::MultiWriter;
 
 /// One action of a batch.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,7 +38,13 @@ trait Action: Sync {
     fn row(&self) -> &Bytes;
     fn check(&self) -> Result<(), RpcError>;
     fn is_idempotent(&self) -> bool;
-    fn encode(&self, index: u32, nonce: Option<u64>, cells: &mut BytesMut) -> Result<pb::Action, RpcError>;
+    fn encode(
+        &self,
+        index: u32,
+        nonce: Option<u64>,
+        request: &mut MultiWriter,
+        cells: &mut BytesMut,
+    ) -> Result<(), RpcError>;
 }
 
 impl Action for BatchAction {
@@ -63,12 +70,19 @@ impl Action for BatchAction {
         }
     }
 
-    fn encode(&self, index: u32, nonce: Option<u64>, cells: &mut BytesMut) -> Result<pb::Action, RpcError> {
+    fn encode(
+        &self,
+        index: u32,
+        nonce: Option<u64>,
+        request: &mut MultiWriter,
+        cells: &mut BytesMut,
+    ) -> Result<(), RpcError> {
         match self {
             BatchAction::Get(get) => {
-                Ok(pb::Action { index: Some(index), get: Some(get.to_proto()), ..Default::default() })
+                request.get(index, &get.to_proto());
+                Ok(())
             }
-            BatchAction::Mutate(mutation) => write_action(mutation, index, nonce, cells),
+            BatchAction::Mutate(mutation) => write_action(mutation, index, nonce, request, cells),
         }
     }
 }
@@ -89,15 +103,24 @@ impl<W: WriteCells> Action for Write<'_, W> {
         self.0.kind().is_idempotent()
     }
 
-    fn encode(&self, index: u32, nonce: Option<u64>, cells: &mut BytesMut) -> Result<pb::Action, RpcError> {
-        write_action(self.0, index, nonce, cells)
+    fn encode(
+        &self,
+        index: u32,
+        nonce: Option<u64>,
+        request: &mut MultiWriter,
+        cells: &mut BytesMut,
+    ) -> Result<(), RpcError> {
+        write_action(self.0, index, nonce, request, cells)
     }
 }
+
+/// A region and the indexes of the actions sent to it.
+type RegionActions = (RegionLocation, Vec<usize>);
 
 /// The regions of one round and the actions each holds.
 #[derive(Default)]
 struct Grouping {
-    regions: Vec<(RegionLocation, Vec<usize>)>,
+    regions: Vec<RegionActions>,
     /// Indexes into `regions`, ordered by start key: a row is placed by binary search,
     /// so a run of rows costs one cache lookup per region, not one per row.
     by_start: Vec<usize>,
@@ -128,9 +151,9 @@ impl Grouping {
 
     /// The regions grouped by server (ordered by server, then region name: stable
     /// requests).
-    fn into_servers(mut self) -> Vec<(String, Vec<(RegionLocation, Vec<usize>)>)> {
+    fn into_servers(mut self) -> Vec<(String, Vec<RegionActions>)> {
         self.regions.sort_by(|a, b| (&a.0.server, &a.0.region_name).cmp(&(&b.0.server, &b.0.region_name)));
-        let mut servers: Vec<(String, Vec<(RegionLocation, Vec<usize>)>)> = Vec::new();
+        let mut servers: Vec<(String, Vec<RegionActions>)> = Vec::new();
         for (region, indexes) in self.regions {
             match servers.last_mut() {
                 Some((server, regions)) if *server == region.server => regions.push((region, indexes)),
@@ -244,42 +267,34 @@ impl RpcClient {
     async fn multi_on_server<A: Action>(
         &self,
         server: String,
-        regions: Vec<(RegionLocation, Vec<usize>)>,
+        regions: Vec<RegionActions>,
         actions: &[A],
         nonces: &[Option<u64>],
     ) -> Vec<(usize, Result<RowResult, RpcError>)> {
         let mut outcomes = Vec::new();
         let mut cells = BytesMut::new();
-        let mut sent: Vec<(RegionLocation, Vec<usize>)> = Vec::with_capacity(regions.len());
-        let mut region_action = Vec::with_capacity(regions.len());
+        let mut request = MultiWriter::new();
+        let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
         for (region, indexes) in regions {
-            let mut action = Vec::with_capacity(indexes.len());
+            request.region(&region.region_name);
             let mut kept = Vec::with_capacity(indexes.len());
             for index in indexes {
                 // `run_batch` checked that every index fits in a u32.
-                match actions[index].encode(index as u32, nonces[index], &mut cells) {
-                    Ok(encoded) => {
-                        action.push(encoded);
-                        kept.push(index);
-                    }
+                match actions[index].encode(index as u32, nonces[index], &mut request, &mut cells) {
+                    Ok(()) => kept.push(index),
                     // Refused before anything was sent.
                     Err(error) => outcomes.push((index, Err(error))),
                 }
             }
-            if !action.is_empty() {
-                region_action.push(pb::RegionAction {
-                    region: region.specifier(),
-                    atomic: None,
-                    action,
-                    condition: None,
-                });
+            // A region whose every action was refused is left out of the request.
+            if !kept.is_empty() {
                 sent.push((region, kept));
             }
         }
         if sent.is_empty() {
             return outcomes;
         }
-        let request = pb::MultiRequest { region_action, nonce_group: Some(self.nonce_group()), ..Default::default() };
+        let request = request.finish(Some(self.nonce_group()));
         let all = |outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>, error: RpcError| {
             outcomes.extend(sent.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| (i, Err(error.clone())))));
         };
@@ -377,6 +392,7 @@ mod tests {
 
     #[test]
     fn rows_are_placed_among_the_regions_found_so_far() {
+        type StartAndIndexes = (String, Vec<usize>);
         let mut grouping = Grouping::default();
         assert_eq!(grouping.find(b"a"), None);
         let middle = grouping.add(region("g", "p", "s2:1"));
@@ -395,7 +411,7 @@ mod tests {
             grouping.regions[row].1.push(index);
         }
         let servers = grouping.into_servers();
-        let shape: Vec<(String, Vec<(String, Vec<usize>)>)> = servers
+        let shape: Vec<(String, Vec<StartAndIndexes>)> = servers
             .into_iter()
             .map(|(server, regions)| {
                 (
@@ -437,10 +453,13 @@ pub mod bench_internals {
         region_name: &Bytes,
         writes: &[W],
         cells: &mut BytesMut,
-    ) -> Result<pb::MultiRequest, RpcError> {
-        let action =
-            writes.iter().enumerate().map(|(i, w)| write_action(w, i as u32, None, cells)).collect::<Result<_, _>>()?;
-        Ok(multi(region_name, action))
+    ) -> Result<basalt_rpc_protocol::multi::EncodedMessage, RpcError> {
+        let mut request = MultiWriter::new();
+        request.region(region_name);
+        for (i, write) in writes.iter().enumerate() {
+            write_action(write, i as u32, None, &mut request, cells)?;
+        }
+        Ok(request.finish(None))
     }
 
     fn multi(region_name: &Bytes, action: Vec<pb::Action>) -> pb::MultiRequest {

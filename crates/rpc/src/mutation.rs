@@ -7,6 +7,7 @@
 //! its own data to a batch, so each value is copied once, into that block.
 
 use basalt_rpc_protocol::cellblock::{encode_cell, CellCodec, CellParts, CellType};
+use basalt_rpc_protocol::multi::{MultiWriter, MutationHead};
 use bytes::{Bytes, BytesMut};
 
 use crate::error::RpcError;
@@ -393,14 +394,15 @@ fn cell_timestamp(timestamp: u64) -> Result<i64, RpcError> {
     i64::try_from(timestamp).map_err(|_| RpcError::InvalidArgument(format!("a timestamp beyond i64: {timestamp}")))
 }
 
-/// The `Multi` action of `write`: a `MutationProto` without data, its cells appended to
-/// `block`. On error nothing is appended.
+/// Adds `write` to the open region of `request` as a data-free `MutationProto`, its
+/// cells appended to `block`. On error nothing is added to either.
 pub(crate) fn write_action<W: WriteCells + ?Sized>(
     write: &W,
     index: u32,
     nonce: Option<u64>,
+    request: &mut MultiWriter,
     block: &mut BytesMut,
-) -> Result<pb::Action, RpcError> {
+) -> Result<(), RpcError> {
     let mark = block.len();
     let kind = write.kind();
     let mut cells = CellWriter::new(block, write.row(), kind, write.timestamp())?;
@@ -414,16 +416,16 @@ pub(crate) fn write_action<W: WriteCells + ?Sized>(
             return Err(error);
         }
     };
-    let mutation = pb::MutationProto {
-        row: Some(write.row().clone()),
-        mutate_type: Some(kind.proto() as i32),
+    let head = MutationHead {
+        row: write.row(),
+        mutate_type: kind.proto(),
         timestamp: write.timestamp(),
-        durability: write.durability().map(|d| d as i32),
+        durability: write.durability(),
         associated_cell_count: (count > 0).then_some(count),
         nonce: nonce.filter(|_| !kind.is_idempotent()),
-        ..Default::default()
     };
-    Ok(pb::Action { index: Some(index), mutation: Some(mutation), ..Default::default() })
+    request.mutation(index, &head);
+    Ok(())
 }
 
 impl WriteCells for Mutation {
@@ -564,9 +566,18 @@ mod tests {
     /// KeyValue decoder.
     fn encode(write: &Mutation, nonce: Option<u64>) -> (pb::Action, Vec<basalt_rpc_protocol::cellblock::Cell>) {
         let mut block = BytesMut::from(&b"before"[..]);
-        let action = write_action(write, 3, nonce, &mut block).unwrap();
+        let mut request = MultiWriter::new();
+        request.region(&Bytes::from_static(b"region"));
+        write_action(write, 3, nonce, &mut request, &mut block).unwrap();
         let cells = decode_cell_block(block.freeze().slice(6..), CellCodec::KeyValue).unwrap();
-        (action, cells)
+        (decoded(request).remove(0), cells)
+    }
+
+    /// The actions of the request's only region.
+    fn decoded(request: MultiWriter) -> Vec<pb::Action> {
+        use prost::Message;
+        let mut multi = pb::MultiRequest::decode(request.finish(None).0).unwrap();
+        multi.region_action.pop().map(|region| region.action).unwrap_or_default()
     }
 
     #[test]
@@ -646,8 +657,11 @@ mod tests {
     fn what_hbase_would_refuse_is_refused_and_leaves_the_block_as_it_was() {
         let refused = |write: Mutation| {
             let mut block = BytesMut::from(&b"kept"[..]);
-            let error = write_action(&write, 0, None, &mut block).unwrap_err();
+            let mut request = MultiWriter::new();
+            request.region(&Bytes::from_static(b"region"));
+            let error = write_action(&write, 0, None, &mut request, &mut block).unwrap_err();
             assert_eq!(&block[..], b"kept", "{error}");
+            assert!(decoded(request).is_empty(), "no action for a refused write");
             assert!(matches!(error, RpcError::InvalidArgument(_)), "{error:?}");
         };
         // A family over 127 bytes, after a good cell (which is taken back).
@@ -673,11 +687,14 @@ mod tests {
         let writes: Vec<Mutation> = (0..50u32)
             .map(|i| Mutation::put(format!("row{i:03}")).column("f", format!("q{i}"), vec![i as u8; i as usize]))
             .collect();
-        let mut counts = 0;
+        let mut request = MultiWriter::new();
+        request.region(&Bytes::from_static(b"region"));
         for (i, write) in writes.iter().enumerate() {
-            let action = write_action(write, i as u32, None, &mut block).unwrap();
-            counts += action.mutation.unwrap().associated_cell_count.unwrap();
+            write_action(write, i as u32, None, &mut request, &mut block).unwrap();
         }
+        let actions = decoded(request);
+        assert_eq!(actions.len(), writes.len());
+        let counts: i32 = actions.iter().map(|a| a.mutation.as_ref().unwrap().associated_cell_count.unwrap()).sum();
         let cells = decode_cell_block(block.freeze(), CellCodec::KeyValue).unwrap();
         assert_eq!(cells.len() as i32, counts);
         for (i, cell) in cells.iter().enumerate() {
