@@ -59,6 +59,10 @@ impl WriteCells for View<'_> {
         Some(Durability::UseDefault)
     }
 
+    fn cells_len_hint(&self) -> usize {
+        CellWriter::cell_len(&self.0.row, &self.0.family, &self.0.qualifier, &self.0.value)
+    }
+
     fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError> {
         cells.put(&self.0.family, &self.0.qualifier, &self.0.value, None)
     }

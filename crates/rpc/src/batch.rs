@@ -38,6 +38,7 @@ trait Action: Sync {
     fn row(&self) -> &Bytes;
     fn check(&self) -> Result<(), RpcError>;
     fn is_idempotent(&self) -> bool;
+    fn cells_len_hint(&self) -> usize;
     fn encode(
         &self,
         index: u32,
@@ -67,6 +68,13 @@ impl Action for BatchAction {
         match self {
             BatchAction::Get(_) => true,
             BatchAction::Mutate(mutation) => mutation.is_idempotent(),
+        }
+    }
+
+    fn cells_len_hint(&self) -> usize {
+        match self {
+            BatchAction::Get(_) => 0,
+            BatchAction::Mutate(mutation) => mutation.cells_len_hint(),
         }
     }
 
@@ -101,6 +109,10 @@ impl<W: WriteCells> Action for Write<'_, W> {
 
     fn is_idempotent(&self) -> bool {
         self.0.kind().is_idempotent()
+    }
+
+    fn cells_len_hint(&self) -> usize {
+        self.0.cells_len_hint()
     }
 
     fn encode(
@@ -272,7 +284,9 @@ impl RpcClient {
         nonces: &[Option<u64>],
     ) -> Vec<(usize, Result<RowResult, RpcError>)> {
         let mut outcomes = Vec::new();
-        let mut cells = BytesMut::new();
+        let hint: usize =
+            regions.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| actions[i].cells_len_hint())).sum();
+        let mut cells = BytesMut::with_capacity(hint);
         let mut request = MultiWriter::new();
         let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
         for (region, indexes) in regions {
@@ -456,6 +470,7 @@ pub mod bench_internals {
     ) -> Result<basalt_rpc_protocol::multi::EncodedMessage, RpcError> {
         let mut request = MultiWriter::new();
         request.region(region_name);
+        cells.reserve(writes.iter().map(WriteCells::cells_len_hint).sum());
         for (i, write) in writes.iter().enumerate() {
             write_action(write, i as u32, None, &mut request, cells)?;
         }

@@ -286,6 +286,12 @@ pub trait WriteCells: Sync {
 
     /// Appends the write's cells through `cells` (none for a delete of the whole row).
     fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError>;
+
+    /// The bytes its cells take in the block, if known ([`CellWriter::cell_len`] per
+    /// cell); the batch reserves them up front. 0: unknown.
+    fn cells_len_hint(&self) -> usize {
+        0
+    }
 }
 
 /// Appends one write's cells to a request's cell block, in HBase's KeyValue codec. The
@@ -311,6 +317,11 @@ impl<'a> CellWriter<'a> {
     ) -> Result<CellWriter<'a>, RpcError> {
         let put_timestamp = timestamp.map_or(Ok(LATEST_TIMESTAMP), cell_timestamp)?;
         Ok(CellWriter { block, row, kind, put_timestamp, count: 0 })
+    }
+
+    /// The bytes one cell takes in a block: its 4-byte length and its KeyValue.
+    pub fn cell_len(row: &[u8], family: &[u8], qualifier: &[u8], value: &[u8]) -> usize {
+        4 + 4 + 4 + 2 + row.len() + 1 + family.len() + qualifier.len() + 8 + 1 + value.len()
     }
 
     /// How many cells were written.
@@ -448,6 +459,17 @@ impl WriteCells for Mutation {
 
     fn durability(&self) -> Option<Durability> {
         self.durability
+    }
+
+    fn cells_len_hint(&self) -> usize {
+        let value = |column: &QualifierValue| column.value.as_deref().unwrap_or_default().len();
+        let qualifier = |column: &QualifierValue| column.qualifier.as_deref().unwrap_or_default().len();
+        self.columns
+            .iter()
+            .map(|(family, column)| {
+                4 + 4 + 4 + 2 + self.row.len() + 1 + family.len() + qualifier(column) + 9 + value(column)
+            })
+            .sum()
     }
 
     fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError> {
@@ -695,6 +717,8 @@ mod tests {
         let actions = decoded(request);
         assert_eq!(actions.len(), writes.len());
         let counts: i32 = actions.iter().map(|a| a.mutation.as_ref().unwrap().associated_cell_count.unwrap()).sum();
+        let hint: usize = writes.iter().map(WriteCells::cells_len_hint).sum();
+        assert_eq!(hint, block.len(), "the hint is the exact size");
         let cells = decode_cell_block(block.freeze(), CellCodec::KeyValue).unwrap();
         assert_eq!(cells.len() as i32, counts);
         for (i, cell) in cells.iter().enumerate() {

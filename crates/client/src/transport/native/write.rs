@@ -57,6 +57,15 @@ impl WriteCells for PutWrite<'_> {
         Some(durability(&self.put.durability))
     }
 
+    fn cells_len_hint(&self) -> usize {
+        let row = &self.put.row;
+        self.put
+            .cells
+            .iter()
+            .map(|(family, qualifier, value, _)| CellWriter::cell_len(row, family, qualifier, value))
+            .sum()
+    }
+
     fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError> {
         for (family, qualifier, value, ts) in &self.put.cells {
             cells.put(family, qualifier, value, cell_timestamp(*ts)?)?;
