@@ -35,14 +35,14 @@ use basalt_thrift::CallError;
 
 use crate::error::{BusyKind, Error, InvalidInput};
 use crate::filter::{CompareOp, Filter};
-use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutations};
+use crate::ops::{Append, Delete, DeleteSpec, Get, Increment, Put, RowMutations};
 use crate::options::{ColumnSpec, ReadOptions};
 use crate::pool::PoolStats;
 use crate::region::RegionLocation;
 use crate::row::{Cell, Row};
 
 mod write;
-use write::{DeleteWrite, PutWrite};
+use write::{durability, DeleteWrite, PutWrite};
 
 /// The largest reply a page is sized below (the connection refuses larger frames).
 const MAX_REPLY_BYTES: usize = 64 << 20;
@@ -259,16 +259,6 @@ fn native_get(get: &Get) -> Result<basalt_rpc::Get, Error> {
         native = native.timestamp(timestamp(ts)?);
     }
     Ok(native)
-}
-
-fn durability(durability: &Durability) -> basalt_rpc::Durability {
-    match durability {
-        Durability::UseDefault => basalt_rpc::Durability::UseDefault,
-        Durability::SkipWal => basalt_rpc::Durability::SkipWal,
-        Durability::AsyncWal => basalt_rpc::Durability::AsyncWal,
-        Durability::SyncWal => basalt_rpc::Durability::SyncWal,
-        Durability::FsyncWal => basalt_rpc::Durability::FsyncWal,
-    }
 }
 
 fn native_put(put: &Put, max_value: usize) -> Result<basalt_rpc::Mutation, Error> {

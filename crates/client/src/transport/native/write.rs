@@ -5,9 +5,19 @@
 use basalt_rpc::{CellWriter, RpcError, WriteCells, WriteKind};
 use bytes::Bytes;
 
-use super::durability;
 use crate::error::{Error, InvalidInput};
-use crate::ops::{Delete, DeleteSpec, Put};
+use crate::ops::{Delete, DeleteSpec, Durability, Put};
+
+/// The WAL setting as the native RPC names it.
+pub(super) fn durability(durability: &Durability) -> basalt_rpc::Durability {
+    match durability {
+        Durability::UseDefault => basalt_rpc::Durability::UseDefault,
+        Durability::SkipWal => basalt_rpc::Durability::SkipWal,
+        Durability::AsyncWal => basalt_rpc::Durability::AsyncWal,
+        Durability::SyncWal => basalt_rpc::Durability::SyncWal,
+        Durability::FsyncWal => basalt_rpc::Durability::FsyncWal,
+    }
+}
 
 /// A timestamp as HBase's protobuf carries it (non-negative).
 fn timestamp(ts: i64) -> Result<u64, InvalidInput> {
