@@ -134,21 +134,18 @@ type RegionActions = (RegionLocation, Vec<usize>);
 struct Grouping {
     regions: Vec<RegionActions>,
     /// Indexes into `regions`, ordered by start key: a row is placed by binary search,
-    /// so a run of rows costs one cache lookup per region, not one per row.
+    /// so a round costs one cache lookup per region, not one per row.
     by_start: Vec<usize>,
-    last: Option<usize>,
 }
 
 impl Grouping {
-    /// The region already found this round that holds `row`.
-    fn find(&mut self, row: &[u8]) -> Option<usize> {
-        if let Some(last) = self.last.filter(|&r| self.regions[r].0.contains(row)) {
-            return Some(last);
-        }
+    /// The region already found this round that holds `row`: the one with the greatest
+    /// start key at or before it, if it ends after it.
+    fn find(&self, row: &[u8]) -> Option<usize> {
         let after = self.by_start.partition_point(|&r| self.regions[r].0.start_key.as_ref() <= row);
-        let found = after.checked_sub(1).map(|i| self.by_start[i]).filter(|&r| self.regions[r].0.contains(row));
-        self.last = found.or(self.last);
-        found
+        let candidate = self.by_start[after.checked_sub(1)?];
+        let end = &self.regions[candidate].0.end_key;
+        (end.is_empty() || row < end.as_ref()).then_some(candidate)
     }
 
     /// Adds a region found in the cache or meta; its index.
@@ -157,7 +154,6 @@ impl Grouping {
         self.regions.push((region, Vec::new()));
         let index = self.regions.len() - 1;
         self.by_start.insert(at, index);
-        self.last = Some(index);
         index
     }
 
