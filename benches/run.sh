@@ -9,7 +9,7 @@
 #   benches/run.sh [--rows 500000] [--salts 16] [--rounds 3] [--gets 20000]
 #                  [--cold-gets 20000] [--tasks 16] [--memory-rows 1000000,4000000|""]
 #                  [--only WORKLOADS] [--peers PEERS] [--profile DIR]
-#                  [--profile-client NAME] [--baseline-rev REV]
+#                  [--profile-client NAME] [--baseline-rev REV [--baseline-native]]
 #
 # A subset, to measure one workload against one peer cheaply:
 #   --only LIST     comma-separated, from write,scan,merged,prefix,gets,gets_cold,memory
@@ -23,6 +23,9 @@
 #                   into $CARGO_TARGET_DIR/peer-bench/baseline-REV, its own target
 #                   dir), as the column basalt@REV, over Thrift2: a before/after of a
 #                   change, same HBase, same run.
+#   --baseline-native   run that worker over the native RPC instead (column
+#                   basalt-native@REV, compared with basalt-native; needs
+#                   --peers with basalt-native).
 #   --profile DIR   after the timed rounds, each chosen workload once more through
 #                   Basalt under `perf record -g` (DIR/WORKLOAD.perf.data
 #                   and a flat top-symbol report WORKLOAD.perf.data.txt);
@@ -65,7 +68,7 @@ baseline_rev=
 previous=
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,52p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,55p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --peers=*) peers=${arg#--peers=} ;;
     --baseline-rev=*) baseline_rev=${arg#--baseline-rev=} ;;
   esac

@@ -149,6 +149,9 @@ def parse_args():
     p.add_argument("--baseline-worker", help="the basalt worker as built from another revision")
     p.add_argument("--baseline-label", default="basalt@baseline", help="its column's name, e.g. basalt@e45d662")
     p.add_argument("--baseline-rev", help="(run.sh's option; the label names the revision)")
+    p.add_argument("--baseline-native", action="store_true",
+                   help="run the baseline worker over the native RPC too (column basalt-native@REV, compared "
+                        "with basalt-native); needs basalt-native among the peers")
     p.add_argument("--profile-client", default="basalt",
                    help="which Basalt worker --profile records: basalt, basalt-native or the baseline's label")
     p.add_argument("--profile", metavar="DIR",
@@ -169,6 +172,8 @@ def start(name, args):
         argv = [args.worker, "--addr", args.thrift2, "--salts", str(args.salts), "--native", args.native_servers]
     elif name == BASELINE:
         argv = [args.baseline_worker, "--addr", args.thrift2, "--salts", str(args.salts)]
+        if args.baseline_native:
+            argv += ["--native", args.native_servers]
     elif name == "happybase":
         argv = [sys.executable, os.path.join(py, "happybase_worker.py"), args.thrift1, str(args.salts)]
     elif name == "thriftpy2":
@@ -240,6 +245,10 @@ def main():
     peers = [] if args.peers == "none" else names(args.peers, PEERS, "peer")
     if args.baseline_worker:
         BASELINE = args.baseline_label
+        if args.baseline_native:
+            if "basalt-native" not in peers or not args.native_servers:
+                raise SystemExit("--baseline-native needs basalt-native among the peers")
+            BASELINE = BASELINE.replace("basalt@", "basalt-native@", 1)
         peers.insert(1 if peers[:1] == ["basalt-native"] else 0, BASELINE)
     CLIENTS = ["basalt"] + peers
     if args.profile and args.profile_client not in CLIENTS:

@@ -22,8 +22,17 @@ HEADERS = {"basalt": "Basalt", "basalt-native": "Basalt native RPC", "happybase"
            "thriftpy2": "thriftpy2 (Thrift2)", "java": "Java hbase-client"}
 
 
+def baseline_of(baseline):
+    """This tree's column a baseline revision's column is compared with: basalt-native for
+    basalt-native@REV, else basalt."""
+    return "basalt-native" if baseline.startswith("basalt-native@") else "basalt"
+
+
 def header(client):
-    """A column's title; a baseline revision's column is named after it (basalt@REV)."""
+    """A column's title; a baseline revision's column is named after it (basalt@REV,
+    basalt-native@REV)."""
+    if client.startswith("basalt-native@"):
+        return "Basalt native RPC @" + client.split("@", 1)[-1]
     return HEADERS.get(client, "Basalt @" + client.split("@", 1)[-1] if client.startswith("basalt@") else client)
 
 
@@ -121,11 +130,13 @@ def summarise(results):
                               if java["cpu_s_per_million"] else None),
                 "p99_ratio": native["p99_ms"] / java["p99_ms"] if workload.startswith("gets") and java["p99_ms"]
                 else None}
-        if baseline and baseline in per and basalt:
+        # A native baseline (basalt-native@REV) is compared with this tree's native column.
+        current = per.get(baseline_of(baseline)) if baseline else None
+        if baseline and baseline in per and current:
             before = per[baseline]
-            basalt["vs_baseline"] = {
-                "speed_ratio": basalt["per_second"] / before["per_second"] if before["per_second"] else None,
-                "cpu_ratio": (basalt["cpu_s_per_million"] / before["cpu_s_per_million"]
+            current["vs_baseline"] = {
+                "speed_ratio": current["per_second"] / before["per_second"] if before["per_second"] else None,
+                "cpu_ratio": (current["cpu_s_per_million"] / before["cpu_s_per_million"]
                               if before["cpu_s_per_million"] else None)}
         figures[workload] = per
     stored = results["digests"].get("write (stored, scanned back)", {})
@@ -285,11 +296,14 @@ def markdown(summary):
                 lines.append("| %s | %s | %s | %s |" % (names[workload], _fmt_ratio(v["speed_ratio"]),
                                                       _fmt_ratio(v["cpu_ratio"]), _fmt_ratio(v["p99_ratio"])))
     baseline = c.get("baseline")
-    if baseline and any("vs_baseline" in (f.get(w, {}).get("basalt") or {}) for w in WORKLOADS):
-        lines += ["", "## Before / after: Basalt (this tree) / %s, both over Thrift2, same run" % header(baseline), "",
+    current = baseline_of(baseline) if baseline else None
+    if baseline and any("vs_baseline" in (f.get(w, {}).get(current) or {}) for w in WORKLOADS):
+        over = "the native RPC" if current == "basalt-native" else "Thrift2"
+        lines += ["", "## Before / after: %s (this tree) / %s, both over %s, same run"
+                  % (header(current), header(baseline), over), "",
                   "| workload | speed this / before | CPU per row this / before |", "|---|---:|---:|"]
         for workload in WORKLOADS:
-            v = (f.get(workload, {}).get("basalt") or {}).get("vs_baseline")
+            v = (f.get(workload, {}).get(current) or {}).get("vs_baseline")
             if v:
                 lines.append("| %s | %s | %s |" % (names[workload], _fmt_ratio(v["speed_ratio"]),
                                                  _fmt_ratio(v["cpu_ratio"])))

@@ -10,6 +10,7 @@
 //! - [`cellblock`]: cells in the KeyValue codec, read as views over the block;
 //! - [`exception`]: a failed call's exception mapped to what the client should do;
 //! - [`meta`]: `hbase:meta` rows and the keys of region lookups;
+//! - [`multi`]: a batch's `MultiRequest` written straight into one buffer;
 //! - [`pb`]: the generated protobuf messages.
 //!
 //! Every decoder bounds each length by the bytes that remain and reports bad input with
@@ -20,6 +21,7 @@ pub mod cellblock;
 mod error;
 pub mod exception;
 pub mod meta;
+pub mod multi;
 pub mod pb;
 pub mod reply;
 mod varint;

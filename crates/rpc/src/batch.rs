@@ -1,20 +1,24 @@
-//! Batches: gets and mutations grouped by region server, one `Multi` call per server
-//! per round, in parallel; actions that fail because their region moved are relocated
-//! and sent again until the operation's deadline.
+//! Batches: gets and writes grouped by region server, one `Multi` call per server per
+//! round, in parallel; actions that fail because their region moved are relocated and
+//! sent again until the operation's deadline.
+//!
+//! Writes travel as HBase's Java client sends them in a `Multi`: a `MutationProto`
+//! without data per write, and every write's cells in the request's cell block, in
+//! the order of the actions (see [`WriteCells`]).
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 
 use crate::cells::{CellCursor, RowResult};
 use crate::client::{row_result, validate_row, Get, RpcClient};
 use basalt_rpc_protocol::exception::RemoteException;
 
 use crate::error::{RemoteError, RpcError};
-use crate::mutation::Mutation;
+use crate::mutation::{write_action, Mutation, WriteCells};
 use crate::pb;
 use crate::region::RegionLocation;
+use basalt_rpc_protocol::multi::MultiWriter;
 
 /// One action of a batch.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,7 +29,26 @@ pub enum BatchAction {
     Mutate(Mutation),
 }
 
-impl BatchAction {
+/// The outcome of each action of a batch, in the order given.
+pub type BatchResults = Vec<Result<RowResult, RpcError>>;
+
+/// What the batch needs of one action: its row, whether it may run twice, and its
+/// message (a write's cells go to the request's cell block).
+trait Action: Sync {
+    fn row(&self) -> &Bytes;
+    fn check(&self) -> Result<(), RpcError>;
+    fn is_idempotent(&self) -> bool;
+    fn cells_len_hint(&self) -> usize;
+    fn encode(
+        &self,
+        index: u32,
+        nonce: Option<u64>,
+        request: &mut MultiWriter,
+        cells: &mut BytesMut,
+    ) -> Result<(), RpcError>;
+}
+
+impl Action for BatchAction {
     fn row(&self) -> &Bytes {
         match self {
             BatchAction::Get(get) => get.row(),
@@ -33,18 +56,121 @@ impl BatchAction {
         }
     }
 
-    fn to_proto(&self, index: u32, nonce: u64) -> pb::Action {
+    fn check(&self) -> Result<(), RpcError> {
+        validate_row(self.row())?;
         match self {
-            BatchAction::Get(get) => pb::Action { index: Some(index), get: Some(get.to_proto()), ..Default::default() },
-            BatchAction::Mutate(mutation) => {
-                pb::Action { index: Some(index), mutation: Some(mutation.to_proto(Some(nonce))), ..Default::default() }
+            BatchAction::Get(get) => get.check_read(),
+            BatchAction::Mutate(_) => Ok(()),
+        }
+    }
+
+    fn is_idempotent(&self) -> bool {
+        match self {
+            BatchAction::Get(_) => true,
+            BatchAction::Mutate(mutation) => mutation.is_idempotent(),
+        }
+    }
+
+    fn cells_len_hint(&self) -> usize {
+        match self {
+            BatchAction::Get(_) => 0,
+            BatchAction::Mutate(mutation) => mutation.cells_len_hint(),
+        }
+    }
+
+    fn encode(
+        &self,
+        index: u32,
+        nonce: Option<u64>,
+        request: &mut MultiWriter,
+        cells: &mut BytesMut,
+    ) -> Result<(), RpcError> {
+        match self {
+            BatchAction::Get(get) => {
+                request.get(index, &get.to_proto());
+                Ok(())
             }
+            BatchAction::Mutate(mutation) => write_action(mutation, index, nonce, request, cells),
         }
     }
 }
 
-/// The outcome of each action of a batch, in the order given.
-pub type BatchResults = Vec<Result<RowResult, RpcError>>;
+/// A caller's write, as an action.
+struct Write<'a, W>(&'a W);
+
+impl<W: WriteCells> Action for Write<'_, W> {
+    fn row(&self) -> &Bytes {
+        self.0.row()
+    }
+
+    fn check(&self) -> Result<(), RpcError> {
+        validate_row(self.0.row())
+    }
+
+    fn is_idempotent(&self) -> bool {
+        self.0.kind().is_idempotent()
+    }
+
+    fn cells_len_hint(&self) -> usize {
+        self.0.cells_len_hint()
+    }
+
+    fn encode(
+        &self,
+        index: u32,
+        nonce: Option<u64>,
+        request: &mut MultiWriter,
+        cells: &mut BytesMut,
+    ) -> Result<(), RpcError> {
+        write_action(self.0, index, nonce, request, cells)
+    }
+}
+
+/// A region and the indexes of the actions sent to it.
+type RegionActions = (RegionLocation, Vec<usize>);
+
+/// The regions of one round and the actions each holds.
+#[derive(Default)]
+struct Grouping {
+    regions: Vec<RegionActions>,
+    /// Indexes into `regions`, ordered by start key: a row is placed by binary search,
+    /// so a round costs one cache lookup per region, not one per row.
+    by_start: Vec<usize>,
+}
+
+impl Grouping {
+    /// The region already found this round that holds `row`: the one with the greatest
+    /// start key at or before it, if it ends after it.
+    fn find(&self, row: &[u8]) -> Option<usize> {
+        let after = self.by_start.partition_point(|&r| self.regions[r].0.start_key.as_ref() <= row);
+        let candidate = self.by_start[after.checked_sub(1)?];
+        let end = &self.regions[candidate].0.end_key;
+        (end.is_empty() || row < end.as_ref()).then_some(candidate)
+    }
+
+    /// Adds a region found in the cache or meta; its index.
+    fn add(&mut self, region: RegionLocation) -> usize {
+        let at = self.by_start.partition_point(|&r| self.regions[r].0.start_key <= region.start_key);
+        self.regions.push((region, Vec::new()));
+        let index = self.regions.len() - 1;
+        self.by_start.insert(at, index);
+        index
+    }
+
+    /// The regions grouped by server (ordered by server, then region name: stable
+    /// requests).
+    fn into_servers(mut self) -> Vec<(String, Vec<RegionActions>)> {
+        self.regions.sort_by(|a, b| (&a.0.server, &a.0.region_name).cmp(&(&b.0.server, &b.0.region_name)));
+        let mut servers: Vec<(String, Vec<RegionActions>)> = Vec::new();
+        for (region, indexes) in self.regions {
+            match servers.last_mut() {
+                Some((server, regions)) if *server == region.server => regions.push((region, indexes)),
+                Some(_) | None => servers.push((region.server.clone(), vec![(region, indexes)])),
+            }
+        }
+        servers
+    }
+}
 
 impl RpcClient {
     /// Reads several rows of `table` (an empty result for a missing row), grouped by
@@ -58,37 +184,60 @@ impl RpcClient {
     /// Each action's outcome is reported separately; the call itself fails only on
     /// invalid input.
     pub async fn batch(&self, table: &str, actions: &[BatchAction]) -> Result<BatchResults, RpcError> {
-        for action in actions {
-            validate_row(action.row())?;
-            if let BatchAction::Get(get) = action {
-                get.check_read()?;
-            }
+        self.run_batch(table, actions).await
+    }
+
+    /// Applies writes to `table` in batches as [`batch`](RpcClient::batch) does, each
+    /// encoded straight from the caller's data ([`WriteCells`]). Each write's outcome
+    /// is reported separately; the call itself fails only on invalid input.
+    pub async fn write_batch<W: WriteCells>(
+        &self,
+        table: &str,
+        writes: &[W],
+    ) -> Result<Vec<Result<(), RpcError>>, RpcError> {
+        let actions: Vec<Write<'_, W>> = writes.iter().map(Write).collect();
+        let outcomes = self.run_batch(table, &actions).await?;
+        Ok(outcomes.into_iter().map(|outcome| outcome.map(|_| ())).collect())
+    }
+
+    async fn run_batch<A: Action>(&self, table: &str, actions: &[A]) -> Result<BatchResults, RpcError> {
+        if u32::try_from(actions.len()).is_err() {
+            return Err(RpcError::InvalidArgument(format!("{} actions in one batch", actions.len())));
         }
-        // One nonce per action for the whole operation: a retry carries the same one.
-        let nonces: Vec<u64> = actions.iter().map(|_| self.new_nonce()).collect();
-        let mut outcomes: Vec<Option<Result<RowResult, RpcError>>> = vec![None; actions.len()];
+        for action in actions {
+            action.check()?;
+        }
+        // One nonce per increment or append for the whole operation: a retry carries
+        // the same one. Puts and deletes carry none.
+        let nonces: Vec<Option<u64>> =
+            actions.iter().map(|action| (!action.is_idempotent()).then(|| self.new_nonce())).collect();
+        let mut outcomes: Vec<Option<Result<RowResult, RpcError>>> = (0..actions.len()).map(|_| None).collect();
         let mut waiting: Vec<usize> = (0..actions.len()).collect();
         let deadline = self.deadline();
         let mut attempt = 0;
         while !waiting.is_empty() {
-            // Group by server, then by region (ordered, for stable requests).
-            let mut by_server: BTreeMap<String, BTreeMap<Bytes, (RegionLocation, Vec<usize>)>> = BTreeMap::new();
+            // In index order: each region's actions (and so the request) keep the
+            // caller's order.
+            waiting.sort_unstable();
+            let mut grouping = Grouping::default();
             for &index in &waiting {
-                match self.locate(table, actions[index].row()).await {
-                    Ok(region) => {
-                        by_server
-                            .entry(region.server.clone())
-                            .or_default()
-                            .entry(region.region_name.clone())
-                            .or_insert_with(|| (region, Vec::new()))
-                            .1
-                            .push(index);
-                    }
-                    Err(error) => outcomes[index] = Some(Err(error)),
-                }
+                let row = actions[index].row();
+                let region = match grouping.find(row) {
+                    Some(region) => region,
+                    None => match self.locate(table, row).await {
+                        Ok(region) => grouping.add(region),
+                        Err(error) => {
+                            outcomes[index] = Some(Err(error));
+                            continue;
+                        }
+                    },
+                };
+                grouping.regions[region].1.push(index);
             }
-            let calls =
-                by_server.into_iter().map(|(server, regions)| self.multi_on_server(server, regions, actions, &nonces));
+            let calls = grouping
+                .into_servers()
+                .into_iter()
+                .map(|(server, regions)| self.multi_on_server(server, regions, actions, &nonces));
             let mut retry = Vec::new();
             for round in futures::future::join_all(calls).await {
                 for (index, outcome) in round {
@@ -99,7 +248,7 @@ impl RpcClient {
                             // Gets and puts/deletes may run twice; increments and
                             // appends carry a nonce, so the server applies a retry once.
                             let again = error.is_retryable()
-                                && (!unknown || self.nonces_enabled() || is_idempotent(&actions[index]))
+                                && (!unknown || self.nonces_enabled() || actions[index].is_idempotent())
                                 && Instant::now() < deadline;
                             if again {
                                 retry.push(index);
@@ -122,53 +271,70 @@ impl RpcClient {
     }
 
     /// One `Multi` call to `server` with an action list per region; the outcome of each
-    /// action index.
-    async fn multi_on_server(
+    /// action index. The writes' cells go in one cell block, in the actions' order.
+    async fn multi_on_server<A: Action>(
         &self,
         server: String,
-        regions: BTreeMap<Bytes, (RegionLocation, Vec<usize>)>,
-        actions: &[BatchAction],
-        nonces: &[u64],
+        regions: Vec<RegionActions>,
+        actions: &[A],
+        nonces: &[Option<u64>],
     ) -> Vec<(usize, Result<RowResult, RpcError>)> {
-        let regions: Vec<(RegionLocation, Vec<usize>)> = regions.into_values().collect();
-        let request = pb::MultiRequest {
-            region_action: regions
-                .iter()
-                .map(|(region, indexes)| pb::RegionAction {
-                    region: region.specifier(),
-                    atomic: None,
-                    action: indexes.iter().map(|&i| actions[i].to_proto(i as u32, nonces[i])).collect(),
-                    condition: None,
-                })
-                .collect(),
-            nonce_group: Some(self.nonce_group()),
-            ..Default::default()
+        let mut outcomes = Vec::new();
+        let hint: usize =
+            regions.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| actions[i].cells_len_hint())).sum();
+        let mut cells = BytesMut::with_capacity(hint);
+        let mut request = MultiWriter::new();
+        let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
+        for (region, indexes) in regions {
+            request.region(&region.region_name);
+            let mut kept = Vec::with_capacity(indexes.len());
+            for index in indexes {
+                // `run_batch` checked that every index fits in a u32.
+                match actions[index].encode(index as u32, nonces[index], &mut request, &mut cells) {
+                    Ok(()) => kept.push(index),
+                    // Refused before anything was sent.
+                    Err(error) => outcomes.push((index, Err(error))),
+                }
+            }
+            // A region whose every action was refused is left out of the request.
+            if !kept.is_empty() {
+                sent.push((region, kept));
+            }
+        }
+        if sent.is_empty() {
+            return outcomes;
+        }
+        let request = request.finish(Some(self.nonce_group()));
+        let all = |outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>, error: RpcError| {
+            outcomes.extend(sent.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| (i, Err(error.clone())))));
         };
-        let all = |error: RpcError| -> Vec<(usize, Result<RowResult, RpcError>)> {
-            regions.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| (i, Err(error.clone())))).collect()
-        };
-        let reply = match self.call(&server, "Multi", &request, None).await {
+        let cells = cells.freeze();
+        let reply = match self.call(&server, "Multi", &request, Some(&cells).filter(|c| !c.is_empty())).await {
             Ok(reply) => reply,
             Err(error) => {
-                for (region, _) in &regions {
+                for (region, _) in &sent {
                     self.on_error(region, &error);
                 }
-                return all(error);
+                all(&mut outcomes, error);
+                return outcomes;
             }
         };
+        drop(request);
         let response: pb::MultiResponse = match reply.decode(&server) {
             Ok(response) => response,
-            Err(error) => return all(error),
+            Err(error) => {
+                all(&mut outcomes, error);
+                return outcomes;
+            }
         };
-        if response.region_action_result.len() != regions.len() {
-            return all(RpcError::Protocol {
-                addr: server.clone(),
-                reason: format!("{} region results for {} regions", response.region_action_result.len(), regions.len()),
-            });
+        if response.region_action_result.len() != sent.len() {
+            let reason = format!("{} region results for {} regions", response.region_action_result.len(), sent.len());
+            all(&mut outcomes, RpcError::Protocol { addr: server.clone(), reason });
+            return outcomes;
         }
         let mut reader = CellCursor::new(reply.cell_block.clone());
-        let mut outcomes = Vec::new();
-        for ((region, indexes), result) in regions.iter().zip(response.region_action_result) {
+        outcomes.reserve(sent.iter().map(|(_, indexes)| indexes.len()).sum());
+        for ((region, indexes), result) in sent.iter().zip(response.region_action_result) {
             if let Some(exception) = result.exception {
                 let error = remote_error(&server, &exception);
                 self.on_error(region, &error);
@@ -177,10 +343,13 @@ impl RpcClient {
             }
             let mut answered = vec![false; indexes.len()];
             for item in result.result_or_exception {
-                let Some(position) = item.index.and_then(|i| indexes.iter().position(|&mine| mine as u32 == i)) else {
+                // The region's indexes are ascending (`run_batch` sorts them).
+                let Some(position) = item.index.and_then(|i| indexes.binary_search(&(i as usize)).ok()) else {
                     continue;
                 };
-                answered[position] = true;
+                if std::mem::replace(&mut answered[position], true) {
+                    continue;
+                }
                 let outcome = match (item.exception, item.result) {
                     (Some(exception), _) => {
                         let error = remote_error(&server, &exception);
@@ -203,13 +372,6 @@ impl RpcClient {
     }
 }
 
-fn is_idempotent(action: &BatchAction) -> bool {
-    match action {
-        BatchAction::Get(_) => true,
-        BatchAction::Mutate(mutation) => mutation.is_idempotent(),
-    }
-}
-
 /// An exception carried in a `NameBytesPair` (class name, stack trace), read as the
 /// header's `ExceptionResponse` would be.
 pub(crate) fn remote_error(server: &str, exception: &pb::NameBytesPair) -> RpcError {
@@ -222,4 +384,105 @@ pub(crate) fn remote_error(server: &str, exception: &pb::NameBytesPair) -> RpcEr
         server: server.to_owned(),
         exception: RemoteException::from_pb(&response),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn region(start: &str, end: &str, server: &str) -> RegionLocation {
+        RegionLocation {
+            region_name: Bytes::from(format!("t,{start},1.")),
+            table: "t".into(),
+            start_key: Bytes::copy_from_slice(start.as_bytes()),
+            end_key: Bytes::copy_from_slice(end.as_bytes()),
+            server: server.into(),
+            replica_id: 0,
+            replicas: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn rows_are_placed_among_the_regions_found_so_far() {
+        type StartAndIndexes = (String, Vec<usize>);
+        let mut grouping = Grouping::default();
+        assert_eq!(grouping.find(b"a"), None);
+        let middle = grouping.add(region("g", "p", "s2:1"));
+        let first = grouping.add(region("", "g", "s1:1"));
+        let last = grouping.add(region("p", "", "s1:1"));
+        for (row, want) in [("a", first), ("g", middle), ("o", middle), ("p", last), ("zz", last), ("", first)] {
+            assert_eq!(grouping.find(row.as_bytes()), Some(want), "{row}");
+        }
+        // A region not found yet is not guessed.
+        let mut partial = Grouping::default();
+        partial.add(region("g", "p", "s2:1"));
+        assert_eq!(partial.find(b"a"), None);
+        assert_eq!(partial.find(b"p"), None);
+        assert_eq!(partial.find(b"h"), Some(0));
+        for (index, row) in [(0, first), (1, last), (2, middle), (3, first)] {
+            grouping.regions[row].1.push(index);
+        }
+        let servers = grouping.into_servers();
+        let shape: Vec<(String, Vec<StartAndIndexes>)> = servers
+            .into_iter()
+            .map(|(server, regions)| {
+                (
+                    server,
+                    regions.into_iter().map(|(r, i)| (String::from_utf8_lossy(&r.start_key).into_owned(), i)).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shape,
+            vec![
+                ("s1:1".to_owned(), vec![("".to_owned(), vec![0, 3]), ("p".to_owned(), vec![1])]),
+                ("s2:1".to_owned(), vec![("g".to_owned(), vec![2])]),
+            ]
+        );
+    }
+}
+
+/// The `Multi` request of a batch of writes to one region, for the `encode` benchmark
+/// (`cargo bench -p basalt-rpc --bench encode --features bench-internals`); not part
+/// of the API.
+#[cfg(feature = "bench-internals")]
+pub mod bench_internals {
+    use super::*;
+
+    /// Every value inside the message (`MutationProto.column_value`): how a single
+    /// `Mutate` sends a write, and how a batch sent them before cell blocks.
+    pub fn multi_inline(region_name: &Bytes, mutations: &[Mutation]) -> pb::MultiRequest {
+        let action = mutations
+            .iter()
+            .enumerate()
+            .map(|(i, m)| pb::Action { index: Some(i as u32), mutation: Some(m.to_proto(None)), ..Default::default() })
+            .collect();
+        multi(region_name, action)
+    }
+
+    /// Data-free mutations, their cells appended to `cells` (what a batch sends now).
+    pub fn multi_cells<W: WriteCells>(
+        region_name: &Bytes,
+        writes: &[W],
+        cells: &mut BytesMut,
+    ) -> Result<basalt_rpc_protocol::multi::EncodedMessage, RpcError> {
+        let mut request = MultiWriter::new();
+        request.region(region_name);
+        cells.reserve(writes.iter().map(WriteCells::cells_len_hint).sum());
+        for (i, write) in writes.iter().enumerate() {
+            write_action(write, i as u32, None, &mut request, cells)?;
+        }
+        Ok(request.finish(None))
+    }
+
+    fn multi(region_name: &Bytes, action: Vec<pb::Action>) -> pb::MultiRequest {
+        let region = pb::RegionSpecifier {
+            r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+            value: region_name.clone(),
+        };
+        pb::MultiRequest {
+            region_action: vec![pb::RegionAction { region, atomic: None, action, condition: None }],
+            ..Default::default()
+        }
+    }
 }

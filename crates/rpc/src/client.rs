@@ -381,7 +381,7 @@ impl RpcClient {
 
     /// A fresh nonce for one operation (its retries reuse it).
     pub(crate) fn new_nonce(&self) -> u64 {
-        random_u64()
+        crate::mutation::next_nonce()
     }
 
     /// Whether retries of increments and appends are safe (the region servers dedupe

@@ -45,12 +45,15 @@ pub use basalt_rpc_protocol::{call::Service, pb};
 
 pub use basalt_rpc_protocol::cellblock::{Cell, CellType};
 pub use basalt_rpc_protocol::exception::{MovedTo, RemoteException, RemoteExceptionKind};
+#[cfg(feature = "bench-internals")]
+#[doc(hidden)]
+pub use batch::bench_internals;
 pub use batch::{BatchAction, BatchResults};
 pub use cells::RowResult;
 pub use client::{Get, RpcClient, RpcClientBuilder};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RpcError};
-pub use mutation::{Check, Durability, Mutation};
+pub use mutation::{CellWriter, Check, Durability, Mutation, WriteCells, WriteKind};
 pub use pool::AddressMap;
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;

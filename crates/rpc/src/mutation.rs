@@ -1,8 +1,16 @@
-//! Mutations (put, delete, increment, append) and the conditions of check-and-mutate,
-//! as HBase's protobuf messages. Values travel inside the message, not in a cell block.
+//! Mutations (put, delete, increment, append) and the conditions of check-and-mutate.
+//!
+//! A single mutation (`Mutate`) carries its values inside the protobuf message. In a
+//! batch (`Multi`), every write travels as HBase's Java client sends it: a
+//! `MutationProto` without data, announcing `associated_cell_count` cells that follow
+//! in the request's cell block (the KeyValue codec). [`WriteCells`] lets a caller hand
+//! its own data to a batch, so each value is copied once, into that block.
 
-use bytes::Bytes;
+use basalt_rpc_protocol::cellblock::{encode_cell, CellCodec, CellParts, CellType};
+use basalt_rpc_protocol::multi::{MultiWriter, MutationHead};
+use bytes::{Bytes, BytesMut};
 
+use crate::error::RpcError;
 use crate::pb;
 pub use crate::pb::mutation_proto::Durability;
 use crate::pb::mutation_proto::{column_value::QualifierValue, ColumnValue, DeleteType, MutationType};
@@ -222,6 +230,292 @@ impl Mutation {
     }
 }
 
+/// HBase's `LATEST_TIMESTAMP`: a put cell sent with it gets the region server's clock;
+/// a delete cell sent with it means "up to now" (or, for one version, the newest).
+pub(crate) const LATEST_TIMESTAMP: i64 = i64::MAX;
+
+/// What a write does to its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteKind {
+    /// Writes values.
+    Put,
+    /// Deletes versions, columns, families or the whole row.
+    Delete,
+    /// Adds to 64-bit counters (sent with a nonce).
+    Increment,
+    /// Appends bytes to values (sent with a nonce).
+    Append,
+}
+
+impl WriteKind {
+    fn proto(self) -> MutationType {
+        match self {
+            WriteKind::Put => MutationType::Put,
+            WriteKind::Delete => MutationType::Delete,
+            WriteKind::Increment => MutationType::Increment,
+            WriteKind::Append => MutationType::Append,
+        }
+    }
+
+    /// Whether HBase may apply it twice without changing the outcome.
+    pub fn is_idempotent(self) -> bool {
+        match self {
+            WriteKind::Put | WriteKind::Delete => true,
+            WriteKind::Increment | WriteKind::Append => false,
+        }
+    }
+}
+
+/// A write that a batch ([`RpcClient::write_batch`](crate::RpcClient::write_batch))
+/// encodes straight from the caller's own data: the request carries a `MutationProto`
+/// without data, and [`WriteCells::write_cells`] appends the cells to the request's
+/// cell block, where each value is copied once. A retry encodes it again.
+pub trait WriteCells: Sync {
+    /// The row written (at most 32,767 bytes, not empty).
+    fn row(&self) -> &Bytes;
+
+    /// Put, delete, increment or append.
+    fn kind(&self) -> WriteKind;
+
+    /// A put's timestamp for cells without their own; for a delete without cells (the
+    /// whole row), the newest version deleted. `None`: the server's clock.
+    fn timestamp(&self) -> Option<u64>;
+
+    /// How the write-ahead log treats it (`None`: the table's setting).
+    fn durability(&self) -> Option<Durability>;
+
+    /// Appends the write's cells through `cells` (none for a delete of the whole row).
+    fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError>;
+
+    /// The bytes its cells take in the block, if known ([`CellWriter::cell_len`] per
+    /// cell); the batch reserves them up front. 0: unknown.
+    fn cells_len_hint(&self) -> usize {
+        0
+    }
+}
+
+/// Appends one write's cells to a request's cell block, in HBase's KeyValue codec. The
+/// methods check what HBase would refuse (a family over 127 bytes, a cell over 2 GiB, a
+/// timestamp beyond `i64`, a delete marker in a put or a value in a delete).
+#[derive(Debug)]
+pub struct CellWriter<'a> {
+    block: &'a mut BytesMut,
+    row: &'a [u8],
+    kind: WriteKind,
+    put_timestamp: i64,
+    count: usize,
+}
+
+impl<'a> CellWriter<'a> {
+    /// A writer of `kind`'s cells for `row`, appending to `block`; `timestamp` is the
+    /// default of put cells.
+    pub(crate) fn new(
+        block: &'a mut BytesMut,
+        row: &'a [u8],
+        kind: WriteKind,
+        timestamp: Option<u64>,
+    ) -> Result<CellWriter<'a>, RpcError> {
+        let put_timestamp = timestamp.map_or(Ok(LATEST_TIMESTAMP), cell_timestamp)?;
+        Ok(CellWriter { block, row, kind, put_timestamp, count: 0 })
+    }
+
+    /// The bytes one cell takes in a block: its 4-byte length and its KeyValue.
+    pub fn cell_len(row: &[u8], family: &[u8], qualifier: &[u8], value: &[u8]) -> usize {
+        4 + 4 + 4 + 2 + row.len() + 1 + family.len() + qualifier.len() + 8 + 1 + value.len()
+    }
+
+    /// How many cells were written.
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// A value to put (or, in an increment, an 8-byte big-endian amount; in an append,
+    /// the bytes appended); `timestamp`: the cell's own, else the write's.
+    pub fn put(
+        &mut self,
+        family: &[u8],
+        qualifier: &[u8],
+        value: &[u8],
+        timestamp: Option<u64>,
+    ) -> Result<(), RpcError> {
+        if self.kind == WriteKind::Delete {
+            return Err(RpcError::InvalidArgument("a value in a delete".into()));
+        }
+        let timestamp = timestamp.map_or(Ok(self.put_timestamp), cell_timestamp)?;
+        self.cell(family, qualifier, timestamp, CellType::Put, value)
+    }
+
+    /// Deletes the versions of `family:qualifier` at or before `until` (`None`: all).
+    pub fn delete_column(&mut self, family: &[u8], qualifier: &[u8], until: Option<u64>) -> Result<(), RpcError> {
+        self.marker(family, qualifier, until, CellType::DeleteColumn)
+    }
+
+    /// Deletes one version of `family:qualifier`: the one at exactly `at` (`None`: the
+    /// newest).
+    pub fn delete_version(&mut self, family: &[u8], qualifier: &[u8], at: Option<u64>) -> Result<(), RpcError> {
+        self.marker(family, qualifier, at, CellType::Delete)
+    }
+
+    /// Deletes every column of `family` at or before `until` (`None`: all).
+    pub fn delete_family(&mut self, family: &[u8], until: Option<u64>) -> Result<(), RpcError> {
+        self.marker(family, b"", until, CellType::DeleteFamily)
+    }
+
+    /// Deletes the cells of `family` written at exactly `at`.
+    pub fn delete_family_version(&mut self, family: &[u8], at: u64) -> Result<(), RpcError> {
+        self.marker(family, b"", Some(at), CellType::DeleteFamilyVersion)
+    }
+
+    fn marker(
+        &mut self,
+        family: &[u8],
+        qualifier: &[u8],
+        ts: Option<u64>,
+        cell_type: CellType,
+    ) -> Result<(), RpcError> {
+        if self.kind != WriteKind::Delete {
+            return Err(RpcError::InvalidArgument("a delete marker in a put, increment or append".into()));
+        }
+        // Without a timestamp of its own, a marker means "up to now" (the server reads
+        // LATEST_TIMESTAMP so), as a protobuf delete without one does.
+        let timestamp = ts.map_or(Ok(LATEST_TIMESTAMP), cell_timestamp)?;
+        self.cell(family, qualifier, timestamp, cell_type, b"")
+    }
+
+    fn cell(
+        &mut self,
+        family: &[u8],
+        qualifier: &[u8],
+        timestamp: i64,
+        cell_type: CellType,
+        value: &[u8],
+    ) -> Result<(), RpcError> {
+        if family.is_empty() {
+            return Err(RpcError::InvalidArgument("a cell without a column family".into()));
+        }
+        let parts = CellParts { row: self.row, family, qualifier, timestamp, cell_type, value, tags: b"" };
+        encode_cell(CellCodec::KeyValue, &parts, self.block).map_err(|e| RpcError::InvalidArgument(e.to_string()))?;
+        self.count += 1;
+        Ok(())
+    }
+}
+
+/// A timestamp as a KeyValue carries it: HBase's `long`, so at most `i64::MAX`.
+fn cell_timestamp(timestamp: u64) -> Result<i64, RpcError> {
+    i64::try_from(timestamp).map_err(|_| RpcError::InvalidArgument(format!("a timestamp beyond i64: {timestamp}")))
+}
+
+/// Adds `write` to the open region of `request` as a data-free `MutationProto`, its
+/// cells appended to `block`. On error nothing is added to either.
+pub(crate) fn write_action<W: WriteCells + ?Sized>(
+    write: &W,
+    index: u32,
+    nonce: Option<u64>,
+    request: &mut MultiWriter,
+    block: &mut BytesMut,
+) -> Result<(), RpcError> {
+    let mark = block.len();
+    let kind = write.kind();
+    let mut cells = CellWriter::new(block, write.row(), kind, write.timestamp())?;
+    let written = write.write_cells(&mut cells).and_then(|()| {
+        i32::try_from(cells.count()).map_err(|_| RpcError::InvalidArgument("more than 2^31 cells in one write".into()))
+    });
+    let count = match written {
+        Ok(count) => count,
+        Err(error) => {
+            block.truncate(mark);
+            return Err(error);
+        }
+    };
+    let head = MutationHead {
+        row: write.row(),
+        mutate_type: kind.proto(),
+        timestamp: write.timestamp(),
+        durability: write.durability(),
+        associated_cell_count: (count > 0).then_some(count),
+        nonce: nonce.filter(|_| !kind.is_idempotent()),
+    };
+    request.mutation(index, &head);
+    Ok(())
+}
+
+impl WriteCells for Mutation {
+    fn row(&self) -> &Bytes {
+        &self.row
+    }
+
+    fn kind(&self) -> WriteKind {
+        match self.kind {
+            MutationType::Put => WriteKind::Put,
+            MutationType::Delete => WriteKind::Delete,
+            MutationType::Increment => WriteKind::Increment,
+            MutationType::Append => WriteKind::Append,
+        }
+    }
+
+    fn timestamp(&self) -> Option<u64> {
+        self.timestamp
+    }
+
+    fn durability(&self) -> Option<Durability> {
+        self.durability
+    }
+
+    fn cells_len_hint(&self) -> usize {
+        let value = |column: &QualifierValue| column.value.as_deref().unwrap_or_default().len();
+        let qualifier = |column: &QualifierValue| column.qualifier.as_deref().unwrap_or_default().len();
+        self.columns
+            .iter()
+            .map(|(family, column)| {
+                4 + 4 + 4 + 2 + self.row.len() + 1 + family.len() + qualifier(column) + 9 + value(column)
+            })
+            .sum()
+    }
+
+    fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError> {
+        for (family, column) in &self.columns {
+            let qualifier = column.qualifier.as_deref().unwrap_or_default();
+            let delete_type = column.delete_type.map(DeleteType::try_from);
+            match delete_type {
+                None => cells.put(family, qualifier, column.value.as_deref().unwrap_or_default(), column.timestamp)?,
+                Some(Ok(DeleteType::DeleteOneVersion)) => cells.delete_version(family, qualifier, column.timestamp)?,
+                Some(Ok(DeleteType::DeleteMultipleVersions)) => {
+                    cells.delete_column(family, qualifier, column.timestamp)?
+                }
+                Some(Ok(DeleteType::DeleteFamily)) => cells.delete_family(family, column.timestamp)?,
+                Some(Ok(DeleteType::DeleteFamilyVersion)) => {
+                    cells.delete_family_version(family, column.timestamp.unwrap_or(LATEST_TIMESTAMP as u64))?
+                }
+                Some(Err(_)) => return Err(RpcError::InvalidArgument("an unknown delete type".into())),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A nonce for one increment or append: a random base drawn once per process plus a
+/// counter, so nonces never repeat within the process and cost no random draw each.
+/// Never 0 (HBase's "no nonce").
+pub(crate) fn next_nonce() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static BASE: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let base = *BASE.get_or_init(|| {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher
+            .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+        hasher.write_u32(std::process::id());
+        hasher.finish()
+    });
+    loop {
+        let nonce = base.wrapping_add(COUNTER.fetch_add(1, Ordering::Relaxed));
+        if nonce != 0 {
+            return nonce;
+        }
+    }
+}
+
 /// What check-and-mutate compares before mutating.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Check {
@@ -288,6 +582,150 @@ impl Check {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use basalt_rpc_protocol::cellblock::decode_cell_block;
+
+    /// Encodes `write` as a batch does; the action and the cells, read back with the
+    /// KeyValue decoder.
+    fn encode(write: &Mutation, nonce: Option<u64>) -> (pb::Action, Vec<basalt_rpc_protocol::cellblock::Cell>) {
+        let mut block = BytesMut::from(&b"before"[..]);
+        let mut request = MultiWriter::new();
+        request.region(&Bytes::from_static(b"region"));
+        write_action(write, 3, nonce, &mut request, &mut block).unwrap();
+        let cells = decode_cell_block(block.freeze().slice(6..), CellCodec::KeyValue).unwrap();
+        (decoded(request).remove(0), cells)
+    }
+
+    /// The actions of the request's only region.
+    fn decoded(request: MultiWriter) -> Vec<pb::Action> {
+        use prost::Message;
+        let mut multi = pb::MultiRequest::decode(request.finish(None).0).unwrap();
+        multi.region_action.pop().map(|region| region.action).unwrap_or_default()
+    }
+
+    #[test]
+    fn puts_go_as_cells_with_a_data_free_mutation() {
+        let put = Mutation::put("row").at(5).column("f", "a", "1").column_at("g", "b", "22", 6).column("f", "", "");
+        let (action, cells) = encode(&put, Some(9));
+        let proto = action.mutation.unwrap();
+        assert_eq!(action.index, Some(3));
+        assert_eq!(proto.row.as_deref(), Some(&b"row"[..]));
+        assert_eq!(proto.associated_cell_count, Some(3));
+        assert!(proto.column_value.is_empty(), "no data in the message");
+        assert_eq!((proto.timestamp, proto.nonce), (Some(5), None), "puts carry no nonce");
+        let seen: Vec<_> = cells
+            .iter()
+            .map(|c| (c.row(), c.family(), c.qualifier(), c.value(), c.timestamp(), c.cell_type()))
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (&b"row"[..], &b"f"[..], &b"a"[..], &b"1"[..], 5, CellType::Put),
+                (&b"row"[..], &b"g"[..], &b"b"[..], &b"22"[..], 6, CellType::Put),
+                (&b"row"[..], &b"f"[..], &b""[..], &b""[..], 5, CellType::Put),
+            ]
+        );
+        // Without a timestamp, the server's clock (LATEST_TIMESTAMP).
+        let (_, cells) = encode(&Mutation::put("r").column("f", "q", "v"), None);
+        assert_eq!(cells[0].timestamp(), i64::MAX);
+    }
+
+    #[test]
+    fn deletes_go_as_markers_and_a_whole_row_delete_as_none() {
+        let delete = Mutation::delete("r")
+            .column("f", "all", "ignored")
+            .column_at("f", "until", "", 7)
+            .delete_latest_version("f", "newest")
+            .delete_version("f", "one", 8)
+            .family("g")
+            .family_at("h", 9)
+            .family_version("i", 10);
+        let (action, cells) = encode(&delete, Some(1));
+        assert_eq!(action.mutation.as_ref().unwrap().associated_cell_count, Some(7));
+        assert_eq!(action.mutation.unwrap().nonce, None);
+        let seen: Vec<_> = cells.iter().map(|c| (c.family(), c.qualifier(), c.timestamp(), c.cell_type())).collect();
+        let latest = i64::MAX;
+        assert_eq!(
+            seen,
+            vec![
+                (&b"f"[..], &b"all"[..], latest, CellType::DeleteColumn),
+                (&b"f"[..], &b"until"[..], 7, CellType::DeleteColumn),
+                (&b"f"[..], &b"newest"[..], latest, CellType::Delete),
+                (&b"f"[..], &b"one"[..], 8, CellType::Delete),
+                (&b"g"[..], &b""[..], latest, CellType::DeleteFamily),
+                (&b"h"[..], &b""[..], 9, CellType::DeleteFamily),
+                (&b"i"[..], &b""[..], 10, CellType::DeleteFamilyVersion),
+            ]
+        );
+        assert!(cells.iter().all(|c| c.value().is_empty()));
+        let (action, cells) = encode(&Mutation::delete("r").at(4), None);
+        let proto = action.mutation.unwrap();
+        assert!(cells.is_empty());
+        assert_eq!((proto.associated_cell_count, proto.timestamp), (None, Some(4)));
+    }
+
+    #[test]
+    fn increments_and_appends_carry_their_nonce() {
+        let (action, cells) = encode(&Mutation::increment("r").add("f", "n", -2), Some(77));
+        let proto = action.mutation.unwrap();
+        assert_eq!((proto.nonce, proto.mutate_type), (Some(77), Some(MutationType::Increment as i32)));
+        assert_eq!(cells[0].value(), &(-2i64).to_be_bytes()[..]);
+        let (action, _) = encode(&Mutation::append("r").column("f", "q", "x"), Some(78));
+        assert_eq!(action.mutation.unwrap().nonce, Some(78));
+        let (a, b) = (next_nonce(), next_nonce());
+        assert!(a != b && a != 0 && b != 0);
+    }
+
+    #[test]
+    fn what_hbase_would_refuse_is_refused_and_leaves_the_block_as_it_was() {
+        let refused = |write: Mutation| {
+            let mut block = BytesMut::from(&b"kept"[..]);
+            let mut request = MultiWriter::new();
+            request.region(&Bytes::from_static(b"region"));
+            let error = write_action(&write, 0, None, &mut request, &mut block).unwrap_err();
+            assert_eq!(&block[..], b"kept", "{error}");
+            assert!(decoded(request).is_empty(), "no action for a refused write");
+            assert!(matches!(error, RpcError::InvalidArgument(_)), "{error:?}");
+        };
+        // A family over 127 bytes, after a good cell (which is taken back).
+        refused(Mutation::put("r").column("f", "q", "v").column(vec![b'f'; 128], "q", "v"));
+        refused(Mutation::put(vec![b'r'; 32_768]).column("f", "q", "v"));
+        refused(Mutation::put("r").column("", "q", "v"));
+        refused(Mutation::put("r").at(u64::MAX).column("f", "q", "v"));
+        refused(Mutation::put("r").column_at("f", "q", "v", 1 << 63));
+        refused(Mutation::delete("r").delete_version("f", "q", u64::MAX));
+        // A marker in a put, a value in a delete.
+        let mut block = BytesMut::new();
+        let mut put = CellWriter::new(&mut block, b"r", WriteKind::Put, None).unwrap();
+        assert!(put.delete_family(b"f", None).is_err());
+        let mut delete = CellWriter::new(&mut block, b"r", WriteKind::Delete, None).unwrap();
+        assert!(delete.put(b"f", b"q", b"v", None).is_err());
+        assert_eq!(delete.count(), 0);
+        assert!(block.is_empty());
+    }
+
+    #[test]
+    fn a_cell_block_of_many_writes_reads_back_in_order() {
+        let mut block = BytesMut::new();
+        let writes: Vec<Mutation> = (0..50u32)
+            .map(|i| Mutation::put(format!("row{i:03}")).column("f", format!("q{i}"), vec![i as u8; i as usize]))
+            .collect();
+        let mut request = MultiWriter::new();
+        request.region(&Bytes::from_static(b"region"));
+        for (i, write) in writes.iter().enumerate() {
+            write_action(write, i as u32, None, &mut request, &mut block).unwrap();
+        }
+        let actions = decoded(request);
+        assert_eq!(actions.len(), writes.len());
+        let counts: i32 = actions.iter().map(|a| a.mutation.as_ref().unwrap().associated_cell_count.unwrap()).sum();
+        let hint: usize = writes.iter().map(WriteCells::cells_len_hint).sum();
+        assert_eq!(hint, block.len(), "the hint is the exact size");
+        let cells = decode_cell_block(block.freeze(), CellCodec::KeyValue).unwrap();
+        assert_eq!(cells.len() as i32, counts);
+        for (i, cell) in cells.iter().enumerate() {
+            assert_eq!(cell.row(), format!("row{i:03}").as_bytes());
+            assert_eq!(cell.value(), &vec![i as u8; i][..]);
+        }
+    }
 
     #[test]
     fn columns_group_by_family() {

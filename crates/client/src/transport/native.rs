@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_rpc::{pb, BatchAction, Check, RowResult, RpcClient, RpcError, ScanSpec};
+use basalt_rpc::{pb, Check, RowResult, RpcClient, RpcError, ScanSpec};
 use bytes::Bytes;
 
 use super::thrift::ThriftTransport;
@@ -35,11 +35,14 @@ use basalt_thrift::CallError;
 
 use crate::error::{BusyKind, Error, InvalidInput};
 use crate::filter::{CompareOp, Filter};
-use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutations};
+use crate::ops::{Append, Delete, DeleteSpec, Get, Increment, Put, RowMutations};
 use crate::options::{ColumnSpec, Consistency, ReadOptions};
 use crate::pool::PoolStats;
 use crate::region::RegionLocation;
 use crate::row::{Cell, Row};
+
+mod write;
+use write::{durability, DeleteWrite, PutWrite};
 
 /// The largest reply a page is sized below (the connection refuses larger frames).
 const MAX_REPLY_BYTES: usize = 64 << 20;
@@ -279,16 +282,6 @@ fn native_get(get: &Get) -> Result<basalt_rpc::Get, Error> {
         native = native.timestamp(timestamp(ts)?);
     }
     Ok(native)
-}
-
-fn durability(durability: &Durability) -> basalt_rpc::Durability {
-    match durability {
-        Durability::UseDefault => basalt_rpc::Durability::UseDefault,
-        Durability::SkipWal => basalt_rpc::Durability::SkipWal,
-        Durability::AsyncWal => basalt_rpc::Durability::AsyncWal,
-        Durability::SyncWal => basalt_rpc::Durability::SyncWal,
-        Durability::FsyncWal => basalt_rpc::Durability::FsyncWal,
-    }
 }
 
 fn native_put(put: &Put, max_value: usize) -> Result<basalt_rpc::Mutation, Error> {
@@ -545,12 +538,12 @@ impl Transport for NativeTransport {
         Box::pin(async move {
             let op = if puts.len() == 1 { Operation::Put } else { Operation::PutMany };
             let max = self.shared.max_value_bytes;
-            let actions = puts
+            let writes = puts
                 .iter()
-                .map(|p| native_put(p, max).map(BatchAction::Mutate))
+                .map(|p| PutWrite::new(p, max))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| invalid(op, e))?;
-            let outcomes = self.attempt(op, table, |c| async move { c.batch(table, &actions).await }).await?;
+            let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
             match outcomes.into_iter().find_map(Result::err) {
                 Some(error) => Err(attempt_error(op, Some(table), &error)),
                 None => Ok(()),
@@ -561,11 +554,11 @@ impl Transport for NativeTransport {
     fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<Bytes>> {
         Box::pin(async move {
             let op = if deletes.len() == 1 { Operation::Delete } else { Operation::DeleteMany };
-            let mut actions = Vec::with_capacity(deletes.len());
+            let mut writes = Vec::with_capacity(deletes.len());
             for delete in deletes {
-                actions.extend(native_delete(delete).map_err(|e| invalid(op, e))?.into_iter().map(BatchAction::Mutate));
+                DeleteWrite::push(delete, &mut writes).map_err(|e| invalid(op, e))?;
             }
-            let outcomes = self.attempt(op, table, |c| async move { c.batch(table, &actions).await }).await?;
+            let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
             match outcomes.into_iter().find_map(Result::err) {
                 Some(error) => Err(attempt_error(op, Some(table), &error)),
                 None => Ok(Vec::new()),

@@ -1,0 +1,154 @@
+//! Puts and deletes as the native batch encodes them: views of the caller's [`Put`]s and
+//! [`Delete`]s whose cells go straight into the request's cell block (no intermediate
+//! mutation is built, no value copied before the block).
+
+use basalt_rpc::{CellWriter, RpcError, WriteCells, WriteKind};
+use bytes::Bytes;
+
+use crate::error::{Error, InvalidInput};
+use crate::ops::{Delete, DeleteSpec, Durability, Put};
+
+/// The WAL setting as the native RPC names it.
+pub(super) fn durability(durability: &Durability) -> basalt_rpc::Durability {
+    match durability {
+        Durability::UseDefault => basalt_rpc::Durability::UseDefault,
+        Durability::SkipWal => basalt_rpc::Durability::SkipWal,
+        Durability::AsyncWal => basalt_rpc::Durability::AsyncWal,
+        Durability::SyncWal => basalt_rpc::Durability::SyncWal,
+        Durability::FsyncWal => basalt_rpc::Durability::FsyncWal,
+    }
+}
+
+/// A timestamp as HBase's protobuf carries it (non-negative).
+fn timestamp(ts: i64) -> Result<u64, InvalidInput> {
+    u64::try_from(ts).map_err(|_| InvalidInput::Option(format!("a negative timestamp {ts}")))
+}
+
+/// A cell's timestamp inside the encoder (checked beforehand by the constructors).
+fn cell_timestamp(ts: Option<i64>) -> Result<Option<u64>, RpcError> {
+    ts.map(|ts| u64::try_from(ts).map_err(|_| RpcError::InvalidArgument(format!("a negative timestamp {ts}"))))
+        .transpose()
+}
+
+/// One [`Put`], encoded from its own cells.
+pub(super) struct PutWrite<'a> {
+    put: &'a Put,
+    timestamp: Option<u64>,
+}
+
+impl<'a> PutWrite<'a> {
+    /// Checks `put` as HBase would (row, families, values up to `max_value` bytes,
+    /// timestamps not negative).
+    pub(super) fn new(put: &'a Put, max_value: usize) -> Result<PutWrite<'a>, Error> {
+        put.validate(max_value)?;
+        for (_, _, _, ts) in &put.cells {
+            if let Some(ts) = ts {
+                timestamp(*ts)?;
+            }
+        }
+        Ok(PutWrite { put, timestamp: put.timestamp.map(timestamp).transpose()? })
+    }
+}
+
+impl WriteCells for PutWrite<'_> {
+    fn row(&self) -> &Bytes {
+        &self.put.row
+    }
+
+    fn kind(&self) -> WriteKind {
+        WriteKind::Put
+    }
+
+    fn timestamp(&self) -> Option<u64> {
+        self.timestamp
+    }
+
+    fn durability(&self) -> Option<basalt_rpc::Durability> {
+        Some(durability(&self.put.durability))
+    }
+
+    fn cells_len_hint(&self) -> usize {
+        let row = &self.put.row;
+        self.put
+            .cells
+            .iter()
+            .map(|(family, qualifier, value, _)| CellWriter::cell_len(row, family, qualifier, value))
+            .sum()
+    }
+
+    fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError> {
+        for (family, qualifier, value, ts) in &self.put.cells {
+            cells.put(family, qualifier, value, cell_timestamp(*ts)?)?;
+        }
+        Ok(())
+    }
+}
+
+/// One native delete of a [`Delete`]: the whole row, or one column or family it names
+/// (HBase's server keeps only the last family delete of one mutation's family, so the
+/// specs of a delete go as separate deletes, whose union applies).
+pub(super) struct DeleteWrite<'a> {
+    delete: &'a Delete,
+    spec: Option<&'a DeleteSpec>,
+    timestamp: Option<u64>,
+}
+
+impl<'a> DeleteWrite<'a> {
+    /// Checks `delete` and appends its native deletes to `writes`.
+    pub(super) fn push(delete: &'a Delete, writes: &mut Vec<DeleteWrite<'a>>) -> Result<(), Error> {
+        crate::validate::row_key(&delete.row)?;
+        let row_timestamp = delete.row_timestamp.map(timestamp).transpose()?;
+        if delete.specs.is_empty() {
+            writes.push(DeleteWrite { delete, spec: None, timestamp: row_timestamp });
+            return Ok(());
+        }
+        for spec in &delete.specs {
+            let ts = match spec {
+                DeleteSpec::ColumnVersion(_, _, ts)
+                | DeleteSpec::ColumnAllVersions(_, _, ts)
+                | DeleteSpec::Family(_, ts) => *ts,
+                DeleteSpec::FamilyVersion(_, ts) => Some(*ts),
+            };
+            if let Some(ts) = ts {
+                timestamp(ts)?;
+            }
+            writes.push(DeleteWrite { delete, spec: Some(spec), timestamp: row_timestamp });
+        }
+        Ok(())
+    }
+}
+
+impl WriteCells for DeleteWrite<'_> {
+    fn row(&self) -> &Bytes {
+        &self.delete.row
+    }
+
+    fn kind(&self) -> WriteKind {
+        WriteKind::Delete
+    }
+
+    fn timestamp(&self) -> Option<u64> {
+        self.timestamp
+    }
+
+    fn durability(&self) -> Option<basalt_rpc::Durability> {
+        Some(durability(&self.delete.durability))
+    }
+
+    fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError> {
+        let Some(spec) = self.spec else { return Ok(()) };
+        match spec {
+            DeleteSpec::ColumnVersion(family, qualifier, ts) => {
+                cells.delete_version(family, qualifier, cell_timestamp(*ts)?)
+            }
+            DeleteSpec::ColumnAllVersions(family, qualifier, ts) => {
+                cells.delete_column(family, qualifier, cell_timestamp(*ts)?)
+            }
+            DeleteSpec::Family(family, ts) => cells.delete_family(family, cell_timestamp(*ts)?),
+            DeleteSpec::FamilyVersion(family, ts) => match cell_timestamp(Some(*ts))? {
+                Some(ts) => cells.delete_family_version(family, ts),
+                None => Err(RpcError::InvalidArgument("a family version delete without a timestamp".into())),
+            },
+        }
+    }
+}
