@@ -34,6 +34,7 @@ pub struct ClientBuilder {
     gets_in_flight: usize,
     native: Vec<String>,
     native_addresses: Vec<(String, String)>,
+    primary_call_timeout: Duration,
 }
 
 /// How many single-row get calls a client sends at once by default; gets beyond that
@@ -79,6 +80,7 @@ impl Default for ClientBuilder {
             gets_in_flight: DEFAULT_GETS_IN_FLIGHT,
             native: Vec::new(),
             native_addresses: Vec::new(),
+            primary_call_timeout: Duration::from_millis(10),
         }
     }
 }
@@ -227,6 +229,16 @@ impl ClientBuilder {
         self
     }
 
+    /// On the native transport, how long a read with
+    /// [`Consistency::Timeline`](crate::Consistency::Timeline) waits for the primary
+    /// replica before asking the secondaries too; the first answer wins. Default 10 ms,
+    /// as the Java client's `hbase.client.primaryCallTimeout.get`; zero asks every
+    /// replica at once. Through the gateway, the gateway's own setting applies.
+    pub fn primary_call_timeout(mut self, delay: Duration) -> Self {
+        self.primary_call_timeout = delay;
+        self
+    }
+
     /// Validates the settings and builds the client. No connection is opened yet.
     pub fn build(self) -> Result<Client> {
         if self.addrs.is_empty() && self.native.is_empty() {
@@ -272,7 +284,7 @@ impl ClientBuilder {
             thrift => Arc::new(NativeTransport::new(
                 self.native,
                 native_addresses,
-                self.request_timeout,
+                (self.request_timeout, self.primary_call_timeout),
                 max_value_bytes,
                 thrift,
                 native_security,

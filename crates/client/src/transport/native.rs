@@ -58,6 +58,8 @@ struct Shared {
     request_timeout: Duration,
     max_value_bytes: usize,
     security: basalt_rpc::Security,
+    /// How long a timeline read waits for the primary before asking the secondaries.
+    primary_call_timeout: Duration,
     /// The gateways, for administrative calls (not on the native transport yet).
     admin: Option<ThriftTransport>,
     client: tokio::sync::OnceCell<RpcClient>,
@@ -83,7 +85,7 @@ impl NativeTransport {
     pub(crate) fn new(
         bootstrap: Vec<String>,
         addresses: basalt_rpc::AddressMap,
-        request_timeout: Duration,
+        (request_timeout, primary_call_timeout): (Duration, Duration),
         max_value_bytes: usize,
         admin: Option<ThriftTransport>,
         security: basalt_rpc::Security,
@@ -95,6 +97,7 @@ impl NativeTransport {
                 request_timeout,
                 max_value_bytes,
                 security,
+                primary_call_timeout,
                 admin,
                 client: tokio::sync::OnceCell::new(),
                 closed: AtomicBool::new(false),
@@ -115,7 +118,8 @@ impl NativeTransport {
                     .rpc_timeout(timeout)
                     .operation_timeout(timeout)
                     .security(self.shared.security.clone())
-                    .address_map(self.shared.addresses.clone());
+                    .address_map(self.shared.addresses.clone())
+                    .primary_call_timeout(self.shared.primary_call_timeout);
                 for server in &self.shared.bootstrap {
                     builder = builder.bootstrap_server(server.clone());
                 }
