@@ -424,6 +424,19 @@ mod tests {
         assert!(Client::builder().address("h:1").security(http).native(["h:2"]).build().is_ok());
     }
 
+    #[tokio::test]
+    async fn the_native_transport_through_zookeeper_needs_no_gateway_and_fails_typed() {
+        let client = Client::builder()
+            .native_zookeeper("127.0.0.1:1")
+            .request_timeout(Duration::from_secs(5))
+            .build()
+            .expect("a ZooKeeper quorum alone is a native client");
+        let error = client.table("t").expect("a valid table name").get(crate::Get::new("r")).await.unwrap_err();
+        // Without the feature the error names it; with it, the quorum refuses.
+        let expected = if cfg!(feature = "zookeeper") { "127.0.0.1:1" } else { "`zookeeper`" };
+        assert!(error.to_string().contains(expected), "{error}");
+    }
+
     #[test]
     fn the_native_address_map_is_checked_when_building() {
         let native = || Client::builder().address("h:1").native(["rs.internal:16020"]);
