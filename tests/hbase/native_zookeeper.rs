@@ -3,9 +3,9 @@
 //! reads and writes on the native transport found that way, and a quorum that isn't
 //! there failing in time with a typed error.
 //!
-//! The quorum is the one the launcher wrote into the run's `conf/hbase-site.xml`; an
-//! HBase that was not launched natively (external, or in a container whose ZooKeeper
-//! port is not published) fails these tests saying so.
+//! The quorum is the one the launcher wrote into the run's `conf/hbase-site.xml`
+//! (natively 127.0.0.1, in Docker the container's address, where ZooKeeper listens as
+//! the region servers do); an external HBase fails these tests saying so.
 
 use std::time::{Duration, Instant};
 

@@ -334,20 +334,26 @@ impl HBase {
         }
     }
 
-    /// The ZooKeeper quorum (`host:port`) of a natively launched HBase, from the
+    /// The ZooKeeper quorum (`host:port`) of a launched HBase, from the
     /// `hbase.zookeeper.quorum` and `hbase.zookeeper.property.clientPort` of its
-    /// `conf/hbase-site.xml`; an error for an external HBase or one in a container (its
-    /// ZooKeeper port is not published).
+    /// `conf/hbase-site.xml` (in a container: the container's address on Docker's
+    /// network, as for the region servers); an error for an external HBase.
     pub fn zookeeper_quorum(&self) -> Result<String, TestkitError> {
-        let Source::Native { dir, stopped: false, .. } = &self.source else {
-            return Err(TestkitError::Config(
-                "the ZooKeeper quorum is known only for an HBase launched natively".into(),
-            ));
+        let site = match &self.source {
+            Source::Native { dir, stopped: false, .. } => {
+                std::fs::read_to_string(dir.join("conf").join("hbase-site.xml"))?
+            }
+            #[cfg(feature = "docker")]
+            Source::Docker(container) => container.site_xml()?,
+            _ => {
+                return Err(TestkitError::Config(
+                    "the ZooKeeper quorum is known only for an HBase launched by basalt-testkit".into(),
+                ))
+            }
         };
-        let site = std::fs::read_to_string(dir.join("conf").join("hbase-site.xml"))?;
         let property = |name: &str| {
             site_property(&site, name)
-                .ok_or_else(|| TestkitError::Config(format!("{name} is not in {}/conf/hbase-site.xml", dir.display())))
+                .ok_or_else(|| TestkitError::Config(format!("{name} is not in the HBase's hbase-site.xml")))
         };
         let host = property("hbase.zookeeper.quorum")?;
         let port = property("hbase.zookeeper.property.clientPort")?;
