@@ -30,6 +30,7 @@ mod native;
 mod native_client;
 mod native_faults;
 mod native_secure;
+mod native_zookeeper;
 mod outage;
 mod parallel_scan;
 mod region_crash;
@@ -125,7 +126,10 @@ fn main() -> ExitCode {
     let mut lists: Vec<(Registration, Vec<Test>)> = data_path.into();
     lists.push((Registration::GatewayOnly, gateway));
     // `basalt-rpc` on its own, as `rpc::NAME`.
-    lists.push((Registration::RpcOnly, native::trials().into_iter().chain(native_secure::trials()).collect()));
+    lists.push((
+        Registration::RpcOnly,
+        native::trials().into_iter().chain(native_secure::trials()).chain(native_zookeeper::trials()).collect(),
+    ));
     // The native transport alone, as `native::NAME`: region servers behind fault
     // proxies (through the address map).
     lists.push((Registration::NativeOnly, native_faults::trials()));

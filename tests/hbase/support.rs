@@ -165,6 +165,15 @@ impl Env {
         }
     }
 
+    /// The launched HBase's ZooKeeper quorum (`host:port`); an error for an external
+    /// HBase or one in a container.
+    pub fn zookeeper_quorum(&self) -> Result<String, TestkitError> {
+        match self.inner.hbase.lock() {
+            Ok(hbase) => hbase.zookeeper_quorum(),
+            Err(poisoned) => poisoned.into_inner().zookeeper_quorum(),
+        }
+    }
+
     /// The gateway's address.
     pub fn addr(&self) -> &str {
         &self.inner.addr

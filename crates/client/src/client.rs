@@ -33,6 +33,7 @@ pub struct ClientBuilder {
     retry_budget: Duration,
     gets_in_flight: usize,
     native: Vec<String>,
+    native_zookeeper: Option<String>,
     native_addresses: Vec<(String, String)>,
     primary_call_timeout: Duration,
 }
@@ -79,6 +80,7 @@ impl Default for ClientBuilder {
             retry_budget: DEFAULT_RETRY_BUDGET,
             gets_in_flight: DEFAULT_GETS_IN_FLIGHT,
             native: Vec::new(),
+            native_zookeeper: None,
             native_addresses: Vec::new(),
             primary_call_timeout: Duration::from_millis(10),
         }
@@ -217,6 +219,16 @@ impl ClientBuilder {
         self
     }
 
+    /// The native transport (as [`ClientBuilder::native`]), bootstrapped through the
+    /// cluster's ZooKeeper `quorum` (`host:port,host:port`, znodes under `/hbase`)
+    /// instead of bootstrap servers: for clusters that don't serve the connection
+    /// registry to clients. Needs the cargo feature `zookeeper`; without it, the first
+    /// call fails saying so.
+    pub fn native_zookeeper(mut self, quorum: impl Into<String>) -> Self {
+        self.native_zookeeper = Some(quorum.into());
+        self
+    }
+
     /// On the native transport, connects to `connect_to` wherever the cluster names
     /// `advertised` (in its registry and `hbase:meta`, and among the bootstrap
     /// servers). For HBase in Docker or behind NAT, whose region servers advertise host
@@ -241,7 +253,8 @@ impl ClientBuilder {
 
     /// Validates the settings and builds the client. No connection is opened yet.
     pub fn build(self) -> Result<Client> {
-        if self.addrs.is_empty() && self.native.is_empty() {
+        let native = !self.native.is_empty() || self.native_zookeeper.is_some();
+        if self.addrs.is_empty() && !native {
             return Err(InvalidInput::Option("no Thrift2 gateway address given".into()).into());
         }
         for addr in &self.addrs {
@@ -280,9 +293,9 @@ impl ClientBuilder {
             ThriftTransport::new(pool, self.request_timeout, max_value_bytes)
         });
         let transport: Arc<dyn Transport> = match thrift {
-            Some(thrift) if self.native.is_empty() => Arc::new(thrift),
+            Some(thrift) if !native => Arc::new(thrift),
             thrift => Arc::new(NativeTransport::new(
-                self.native,
+                (self.native, self.native_zookeeper),
                 native_addresses,
                 (self.request_timeout, self.primary_call_timeout),
                 max_value_bytes,
@@ -409,6 +422,19 @@ mod tests {
             "{refused:?}"
         );
         assert!(Client::builder().address("h:1").security(http).native(["h:2"]).build().is_ok());
+    }
+
+    #[tokio::test]
+    async fn the_native_transport_through_zookeeper_needs_no_gateway_and_fails_typed() {
+        let client = Client::builder()
+            .native_zookeeper("127.0.0.1:1")
+            .request_timeout(Duration::from_secs(5))
+            .build()
+            .expect("a ZooKeeper quorum alone is a native client");
+        let error = client.table("t").expect("a valid table name").get(crate::Get::new("r")).await.unwrap_err();
+        // Without the feature the error names it; with it, the quorum refuses.
+        let expected = if cfg!(feature = "zookeeper") { "127.0.0.1:1" } else { "`zookeeper`" };
+        assert!(error.to_string().contains(expected), "{error}");
     }
 
     #[test]

@@ -22,6 +22,9 @@ use basalt_rpc_protocol::exception::RemoteExceptionKind;
 #[derive(Debug, Clone)]
 pub struct RpcClientBuilder {
     bootstrap: Vec<String>,
+    /// The ZooKeeper quorum to bootstrap through instead.
+    zookeeper: Option<String>,
+    znode_parent: String,
     connection: ConnectionOptions,
     rpc_timeout: Duration,
     operation_timeout: Duration,
@@ -35,6 +38,8 @@ impl Default for RpcClientBuilder {
     fn default() -> Self {
         RpcClientBuilder {
             bootstrap: Vec::new(),
+            zookeeper: None,
+            znode_parent: "/hbase".to_owned(),
             connection: ConnectionOptions::default(),
             rpc_timeout: Duration::from_secs(30),
             operation_timeout: Duration::from_secs(60),
@@ -51,6 +56,23 @@ impl RpcClientBuilder {
     /// are asked in the order given.
     pub fn bootstrap_server(mut self, addr: impl Into<String>) -> Self {
         self.bootstrap.push(addr.into());
+        self
+    }
+
+    /// Bootstraps through ZooKeeper instead of bootstrap servers, for clusters that
+    /// don't serve the connection registry to clients: `quorum` is
+    /// `host:port,host:port`, and the cluster's znodes are under `/hbase` (see
+    /// [`znode_parent`](Self::znode_parent)). Needs the cargo feature `zookeeper`;
+    /// without it, [`connect`](Self::connect) fails saying so.
+    pub fn zookeeper(mut self, quorum: impl Into<String>) -> Self {
+        self.zookeeper = Some(quorum.into());
+        self
+    }
+
+    /// The cluster's znode parent in ZooKeeper (HBase's `zookeeper.znode.parent`;
+    /// default `/hbase`); used with [`zookeeper`](Self::zookeeper).
+    pub fn znode_parent(mut self, parent: impl Into<String>) -> Self {
+        self.znode_parent = parent.into();
         self
     }
 
@@ -109,13 +131,17 @@ impl RpcClientBuilder {
         self
     }
 
-    /// Bootstraps from the servers and returns the client.
+    /// Bootstraps from the servers (or ZooKeeper) and returns the client.
     pub async fn connect(self) -> Result<RpcClient, RpcError> {
-        if self.bootstrap.is_empty() {
-            return Err(RpcError::InvalidArgument("no bootstrap server given".into()));
-        }
         let pool = Pool::new(self.connection.clone(), self.addresses.clone());
-        let cluster = registry::bootstrap(&pool, &self.bootstrap, self.rpc_timeout).await?;
+        let cluster = match (&self.zookeeper, self.bootstrap.is_empty()) {
+            (Some(_), false) => {
+                return Err(RpcError::InvalidArgument("give bootstrap servers or a ZooKeeper quorum, not both".into()))
+            }
+            (Some(quorum), true) => zookeeper_bootstrap(quorum, &self.znode_parent, self.rpc_timeout).await?,
+            (None, true) => return Err(RpcError::InvalidArgument("no bootstrap server given".into())),
+            (None, false) => registry::bootstrap(&pool, &self.bootstrap, self.rpc_timeout).await?,
+        };
         Ok(RpcClient {
             rpc_timeout: self.rpc_timeout,
             operation_timeout: self.operation_timeout,
@@ -129,6 +155,26 @@ impl RpcClientBuilder {
             }),
         })
     }
+}
+
+/// What connecting through ZooKeeper without the cargo feature says.
+#[cfg(not(feature = "zookeeper"))]
+const ZOOKEEPER_NOT_BUILT: &str = "bootstrap through ZooKeeper needs basalt-rpc's cargo feature `zookeeper`";
+
+/// The cluster, read from ZooKeeper.
+async fn zookeeper_bootstrap(quorum: &str, parent: &str, timeout: Duration) -> Result<ClusterInfo, RpcError> {
+    #[cfg(feature = "zookeeper")]
+    return crate::zookeeper::bootstrap(quorum, parent, timeout).await;
+    #[cfg(not(feature = "zookeeper"))]
+    return Err(RpcError::InvalidArgument(format!("{ZOOKEEPER_NOT_BUILT} ({quorum}{parent}, {timeout:?})")));
+}
+
+/// The meta locations, read again from ZooKeeper.
+async fn zookeeper_meta(quorum: &str, parent: &str, timeout: Duration) -> Result<Vec<RegionLocation>, RpcError> {
+    #[cfg(feature = "zookeeper")]
+    return crate::zookeeper::meta_locations(quorum, parent, timeout).await;
+    #[cfg(not(feature = "zookeeper"))]
+    return Err(RpcError::InvalidArgument(format!("{ZOOKEEPER_NOT_BUILT} ({quorum}{parent}, {timeout:?})")));
 }
 
 /// A client of one HBase cluster over the native RPC; cheap to clone.
@@ -218,7 +264,7 @@ impl RpcClient {
         self.rpc_timeout
     }
 
-    /// What the connection registry said at bootstrap.
+    /// What the connection registry (or ZooKeeper) said at bootstrap.
     pub fn cluster(&self) -> &ClusterInfo {
         &self.inner.cluster
     }
@@ -366,7 +412,11 @@ impl RpcClient {
 
     async fn refresh_meta(&self) {
         let settings = &self.inner.settings;
-        if let Ok(meta) = registry::meta_locations(&self.inner.pool, &settings.bootstrap, settings.rpc_timeout).await {
+        let meta = match &settings.zookeeper {
+            Some(quorum) => zookeeper_meta(quorum, &settings.znode_parent, settings.rpc_timeout).await,
+            None => registry::meta_locations(&self.inner.pool, &settings.bootstrap, settings.rpc_timeout).await,
+        };
+        if let Ok(meta) = meta {
             match self.inner.meta.lock() {
                 Ok(mut current) => *current = meta,
                 Err(poisoned) => *poisoned.into_inner() = meta,

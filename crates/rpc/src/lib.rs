@@ -3,7 +3,9 @@
 //!
 //! - [`Connection`]: one TCP connection per server and service, calls multiplexed by
 //!   call id, a deadline per call, cancellation by drop.
-//! - [`RpcClient`]: bootstrap through the connection registry (no ZooKeeper), region
+//! - [`RpcClient`]: bootstrap through the connection registry (no ZooKeeper), or
+//!   through ZooKeeper with the cargo feature `zookeeper` (for clusters that don't serve
+//!   the registry to clients), region
 //!   locations from `hbase:meta` cached per table, gets, mutations, batches grouped by
 //!   region server, and scans that cross regions and survive moves and splits.
 //! - Reads take HBase's options natively: columns, versions, time ranges (whole and per
@@ -40,6 +42,8 @@ pub mod sasl_frame;
 mod scan;
 mod security;
 mod tls;
+#[cfg(feature = "zookeeper")]
+mod zookeeper;
 
 pub use basalt_rpc_protocol::{call::Service, pb};
 

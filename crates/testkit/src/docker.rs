@@ -94,6 +94,21 @@ impl DockerHBase {
         result
     }
 
+    /// The container's `conf/hbase-site.xml`, read through `docker exec`.
+    pub(crate) fn site_xml(&self) -> Result<String, TestkitError> {
+        let mut cmd = self.gateways.engine.cli();
+        cmd.args(["exec", &self.gateways.id, "cat", &format!("{RUN_DIR}/conf/hbase-site.xml")]);
+        let output = cmd.output()?;
+        if !output.status.success() {
+            return Err(TestkitError::Config(format!(
+                "reading the container's hbase-site.xml: {}",
+                String::from_utf8_lossy(&output.stderr).trim()
+            )));
+        }
+        String::from_utf8(output.stdout)
+            .map_err(|e| TestkitError::Config(format!("the container's hbase-site.xml: {e}")))
+    }
+
     /// `docker exec -i` of `hbase-local.sh regions`: the region tool in the container,
     /// commands on stdin, answers on stdout.
     pub(crate) fn region_tool(&self) -> Command {

@@ -334,6 +334,35 @@ impl HBase {
         }
     }
 
+    /// The ZooKeeper quorum (`host:port`) of a launched HBase, from the
+    /// `hbase.zookeeper.quorum` and `hbase.zookeeper.property.clientPort` of its
+    /// `conf/hbase-site.xml` (in a container: the container's address on Docker's
+    /// network, as for the region servers); an error for an external HBase.
+    pub fn zookeeper_quorum(&self) -> Result<String, TestkitError> {
+        let site = match &self.source {
+            Source::Native { dir, stopped: false, .. } => {
+                std::fs::read_to_string(dir.join("conf").join("hbase-site.xml"))?
+            }
+            #[cfg(feature = "docker")]
+            Source::Docker(container) => container.site_xml()?,
+            _ => {
+                return Err(TestkitError::Config(
+                    "the ZooKeeper quorum is known only for an HBase launched by basalt-testkit".into(),
+                ))
+            }
+        };
+        let property = |name: &str| {
+            site_property(&site, name)
+                .ok_or_else(|| TestkitError::Config(format!("{name} is not in the HBase's hbase-site.xml")))
+        };
+        let host = property("hbase.zookeeper.quorum")?;
+        let port = property("hbase.zookeeper.property.clientPort")?;
+        if host.contains(',') || port.parse::<u16>().is_err() {
+            return Err(TestkitError::Config(format!("unexpected ZooKeeper settings: quorum {host:?}, port {port:?}")));
+        }
+        Ok(format!("{host}:{port}"))
+    }
+
     /// Peak resident memory (`VmHWM`, in bytes) of each running JVM of a launched HBase:
     /// `master` (master, region server and ZooKeeper), `thrift`, and `gateway-NAME` per
     /// extra gateway. Empty for an external HBase, after stop, or off Linux.
@@ -389,5 +418,30 @@ pub(crate) fn env_flag(name: &str) -> Result<bool, TestkitError> {
         Err(_) | Ok("") | Ok("0") | Ok("false") => Ok(false),
         Ok("1") | Ok("true") => Ok(true),
         Ok(other) => Err(TestkitError::Config(format!("{name}={other:?}: use 1 or 0"))),
+    }
+}
+
+/// The value of property `name` in an `hbase-site.xml` as the launcher writes it (one
+/// `<property><name>..</name><value>..</value></property>` a line).
+fn site_property(site: &str, name: &str) -> Option<String> {
+    let tag = format!("<name>{name}</name>");
+    let after = &site[site.find(&tag)? + tag.len()..];
+    let value = after.trim_start().strip_prefix("<value>")?;
+    Some(value[..value.find("</value>")?].trim().to_owned())
+}
+
+#[cfg(test)]
+mod site_tests {
+    use super::site_property;
+
+    #[test]
+    fn reads_a_property_of_the_launchers_site_file() {
+        let site = "<configuration>\n  <property><name>hbase.zookeeper.quorum</name><value>127.0.0.1</value></property>\n  \
+                    <property><name>hbase.zookeeper.property.clientPort</name><value>40123</value></property>\n</configuration>";
+        assert_eq!(site_property(site, "hbase.zookeeper.quorum").as_deref(), Some("127.0.0.1"));
+        assert_eq!(site_property(site, "hbase.zookeeper.property.clientPort").as_deref(), Some("40123"));
+        assert_eq!(site_property(site, "hbase.rootdir"), None);
+        assert_eq!(site_property("<name>x</name><value>cut", "x"), None);
+        assert_eq!(site_property("<name>x</name>", "x"), None);
     }
 }

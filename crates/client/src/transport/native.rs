@@ -53,6 +53,8 @@ const MAX_IN_FLIGHT: usize = 64;
 /// The shared state of one native transport.
 struct Shared {
     bootstrap: Vec<String>,
+    /// The ZooKeeper quorum to bootstrap through instead, if given.
+    zookeeper: Option<String>,
     /// Where to connect for the servers' advertised addresses.
     addresses: basalt_rpc::AddressMap,
     request_timeout: Duration,
@@ -83,7 +85,7 @@ impl NativeTransport {
     /// masters) on its first call, connecting where `addresses` routes each server;
     /// `request_timeout` bounds one attempt; `admin` serves the administrative calls.
     pub(crate) fn new(
-        bootstrap: Vec<String>,
+        (bootstrap, zookeeper): (Vec<String>, Option<String>),
         addresses: basalt_rpc::AddressMap,
         (request_timeout, primary_call_timeout): (Duration, Duration),
         max_value_bytes: usize,
@@ -93,6 +95,7 @@ impl NativeTransport {
         NativeTransport {
             shared: Arc::new(Shared {
                 bootstrap,
+                zookeeper,
                 addresses,
                 request_timeout,
                 max_value_bytes,
@@ -122,6 +125,9 @@ impl NativeTransport {
                     .primary_call_timeout(self.shared.primary_call_timeout);
                 for server in &self.shared.bootstrap {
                     builder = builder.bootstrap_server(server.clone());
+                }
+                if let Some(quorum) = &self.shared.zookeeper {
+                    builder = builder.zookeeper(quorum.clone());
                 }
                 builder.connect().await
             })
