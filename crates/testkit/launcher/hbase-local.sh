@@ -239,8 +239,13 @@ cmd_start() {
 
   rm -rf "$dir/data" "$dir/logs" "$dir/conf" "$dir/server-host"
   mkdir -p "$dir/data" "$dir/logs" "$dir/conf"
+  # ZooKeeper listens on the loopback address, or on every address when the RPC is
+  # advertised elsewhere (a container's address): standalone HBase checks its own
+  # ZooKeeper at localhost, and clients reach it where they reach the region servers.
+  local zk_bind=127.0.0.1
+  [ "$rpc_host" = 127.0.0.1 ] || [ "$rpc_host" = localhost ] || zk_bind=0.0.0.0
   sed -e "s|@DATA_DIR@|$dir/data|g" -e "s|@ZK_PORT@|$zk_port|g" -e "s|@RPC_HOST@|$rpc_host|g" \
-      -e "s|@SCANNER_TIMEOUT_MS@|$scanner_ms|g" -e "s|@IDLE_TIMEOUT_MS@|$idle_ms|g" "$here/hbase-site.xml.in" >"$dir/conf/hbase-site.xml"
+      -e "s|@ZK_BIND@|$zk_bind|g" -e "s|@SCANNER_TIMEOUT_MS@|$scanner_ms|g" -e "s|@IDLE_TIMEOUT_MS@|$idle_ms|g" "$here/hbase-site.xml.in" >"$dir/conf/hbase-site.xml"
   cp "$here/log4j2.properties" "$dir/conf/log4j2.properties"
   rm -f "$dir/secure-rpc.env"
   if $secure_rpc; then secure_rpc_prepare "$dir" "$cp" "$rpc_host"; fi
