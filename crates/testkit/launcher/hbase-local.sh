@@ -354,6 +354,24 @@ stop_gateway() {
   rm -f "$dir/gwatch-$name.pid"
 }
 
+# check_extra_start KIND PIDNAME DIR NAME TIMEOUT HEAP: the checks before an extra
+# process (KIND: gateway or regionserver) starts beside the HBase running from DIR;
+# prints DIR as an absolute path.
+check_extra_start() {
+  local kind=$1 pidname=$2 dir=$3 name=$4 timeout=$5 heap=$6
+  [ -n "$dir" ] || die "$kind start needs --dir DIR (the run directory of a running HBase)"
+  valid_name "$name"
+  [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds, got '$timeout'"
+  [[ $heap =~ ^[0-9]+[mMgG]$ ]] || die "--heap takes a size such as 512m or 1g, got '$heap'"
+  [ -d "$dir" ] || die "no run directory at $dir; start HBase first: $self start --dir $dir"
+  dir=$(cd "$dir" && pwd)
+  alive "$(pid_of "$dir" master)" && [ -f "$dir/conf/hbase-site.xml" ] \
+    || die "no HBase is running from $dir; start it first: $self start --dir $dir"
+  alive "$(pid_of "$dir" "$pidname")" \
+    && die "$kind $name of $dir is already running; stop it first: $self $kind stop --dir $dir --name $name"
+  echo "$dir"
+}
+
 cmd_gateway_start() {
   local dir="" name="" port="" bind=127.0.0.1 framed=false compact=false heap=512m owner="" timeout=120
   local server=org.apache.hadoop.hbase.thrift2.ThriftServer
@@ -375,16 +393,7 @@ cmd_gateway_start() {
       *) die "unknown option for gateway start: $1 (see the header of $self)" ;;
     esac
   done
-  [ -n "$dir" ] || die "gateway start needs --dir DIR (the run directory of a running HBase)"
-  valid_name "$name"
-  [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds, got '$timeout'"
-  [[ $heap =~ ^[0-9]+[mMgG]$ ]] || die "--heap takes a size such as 512m or 1g, got '$heap'"
-  [ -d "$dir" ] || die "no run directory at $dir; start HBase first: $self start --dir $dir"
-  dir=$(cd "$dir" && pwd)
-  alive "$(pid_of "$dir" master)" && [ -f "$dir/conf/hbase-site.xml" ] \
-    || die "no HBase is running from $dir; start it first: $self start --dir $dir"
-  alive "$(pid_of "$dir" "gateway-$name")" \
-    && die "gateway $name of $dir is already running; stop it first: $self gateway stop --dir $dir --name $name"
+  dir=$(check_extra_start gateway "gateway-$name" "$dir" "$name" "$timeout" "$heap") || exit 1
   require_tools
   secure_check "$framed" "$compact"
   local cp started backend
@@ -522,16 +531,7 @@ cmd_regionserver_start() {
       *) die "unknown option for regionserver start: $1 (see the header of $self)" ;;
     esac
   done
-  [ -n "$dir" ] || die "regionserver start needs --dir DIR (the run directory of a running HBase)"
-  valid_name "$name"
-  [[ $timeout =~ ^[0-9]+$ ]] || die "--timeout takes seconds, got '$timeout'"
-  [[ $heap =~ ^[0-9]+[mMgG]$ ]] || die "--heap takes a size such as 512m or 1g, got '$heap'"
-  [ -d "$dir" ] || die "no run directory at $dir; start HBase first: $self start --dir $dir"
-  dir=$(cd "$dir" && pwd)
-  alive "$(pid_of "$dir" master)" && [ -f "$dir/conf/hbase-site.xml" ] \
-    || die "no HBase is running from $dir; start it first: $self start --dir $dir"
-  alive "$(pid_of "$dir" "rs-$name")" \
-    && die "region server $name of $dir is already running; stop it first: $self regionserver stop --dir $dir --name $name"
+  dir=$(check_extra_start regionserver "rs-$name" "$dir" "$name" "$timeout" "$heap") || exit 1
   require_tools
   local cp pid started line
   cp=$(classpath)
