@@ -195,25 +195,25 @@ pub async fn run_ns(args: NsArgs, client: &Client) -> CliResult {
                 map.insert(k.to_owned(), v.to_owned());
             }
             admin.create_namespace(&name, map).await?;
-            println!("created namespace {name}");
+            outln!("created namespace {name}");
         }
         NsCmd::List => {
             for ns in admin.list_namespaces().await? {
-                println!("{ns}");
+                outln!("{ns}");
             }
         }
         NsCmd::Describe { name } => {
             let config = admin.describe_namespace(&name).await?;
-            println!("namespace {name}");
+            outln!("namespace {name}");
             for (k, v) in config {
-                println!("  {k} = {v}");
+                outln!("  {k} = {v}");
             }
             let tables = admin.list_tables(&name).await?;
-            println!("  tables: {}", if tables.is_empty() { "(none)".to_owned() } else { tables.join(", ") });
+            outln!("  tables: {}", if tables.is_empty() { "(none)".to_owned() } else { tables.join(", ") });
         }
         NsCmd::Delete { name } => {
             admin.delete_namespace(&name).await?;
-            println!("deleted namespace {name}");
+            outln!("deleted namespace {name}");
         }
     }
     Ok(())
@@ -241,7 +241,7 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
             keys.sort();
             keys.dedup();
             admin.create_table(&desc, &keys).await?;
-            println!("created table {name} with {} region(s)", keys.len() + 1);
+            outln!("created table {name} with {} region(s)", keys.len() + 1);
         }
         TableCmd::List { namespace } => {
             let names = match namespace {
@@ -249,28 +249,28 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
                 None => admin.list_tables_matching(".*", false).await?,
             };
             for n in names {
-                println!("{n}");
+                outln!("{n}");
             }
         }
         TableCmd::Describe { name } => {
             let desc = admin.describe_table(&name).await?;
             let enabled = admin.is_table_enabled(&name).await?;
-            println!("table {}  ({})", desc.name(), if enabled { "enabled" } else { "disabled" });
+            outln!("table {}  ({})", desc.name(), if enabled { "enabled" } else { "disabled" });
             for f in desc.families() {
-                println!("  family {}", describe_family(f));
+                outln!("  family {}", describe_family(f));
             }
             let regions = client.table(&name)?.region_locations().await?;
-            println!("  {} region(s):", regions.len());
+            outln!("  {} region(s):", regions.len());
             for r in regions {
                 let start = if r.start_key.is_empty() { "(first)".to_owned() } else { escape(&r.start_key) };
                 let end = if r.end_key.is_empty() { "(last)".to_owned() } else { escape(&r.end_key) };
-                println!("    [{start}, {end})  on {}:{}", r.host, r.port.unwrap_or(0));
+                outln!("    [{start}, {end})  on {}:{}", r.host, r.port.unwrap_or(0));
             }
         }
         TableCmd::Drop { name, if_exists } => {
             if !admin.table_exists(&name).await? {
                 if if_exists {
-                    println!("table {name} does not exist");
+                    outln!("table {name} does not exist");
                     return Ok(());
                 }
                 return Err(CliError::usage(format!("table not found: {name}")));
@@ -279,7 +279,7 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
                 admin.disable_table(&name).await?;
             }
             admin.delete_table(&name).await?;
-            println!("dropped table {name}");
+            outln!("dropped table {name}");
         }
     }
     Ok(())

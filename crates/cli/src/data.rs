@@ -160,7 +160,7 @@ pub async fn put(args: PutArgs, client: &Client) -> CliResult {
         put = put.cell(f, q, parse_bytes(value, args.hex)?);
     }
     table.put(put).await?;
-    println!("put {} cell(s) into {} {}", args.cells.len(), args.table, show(&key, args.hex));
+    outln!("put {} cell(s) into {} {}", args.cells.len(), args.table, show(&key, args.hex));
     Ok(())
 }
 
@@ -170,7 +170,7 @@ pub async fn delete(args: DeleteArgs, client: &Client) -> CliResult {
     let key = parse_bytes(&args.key, args.hex)?;
     let del = columns_of(&args.columns, Delete::row(key.clone()), |d, f, q| d.all_versions(f, q), |d, f| d.family(f))?;
     table.delete(del).await?;
-    println!("deleted from {} {}", args.table, show(&key, args.hex));
+    outln!("deleted from {} {}", args.table, show(&key, args.hex));
     Ok(())
 }
 

@@ -66,16 +66,16 @@ impl Checks {
     fn check(&mut self, ok: bool, what: &str, detail: impl std::fmt::Display) {
         if ok {
             self.passed += 1;
-            println!("  ok    {what} ({detail})");
+            outln!("  ok    {what} ({detail})");
         } else {
             self.failed.push(what.to_owned());
-            println!("  FAIL  {what}: {detail}");
+            outln!("  FAIL  {what}: {detail}");
         }
     }
 }
 
 fn step(n: u32, title: &str) -> Instant {
-    println!("\n[{n}/8] {title}");
+    outln!("\n[{n}/8] {title}");
     Instant::now()
 }
 
@@ -108,7 +108,7 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
         None => {
             let dir = local::default_dir();
             if let Some(a) = local::status(&dir)? {
-                println!("using the local HBase at {a} (run dir {})", dir.display());
+                outln!("using the local HBase at {a} (run dir {})", dir.display());
                 (a, Source::Running)
             } else if args.keep {
                 let options = LaunchOptions { framed: conn.framed, compact: conn.compact, ..LaunchOptions::default() };
@@ -121,7 +121,7 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
                     pb.finish_and_clear();
                 }
                 let hbase = started?;
-                println!(
+                outln!(
                     "started HBase at {} in {:.1} s",
                     hbase.addr(),
                     hbase.ready_in().unwrap_or_default().as_secs_f64()
@@ -143,13 +143,13 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
     match source {
         Source::Launched(mut hbase) => {
             hbase.stop()?;
-            println!("stopped the demo's HBase");
+            outln!("stopped the demo's HBase");
         }
-        Source::Kept => println!("HBase keeps running at {addr}; stop it with: basalt local stop"),
+        Source::Kept => outln!("HBase keeps running at {addr}; stop it with: basalt local stop"),
         Source::Given | Source::Running => {}
     }
     let checks = result?;
-    println!(
+    outln!(
         "\n{} checks passed, {} failed, in {:.1} s",
         checks.passed,
         checks.failed.len(),
@@ -287,7 +287,7 @@ fn calltime_of(schema: &Schema, key: &[u8]) -> String {
 async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks> {
     let mut checks = Checks::default();
     let ns = &args.namespace;
-    println!("basalt demo: {} rows on HBase at {addr}", thousands(args.rows as u64));
+    outln!("basalt demo: {} rows on HBase at {addr}", thousands(args.rows as u64));
 
     // 1. Schemas.
     step(1, "key designs (basalt-rowkey)");
@@ -296,13 +296,13 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let logs_schema = data::logs_schema()?;
     let sample = data::Call { phone: args.phone.clone(), time: 20210915123045, kind: "out", dur: 61 };
     let key = calls_schema.encode(&data::call_values(&sample))?;
-    println!(
+    outln!(
         "  calls         XX_phone_yyyyMMddHHmmss, XX = salt of (phone, month) over {} buckets: {}",
         args.regions,
         escape(&key)
     );
-    println!("  unsalted      phone_yyyyMMddHHmmss (the same key without its salt)");
-    println!("  logs          [ts % {}][ts ms][host][event] (time is the only dimension)", data::LOG_BUCKETS);
+    outln!("  unsalted      phone_yyyyMMddHHmmss (the same key without its salt)");
+    outln!("  logs          [ts % {}][ts ms][host][event] (time is the only dimension)", data::LOG_BUCKETS);
     let decoded = calls_schema.decode(&key)?;
     checks.check(decoded.values.get(1) == Some(&Value::UInt(20210915123045)), "encode/decode round trip", escape(&key));
 
@@ -320,7 +320,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let plain_table = recreate(client, &plain_t, &calls_splits).await?.with_batch_rows(args.batch);
     let logs_table = recreate(client, &logs_t, &log_splits).await?.with_batch_rows(args.batch);
     let shown: Vec<String> = calls_splits.iter().map(|k| escape(k)).collect();
-    println!("  split keys (zero-padded bucket numbers): {}", shown.join(" "));
+    outln!("  split keys (zero-padded bucket numbers): {}", shown.join(" "));
     let regions = calls_table.region_locations().await?.len();
     checks.check(
         regions == args.regions as usize,
@@ -384,10 +384,10 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     }
     bar.finish_and_clear();
     for r in &rates {
-        println!("{r}");
+        outln!("{r}");
     }
     let secs = all.elapsed().as_secs_f64();
-    println!(
+    outln!(
         "  total {} rows in {secs:.2} s = {} rows/s ({} tasks x {} rows per batch)",
         thousands(args.rows as u64),
         thousands((args.rows as f64 / secs) as u64),
@@ -405,7 +405,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
         MergedScan::open(&logs_table, &logs_schema, q, &Scan::new().caching(1000), None, None).await?.collect().await?;
     let keys = logical_keys(&logs_schema, &rows)?;
     let expected = logs.iter().filter(|l| l.ts >= lo && l.ts < hi).count();
-    println!(
+    outln!(
         "  ts in [{lo}, {hi}): {} ranges (buckets {:?}), {} rows in {}",
         plan.ranges.len(),
         plan.buckets(),
@@ -430,7 +430,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let q = Query::new().fixed(args.phone.as_str()).between(Value::UInt(from), Value::UInt(to));
     let plan = calls_schema.plan(&q)?;
     for r in &plan.ranges {
-        println!("  bucket {:?}: [{}, {})", r.bucket.unwrap_or(0), escape(&r.start), escape(&r.stop));
+        outln!("  bucket {:?}: [{}, {})", r.bucket.unwrap_or(0), escape(&r.start), escape(&r.stop));
     }
     let rows = MergedScan::open(&calls_table, &calls_schema, q, &Scan::new(), None, None).await?.collect().await?;
     let keys = logical_keys(&calls_schema, &rows)?;
@@ -460,7 +460,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     expected.reverse();
     expected.truncate(10);
     let times: Vec<String> = rows.iter().take(3).map(|r| calltime_of(&calls_schema, r.key())).collect();
-    println!("  {} ranges (one per month), newest: {} ...", plan.ranges.len(), times.join(", "));
+    outln!("  {} ranges (one per month), newest: {} ...", plan.ranges.len(), times.join(", "));
     checks.check(plan.ranges.len() == 6, "July-December = six scans", format!("{} ranges", plan.ranges.len()));
     checks.check(keys == expected, "the 10 newest calls, newest first", format!("{} rows, {}", rows.len(), ms(t)));
 
@@ -492,7 +492,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
         if pages == 1 {
             let token = next.to_token();
             let shown: String = token.chars().take(48).collect();
-            println!("  page 1: {} rows; page 2 resumes from cursor {shown}... ({} chars)", rows.len(), token.len());
+            outln!("  page 1: {} rows; page 2 resumes from cursor {shown}... ({} chars)", rows.len(), token.len());
         }
         if rows.len() < page as usize {
             break;
@@ -502,7 +502,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let expected = data::expected_calls(&calls_schema, &calls, |c| {
         c.phone == args.phone && c.kind == "out" && c.time >= from && c.time < to
     })?;
-    println!("  {} pages of up to {page} rows, {} rows", pages, got.len());
+    outln!("  {} pages of up to {page} rows, {} rows", pages, got.len());
     checks.check(
         got == expected,
         "pages add up to exactly the filtered rows, in order",
@@ -515,7 +515,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
     let (plain_splits, plain_counts) = count_regions(&plain_table).await?;
     let predicted = hotspot::analyze(data::stored_keys(&calls_schema, &calls)?, &splits);
     let predicted_plain = hotspot::analyze(data::stored_keys(&plain_schema, &calls)?, &plain_splits);
-    print!("{}", region_table(&splits, &[("salted", &predicted), ("unsalted", &predicted_plain)]));
+    out!("{}", region_table(&splits, &[("salted", &predicted), ("unsalted", &predicted_plain)]));
     checks.check(
         salted_counts == predicted.counts,
         "salted: counted rows per region = predicted by hotspot::analyze",
@@ -541,7 +541,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
             ),
         )
         .map_err(|e| CliError::failed(format!("cannot write {}: {e}", p.display())))?;
-        println!("  chart written to {}", p.display());
+        outln!("  chart written to {}", p.display());
     }
 
     if !args.keep {
@@ -552,7 +552,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
         if admin.list_tables(ns).await?.is_empty() {
             admin.delete_namespace(ns).await?;
         }
-        println!("\ndropped the demo tables (use --keep to keep them)");
+        outln!("\ndropped the demo tables (use --keep to keep them)");
     }
     Ok(checks)
 }

@@ -268,14 +268,14 @@ pub fn run(args: KeysArgs) -> CliResult {
             let parsed =
                 values.iter().enumerate().map(|(i, v)| parse_value(&schema, i, v)).collect::<CliResult<Vec<_>>>()?;
             let enc = schema.encode_report(&parsed)?;
-            println!("key     {}", escape(&enc.key));
-            println!("hex     {}", hex(&enc.key));
+            outln!("key     {}", escape(&enc.key));
+            outln!("hex     {}", hex(&enc.key));
             if let Some(b) = enc.bucket {
-                println!("bucket  {b}");
+                outln!("bucket  {b}");
             }
-            println!("length  {} bytes", enc.key.len());
+            outln!("length  {} bytes", enc.key.len());
             for w in enc.warnings {
-                println!("warning {w}");
+                outln!("warning {w}");
             }
         }
         KeysCmd::Decode { schema, key, hex: as_hex } => {
@@ -283,33 +283,33 @@ pub fn run(args: KeysArgs) -> CliResult {
             let raw = parse_bytes(&key, as_hex)?;
             let decoded = schema.decode(&raw).map_err(|e| CliError::usage(format!("key {key:?}: {e}")))?;
             if let Some(b) = decoded.bucket {
-                println!("bucket  {b}");
+                outln!("bucket  {b}");
             }
             for (f, v) in schema.value_fields().zip(&decoded.values) {
-                println!("{:<7} {v}", f.name());
+                outln!("{:<7} {v}", f.name());
             }
         }
         KeysCmd::Plan { schema, query, reverse, hex: as_hex } => {
             let schema = load_schema(&schema)?;
             let plan = schema.plan(&build_query(&schema, &query, reverse)?)?;
-            println!(
+            outln!(
                 "{} range(s), buckets {:?}{}{}",
                 plan.ranges.len(),
                 plan.buckets(),
                 if plan.targeted { ", targeted" } else { "" },
                 if plan.reverse { ", reversed" } else { "" }
             );
-            println!("{:>4}  {:>6}  {:<34}  stop (exclusive)", "#", "bucket", "start");
+            outln!("{:>4}  {:>6}  {:<34}  stop (exclusive)", "#", "bucket", "start");
             for (i, r) in plan.ranges.iter().enumerate() {
                 let bucket = r.bucket.map(|b| b.to_string()).unwrap_or_else(|| "-".into());
                 let stop = if r.stop.is_empty() { "(end of table)".to_owned() } else { show(&r.stop, as_hex) };
-                println!("{i:>4}  {bucket:>6}  {:<34}  {stop}", show(&r.start, as_hex));
+                outln!("{i:>4}  {bucket:>6}  {:<34}  {stop}", show(&r.start, as_hex));
             }
         }
         KeysCmd::Splits { schema, algo, regions, hex: as_hex } => {
             let schema = schema.as_deref().map(load_schema).transpose()?;
             for k in splits_for(schema.as_ref(), algo, regions)? {
-                println!("{}", show(&k, as_hex));
+                outln!("{}", show(&k, as_hex));
             }
         }
         KeysCmd::Analyze { schema: path, samples, split_by, regions, split_file, svg: svg_path, seed } => {
@@ -342,12 +342,12 @@ pub fn run(args: KeysArgs) -> CliResult {
                 series.push(("without salt", hotspot::analyze(&logical, &splits)));
             }
             let columns: Vec<(&str, &hotspot::HotspotReport)> = series.iter().map(|(n, r)| (*n, r)).collect();
-            print!("{}", region_table(&splits, &columns));
+            out!("{}", region_table(&splits, &columns));
             if let Some(p) = svg_path {
                 let title = format!("keys per region: {}", path.display());
                 std::fs::write(&p, svg(&title, &splits, &columns))
                     .map_err(|e| CliError::failed(format!("cannot write {}: {e}", p.display())))?;
-                println!("chart written to {}", p.display());
+                outln!("chart written to {}", p.display());
             }
         }
     }

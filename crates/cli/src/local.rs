@@ -131,13 +131,13 @@ pub fn run(args: LocalArgs, framed: bool, compact: bool) -> CliResult {
             }
             let (addr, hint) = crate::local_secure::start(&dir, &script()?, &spec, framed, compact)?;
             eprintln!("use it with: {hint}; stop it with: basalt local stop");
-            println!("{addr}");
+            outln!("{addr}");
             Ok(())
         }
         LocalCmd::Start { port, heap, secure: None } => {
             if let Some(addr) = status(&dir)? {
                 eprintln!("HBase is already running from {}", dir.display());
-                println!("{addr}");
+                outln!("{addr}");
                 return Ok(());
             }
             let options = LaunchOptions { thrift_port: port, framed, compact, heap, ..LaunchOptions::default() };
@@ -150,24 +150,24 @@ pub fn run(args: LocalArgs, framed: bool, compact: bool) -> CliResult {
                 hint.push_str(" BASALT_THRIFT_COMPACT=1");
             }
             eprintln!("use it with: {hint}; stop it with: basalt local stop");
-            println!("{addr}");
+            outln!("{addr}");
             Ok(())
         }
         LocalCmd::Stop => {
             if stop(&dir)? {
-                println!("stopped (run dir {})", dir.display());
+                outln!("stopped (run dir {})", dir.display());
             } else {
-                println!("not running (run dir {})", dir.display());
+                outln!("not running (run dir {})", dir.display());
             }
             Ok(())
         }
         LocalCmd::Status => match status(&dir)? {
             Some(addr) => {
-                println!("up {addr}");
+                outln!("up {addr}");
                 Ok(())
             }
             None => {
-                println!("down");
+                outln!("down");
                 Err(CliError { code: EXIT_UNREACHABLE, message: String::new() })
             }
         },

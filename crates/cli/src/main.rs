@@ -5,6 +5,8 @@
 //! Exit codes: 0 success, 1 runtime failure (or a failed demo check), 2 bad usage or
 //! input (arguments, schema files, unknown tables), 3 HBase unreachable.
 
+#[macro_use]
+mod console;
 mod admin;
 mod analyze;
 mod bulk;
@@ -160,7 +162,7 @@ fn main() -> ExitCode {
             return ExitCode::from(error::EXIT_FAILURE);
         }
     };
-    let code = match run(cli) {
+    let code = match run(cli).and_then(|()| console::failure().map_or(Ok(()), |e| Err(CliError::failed(e)))) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => e.report(),
     };

@@ -481,6 +481,32 @@ fn stats_flag(env: &Env) -> Result<(), String> {
     Ok(())
 }
 
+/// Output to a reader that went away (`basalt ns list | head -1`) ends the command
+/// quietly with exit 0, and a full disk is a one-line error: never a panic.
+fn closed_or_full_stdout(env: &Env) -> Result<(), String> {
+    let lines = ["keys", "splits", "--algo", "hex", "--regions", "5000"];
+    for args in [&["ns", "list"][..], &["table", "list"], &lines] {
+        let mut cmd = common::command(env);
+        cmd.args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().map_err(|e| e.to_string())?;
+        drop(child.stdout.take()); // the reader goes away before anything is written
+        let out = child.wait_with_output().map_err(|e| e.to_string())?;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if !out.status.success() || !stderr.is_empty() {
+            return Err(format!("basalt {} into a closed pipe: {} {stderr}", args.join(" "), out.status));
+        }
+    }
+    let full = std::fs::File::options().write(true).open("/dev/full").map_err(|e| e.to_string())?;
+    let out = common::command(env).args(lines).stdout(full).output().map_err(|e| e.to_string())?;
+    let out = Out {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::new(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    out.code_is(1)?.says("writing output")?;
+    Ok(())
+}
+
 fn has_tool(cmd: &str, arg: &str) -> bool {
     std::process::Command::new(cmd).arg(arg).output().is_ok_and(|o| o.status.success())
 }
@@ -504,6 +530,7 @@ fn main() -> ExitCode {
         ("local_lifecycle", local_lifecycle),
         ("kerberos_flag", kerberos_flag),
         ("stats_flag", stats_flag),
+        ("closed_or_full_stdout", closed_or_full_stdout),
     ];
     let no_launcher = !(has_tool("java", "-version") && has_tool("mvn", "-v"));
     common::run("cli", &cases, |name| name == "local_lifecycle" && no_launcher)

@@ -144,7 +144,7 @@ pub async fn run(args: CopyArgs, client: &Client) -> CliResult {
         }
     }
     bar.finish_and_clear();
-    println!(
+    outln!(
         "copied {} rows from {} to {} in {:.1}s ({} rows/s){}",
         thousands(written),
         args.source,

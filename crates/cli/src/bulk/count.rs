@@ -171,7 +171,7 @@ pub async fn run(args: CountArgs, client: &Client) -> CliResult {
             print_buckets(s, &counts, total);
         }
     }
-    println!("{total}");
+    outln!("{total}");
     eprintln!(
         "counted {} rows of {} in {:.1}s ({} rows/s)",
         thousands(total),
@@ -184,7 +184,7 @@ pub async fn run(args: CountArgs, client: &Client) -> CliResult {
 
 fn print_buckets(schema: &Schema, counts: &[(Option<u32>, u64)], total: u64) {
     let Some(n) = schema.bucket_count() else {
-        println!("(the schema has no salt: one bucket)");
+        outln!("(the schema has no salt: one bucket)");
         return;
     };
     let mut per = vec![0u64; n as usize];
@@ -195,14 +195,14 @@ fn print_buckets(schema: &Schema, counts: &[(Option<u32>, u64)], total: u64) {
     }
     let max = per.iter().copied().max().unwrap_or(0);
     let involved = counts.iter().filter_map(|(b, _)| *b).collect::<std::collections::BTreeSet<_>>();
-    println!("{:<8} {:<12} {:>12} {:>7}", "BUCKET", "PREFIX", "ROWS", "SHARE");
+    outln!("{:<8} {:<12} {:>12} {:>7}", "BUCKET", "PREFIX", "ROWS", "SHARE");
     for (b, c) in per.iter().enumerate() {
         if !involved.contains(&(b as u32)) {
             continue;
         }
         let share = if total > 0 { 100.0 * *c as f64 / total as f64 } else { 0.0 };
         let bar_len = (30 * c).checked_div(max).unwrap_or(0) as usize;
-        println!(
+        outln!(
             "{b:<8} {:<12} {:>12} {share:>6.1}% {}",
             escape(&schema.salt_prefix(b as u32)),
             thousands(*c),
@@ -212,5 +212,5 @@ fn print_buckets(schema: &Schema, counts: &[(Option<u32>, u64)], total: u64) {
     let k = involved.len().max(1) as f64;
     let mean = total as f64 / k;
     let skew = if mean > 0.0 { max as f64 / mean } else { 0.0 };
-    println!("skew {skew:.2} (largest bucket / mean over {} buckets)", involved.len());
+    outln!("skew {skew:.2} (largest bucket / mean over {} buckets)", involved.len());
 }

@@ -539,7 +539,7 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
     let client = conn.client(job.concurrency)?;
     let s = crate::runtime()?.block_on(import(&job, &client))?;
     if s.already_complete {
-        println!(
+        outln!(
             "nothing to do: the import of {} into {} is complete ({} rows)",
             job.input,
             job.table,
@@ -553,7 +553,7 @@ pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
     } else {
         String::new()
     };
-    println!(
+    outln!(
         "imported {} rows into {} in {:.1}s ({} rows/s){resumed_note}; {} rejected{}",
         thousands(s.rows),
         job.table,
