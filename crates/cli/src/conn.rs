@@ -1,4 +1,5 @@
-//! Where the Thrift2 gateway is, and the client built from that.
+//! Where HBase is (a Thrift2 gateway, and the region servers for native RPC), and the
+//! client built from that.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -61,6 +62,43 @@ pub struct ConnOpts {
     /// Client principal whose ticket to use (default: the ticket cache's).
     #[arg(long, env = "BASALT_PRINCIPAL", global = true, value_name = "PRINCIPAL")]
     pub principal: Option<String>,
+    /// Reads and writes over HBase's native RPC, straight to the region servers:
+    /// HOST:PORT[,HOST:PORT...] of region servers or masters to bootstrap from, or
+    /// `gateway` to find them through the gateway of --addr. Namespaces and tables
+    /// still go through the gateway. TLS and Kerberos flags apply to both.
+    #[arg(long, env = "BASALT_NATIVE", global = true, value_name = "SERVERS")]
+    pub native: Option<String>,
+    /// Native RPC bootstrapped through the cluster's ZooKeeper (HOST:PORT[,...], znodes
+    /// under /hbase), for clusters that don't serve the connection registry. Needs a
+    /// basalt built with the cargo feature `zookeeper`.
+    #[arg(long, env = "BASALT_NATIVE_ZOOKEEPER", global = true, value_name = "QUORUM", conflicts_with = "native")]
+    pub native_zookeeper: Option<String>,
+    /// On native RPC, connect to CONNECT_TO wherever the cluster names ADVERTISED (HBase
+    /// in Docker or behind NAT); both host:port, or both a bare host. Repeatable.
+    #[arg(long, global = true, value_name = "ADVERTISED=CONNECT_TO", value_parser = parse_address_entry)]
+    pub native_address_map: Vec<(String, String)>,
+}
+
+/// How the data commands reach the region servers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Route {
+    /// Everything through the gateway.
+    Gateway,
+    /// Native RPC, bootstrapped from these servers.
+    Native(Vec<String>),
+    /// Native RPC, bootstrapped from the server of `hbase:meta` that the gateway names.
+    NativeViaGateway,
+    /// Native RPC, bootstrapped through this ZooKeeper quorum.
+    NativeZooKeeper(String),
+}
+
+fn parse_address_entry(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((from, to)) if !from.trim().is_empty() && !to.trim().is_empty() => {
+            Ok((from.trim().to_owned(), to.trim().to_owned()))
+        }
+        Some(_) | None => Err(format!("{text:?}: expected ADVERTISED=CONNECT_TO")),
+    }
 }
 
 fn parse_qop(text: &str) -> Result<Qop, String> {
@@ -91,12 +129,80 @@ impl ConnOpts {
         })
     }
 
-    /// A client for [`ConnOpts::require_addr`] with `pool` connections.
-    pub fn client(&self, pool: usize) -> CliResult<Client> {
-        let addr = self.require_addr()?;
+    /// A client with `pool` connections: through the gateway of --addr, or over native
+    /// RPC (--native, --native-zookeeper) with the gateway, if given, for admin calls.
+    pub async fn client(&self, pool: usize) -> CliResult<Client> {
+        let route = self.route()?;
         let security = self.security()?;
-        let client = builder_for(addr, self.framed, self.compact, self.connect_timeout, self.request_timeout, pool);
-        client.security(security).build().map_err(CliError::from)
+        let gateway = self.addr.as_deref().filter(|a| !a.trim().is_empty());
+        if route == Route::Gateway || route == Route::NativeViaGateway {
+            self.require_addr()?;
+        }
+        let mut builder =
+            builder_for(gateway, self.framed, self.compact, self.connect_timeout, self.request_timeout, pool)
+                .security(security);
+        for (advertised, connect_to) in &self.native_address_map {
+            builder = builder.native_address_map(advertised.clone(), connect_to.clone());
+        }
+        builder = match route {
+            Route::Gateway => builder,
+            Route::Native(servers) => builder.native(servers),
+            Route::NativeZooKeeper(quorum) => builder.native_zookeeper(quorum),
+            Route::NativeViaGateway => builder.native(self.servers_from_gateway(pool).await?),
+        };
+        builder.build().map_err(CliError::from)
+    }
+
+    /// The way to the region servers the flags ask for, checked.
+    fn route(&self) -> CliResult<Route> {
+        if let Some(quorum) = &self.native_zookeeper {
+            if !cfg!(feature = "zookeeper") {
+                return Err(CliError::usage(ZOOKEEPER_NOT_BUILT));
+            }
+            return Ok(Route::NativeZooKeeper(quorum.trim().to_owned()));
+        }
+        let Some(native) = self.native.as_deref().map(str::trim).filter(|n| !n.is_empty()) else {
+            if !self.native_address_map.is_empty() {
+                return Err(CliError::usage("--native-address-map needs --native or --native-zookeeper"));
+            }
+            return Ok(Route::Gateway);
+        };
+        if native == "gateway" {
+            return Ok(Route::NativeViaGateway);
+        }
+        let servers: Vec<String> =
+            native.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned).collect();
+        if servers.is_empty() {
+            return Err(CliError::usage(format!("--native {native:?}: give HOST:PORT[,HOST:PORT...] or `gateway`")));
+        }
+        Ok(Route::Native(servers))
+    }
+
+    /// `host:port` of the region server holding `hbase:meta`, as the gateway reports it:
+    /// it serves the connection registry, so native RPC can bootstrap from it.
+    async fn servers_from_gateway(&self, pool: usize) -> CliResult<Vec<String>> {
+        let addr = self.require_addr()?;
+        let gateway =
+            builder_for(Some(addr), self.framed, self.compact, self.connect_timeout, self.request_timeout, pool)
+                .security(self.security()?)
+                .build()?;
+        let meta = gateway.table("hbase:meta")?.region_locations().await?;
+        let mut servers: Vec<String> = Vec::new();
+        for location in meta {
+            let server = match location.port {
+                Some(port) if port > 0 => format!("{}:{port}", location.host),
+                Some(_) | None => continue,
+            };
+            if !servers.contains(&server) {
+                servers.push(server);
+            }
+        }
+        if servers.is_empty() {
+            return Err(CliError::failed(format!(
+                "--native gateway: the gateway at {addr} named no server for hbase:meta"
+            )));
+        }
+        Ok(servers)
     }
 
     /// The TLS / HTTP / Kerberos settings of the flags; `--kerberos` in a build without
@@ -141,6 +247,11 @@ const KERBEROS_NOT_BUILT: &str = "--kerberos: this basalt was built without Kerb
      cargo run -p basalt-cli --features kerberos); at run time it loads the system's GSSAPI \
      library (Debian: libgssapi-krb5-2)";
 
+/// Why `--native-zookeeper` is refused by a build without the `zookeeper` feature.
+const ZOOKEEPER_NOT_BUILT: &str = "--native-zookeeper: this basalt was built without ZooKeeper support; \
+     rebuild it with the cargo feature `zookeeper` (cargo install basalt-cli --features zookeeper), or give \
+     --native the region servers or masters to bootstrap from";
+
 /// A client for one gateway.
 pub fn client_for(
     addr: &str,
@@ -150,19 +261,23 @@ pub fn client_for(
     request_timeout: Duration,
     pool: usize,
 ) -> CliResult<Client> {
-    builder_for(addr, framed, compact, connect_timeout, request_timeout, pool).build().map_err(CliError::from)
+    builder_for(Some(addr), framed, compact, connect_timeout, request_timeout, pool).build().map_err(CliError::from)
 }
 
+/// A builder with the CLI's retry policy and timeouts, for the gateway at `addr` if any.
 fn builder_for(
-    addr: &str,
+    addr: Option<&str>,
     framed: bool,
     compact: bool,
     connect_timeout: Duration,
     request_timeout: Duration,
     pool: usize,
 ) -> basalt::ClientBuilder {
-    Client::builder()
-        .address(addr)
+    let builder = match addr {
+        Some(addr) => Client::builder().address(addr),
+        None => Client::builder(),
+    };
+    builder
         .framing(if framed { Framing::Framed } else { Framing::Buffered })
         .protocol(if compact { Protocol::Compact } else { Protocol::Binary })
         .connect_timeout(connect_timeout)
@@ -207,7 +322,8 @@ mod tests {
             Err(e) => {
                 let text = e.to_string();
                 assert!(text.contains("cargo feature `kerberos`") && text.contains("--features kerberos"), "{text}");
-                assert!(conn.client(1).is_err(), "no client is built without Kerberos");
+                let built = tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(conn.client(1));
+                assert!(built.is_err(), "no client is built without Kerberos");
             }
         }
         // Without --kerberos, every build gives plain TCP.

@@ -150,6 +150,7 @@ pub fn run(args: LocalArgs, framed: bool, compact: bool) -> CliResult {
                 hint.push_str(" BASALT_THRIFT_COMPACT=1");
             }
             eprintln!("use it with: {hint}; stop it with: basalt local stop");
+            eprintln!("for native RPC to the region servers, add: export BASALT_NATIVE=gateway");
             outln!("{addr}");
             Ok(())
         }

@@ -110,8 +110,9 @@ fn run(cli: Cli) -> CliResult {
         Cmd::Demo(a) => demo::run(a, &conn),
         Cmd::Import(a) => bulk::import::run(a, &conn),
         cmd => {
-            let client = conn.client(if let Cmd::Copy(a) = &cmd { a.connections() } else { 4 })?;
+            let pool = if let Cmd::Copy(a) = &cmd { a.connections() } else { 4 };
             runtime()?.block_on(async move {
+                let client = conn.client(pool).await?;
                 match cmd {
                     Cmd::Ns(a) => admin::run_ns(a, &client).await,
                     Cmd::Table(a) => admin::run_table(a, &client).await,

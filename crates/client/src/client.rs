@@ -87,6 +87,13 @@ impl Default for ClientBuilder {
     }
 }
 
+/// Whether `addr` is `host:port`: a host without spaces and a port that fits 16 bits.
+fn is_host_port(addr: &str) -> bool {
+    addr.rsplit_once(':').is_some_and(|(host, port)| {
+        !host.is_empty() && !host.chars().any(char::is_whitespace) && port.parse::<u16>().is_ok()
+    })
+}
+
 impl ClientBuilder {
     /// Adds a Thrift2 gateway (`host:port`). Several gateways share the load; one that
     /// is down is skipped and retried after a back-off. At least one is required.
@@ -258,10 +265,13 @@ impl ClientBuilder {
             return Err(InvalidInput::Option("no Thrift2 gateway address given".into()).into());
         }
         for addr in &self.addrs {
-            let port_ok =
-                addr.rsplit_once(':').is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok());
-            if !port_ok {
+            if !is_host_port(addr) {
                 return Err(InvalidInput::Option(format!("gateway address {addr:?} is not host:port")).into());
+            }
+        }
+        for server in &self.native {
+            if !is_host_port(server) {
+                return Err(InvalidInput::Option(format!("native bootstrap server {server:?} is not host:port")).into());
             }
         }
         // The same security settings apply to the native transport; only what cannot
@@ -435,6 +445,17 @@ mod tests {
         // Without the feature the error names it; with it, the quorum refuses.
         let expected = if cfg!(feature = "zookeeper") { "127.0.0.1:1" } else { "`zookeeper`" };
         assert!(error.to_string().contains(expected), "{error}");
+    }
+
+    #[test]
+    fn addresses_are_host_and_port_before_anything_is_sent() {
+        for bad in ["nonsense", "a b:1", "h:99999", ":16020", "h:"] {
+            let gateway = Client::builder().address(bad).build().expect_err(bad).to_string();
+            assert!(gateway.contains("gateway address"), "{gateway}");
+            let native = Client::builder().native([bad]).build().expect_err(bad).to_string();
+            assert!(native.contains("native bootstrap server"), "{native}");
+        }
+        assert!(Client::builder().native(["rs1:16020", "[::1]:16020"]).build().is_ok());
     }
 
     #[test]

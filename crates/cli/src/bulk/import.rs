@@ -536,8 +536,10 @@ pub async fn import(job: &Job, client: &Client) -> CliResult<Summary> {
 /// Runs `basalt import`.
 pub fn run(args: ImportArgs, conn: &ConnOpts) -> CliResult {
     let job = Job::from_args(&args)?;
-    let client = conn.client(job.concurrency)?;
-    let s = crate::runtime()?.block_on(import(&job, &client))?;
+    let s = crate::runtime()?.block_on(async {
+        let client = conn.client(job.concurrency).await?;
+        import(&job, &client).await
+    })?;
     if s.already_complete {
         outln!(
             "nothing to do: the import of {} into {} is complete ({} rows)",
