@@ -81,7 +81,7 @@ pub struct ConnOpts {
 
 /// How the data commands reach the region servers.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Route {
+pub(crate) enum Route {
     /// Everything through the gateway.
     Gateway,
     /// Native RPC, bootstrapped from these servers.
@@ -154,7 +154,7 @@ impl ConnOpts {
     }
 
     /// The way to the region servers the flags ask for, checked.
-    fn route(&self) -> CliResult<Route> {
+    pub(crate) fn route(&self) -> CliResult<Route> {
         if let Some(quorum) = &self.native_zookeeper {
             if !cfg!(feature = "zookeeper") {
                 return Err(CliError::usage(ZOOKEEPER_NOT_BUILT));
@@ -251,18 +251,6 @@ const KERBEROS_NOT_BUILT: &str = "--kerberos: this basalt was built without Kerb
 const ZOOKEEPER_NOT_BUILT: &str = "--native-zookeeper: this basalt was built without ZooKeeper support; \
      rebuild it with the cargo feature `zookeeper` (cargo install basalt-cli --features zookeeper), or give \
      --native the region servers or masters to bootstrap from";
-
-/// A client for one gateway.
-pub fn client_for(
-    addr: &str,
-    framed: bool,
-    compact: bool,
-    connect_timeout: Duration,
-    request_timeout: Duration,
-    pool: usize,
-) -> CliResult<Client> {
-    builder_for(Some(addr), framed, compact, connect_timeout, request_timeout, pool).build().map_err(CliError::from)
-}
 
 /// A builder with the CLI's retry policy and timeouts, for the gateway at `addr` if any.
 fn builder_for(

@@ -13,7 +13,7 @@ use bytes::Bytes;
 use clap::Args;
 
 use crate::analyze::{region_table, svg};
-use crate::conn::{client_for, ConnOpts};
+use crate::conn::ConnOpts;
 use crate::demo_data as data;
 use crate::error::{CliError, CliResult};
 use crate::keyfmt::{escape, thousands};
@@ -103,6 +103,7 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
     if args.phone.len() != 11 || !args.phone.bytes().all(|b| b.is_ascii_digit()) {
         return Err(CliError::usage(format!("--phone {:?}: use 11 digits", args.phone)));
     }
+    conn.route()?; // bad native flags are refused before an HBase is started
     let (addr, source) = match conn.addr.as_deref().filter(|a| !a.is_empty()) {
         Some(a) => (a.to_owned(), Source::Given),
         None => {
@@ -131,15 +132,23 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
         }
     };
     let pool = args.tasks + 2 * args.regions as usize + 4;
-    let client = client_for(&addr, conn.framed, conn.compact, conn.connect_timeout, conn.request_timeout, pool)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .map_err(|e| CliError::failed(format!("cannot start the async runtime: {e}")))?;
+        .map_err(|e| CliError::failed(format!("cannot start the async runtime: {e}")));
     let started = Instant::now();
-    let result = rt.block_on(demo(&args, &client, &addr));
-    drop(rt);
+    // The demo's own HBase is stopped below whatever happened here.
+    let at = ConnOpts { addr: Some(addr.clone()), ..conn.clone() };
+    let result = rt.and_then(|rt| {
+        rt.block_on(async {
+            let client = at.client(pool).await?;
+            if at.native.is_some() || at.native_zookeeper.is_some() {
+                outln!("reads and writes go over native RPC to the region servers; admin through {addr}");
+            }
+            demo(&args, &client, &addr).await
+        })
+    });
     match source {
         Source::Launched(mut hbase) => {
             hbase.stop()?;

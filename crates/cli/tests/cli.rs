@@ -511,6 +511,9 @@ fn native_route(env: &Env) -> Result<(), String> {
         zookeeper.code_is(2)?.says("`zookeeper`")?;
     }
     basalt(env, &["table", "drop", "cli_native"]).ok()?;
+    let demo = ["--native", "gateway", "demo", "--rows", "2000", "--namespace", "cli_native_demo"];
+    basalt(env, &demo).ok()?.has("over native RPC")?.has("0 failed")?;
+    basalt(env, &["--native", ",", "demo", "--rows", "2000"]).code_is(2)?.says("--native")?;
     Ok(())
 }
 
