@@ -106,7 +106,7 @@ impl From<basalt::Error> for CliError {
         use basalt::Error as E;
         if is_not_connected(&e) {
             return CliError::unreachable(format!(
-                "HBase is unreachable: {e} (start one with `basalt local start`, or check --addr / BASALT_THRIFT_ADDR)"
+                "HBase is unreachable: {e} (start one with `basalt local start`, or check --addr / BASALT_THRIFT_ADDR, and --native / BASALT_NATIVE)"
             ));
         }
         if is_not_answering(&e) {

@@ -499,7 +499,9 @@ fn native_route(env: &Env) -> Result<(), String> {
     basalt(env, &["get", "cli_native", "k2"]).code_is(1)?.says("not found")?; // through the gateway: gone
                                                                               // The data path really is native: a bootstrap server nobody listens on fails it,
                                                                               // while the same command through the gateway works.
-    basalt(env, &["--native", "127.0.0.1:1", "get", "cli_native", "k1"]).code_is(1)?.says("127.0.0.1:1")?;
+    basalt(env, &["--native", "127.0.0.1:1", "get", "cli_native", "k1"]).code_is(3)?.says("127.0.0.1:1")?;
+    let two = ["--native", "127.0.0.1:1,127.0.0.1:2", "get", "cli_native", "k1"];
+    basalt(env, &two).code_is(3)?.says("127.0.0.1:2")?;
     basalt(env, &["--native", "not an address", "get", "cli_native", "k1"]).code_is(2)?.says("host:port")?;
     basalt(env, &["--native", ",", "get", "cli_native", "k1"]).code_is(2)?.says("--native")?;
     basalt(env, &["--native-address-map", "a=b", "get", "cli_native", "k1"]).code_is(2)?.says("--native")?;

@@ -36,11 +36,16 @@ pub(crate) fn server_addr(server: &pb::ServerName) -> String {
 /// Asks each bootstrap server in turn until one answers all three questions.
 pub(crate) async fn bootstrap(pool: &Pool, servers: &[String], timeout: Duration) -> Result<ClusterInfo, RpcError> {
     let mut failures = Vec::new();
+    let mut refused = Vec::new();
     let mut security = None;
     for server in servers {
         match ask(pool, server, timeout).await {
             Ok(info) => return Ok(info),
             Err(e @ RpcError::Security { .. }) => security = security.or(Some(e)),
+            Err(RpcError::Connect { reason, .. }) => {
+                failures.push(format!("{server}: cannot connect: {reason}"));
+                refused.push((server.as_str(), reason));
+            }
             Err(e) => failures.push(format!("{server}: {e}")),
         }
     }
@@ -50,6 +55,17 @@ pub(crate) async fn bootstrap(pool: &Pool, servers: &[String], timeout: Duration
     }
     if failures.is_empty() {
         return Err(RpcError::InvalidArgument("no bootstrap server given".into()));
+    }
+    // No server could even be connected to: the cluster is unreachable from here, which
+    // callers tell apart from servers that answered badly.
+    if refused.len() == failures.len() {
+        return Err(match <[_; 1]>::try_from(refused) {
+            Ok([(addr, reason)]) => RpcError::Connect { addr: addr.to_owned(), reason },
+            Err(refused) => RpcError::Connect {
+                addr: servers.join(", "),
+                reason: refused.iter().map(|(addr, reason)| format!("{addr}: {reason}")).collect::<Vec<_>>().join("; "),
+            },
+        });
     }
     Err(RpcError::Bootstrap(failures.join("; ")))
 }
