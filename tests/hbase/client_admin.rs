@@ -2,13 +2,23 @@
 
 use std::collections::BTreeMap;
 
-use basalt::{BlockEncoding, BloomFilter, Bytes, ColumnFamily, Compression, Error, Get, Put, Scan, TableDescriptor};
+use basalt::{
+    BlockEncoding, BloomFilter, Bytes, ColumnFamily, Compression, Consistency, Error, Framing, Get, InvalidInput, Put,
+    Scan, TableDescriptor,
+};
+
+use basalt_thrift::hbase::{TColumnFamilyDescriptor, TTableDescriptor, TTableName};
 
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
-    tests![namespaces, tables_with_family_settings_and_splits, a_missing_table_is_table_not_found]
+    tests![
+        namespaces,
+        tables_with_family_settings_and_splits,
+        tables_with_region_replication,
+        a_missing_table_is_table_not_found
+    ]
 }
 
 async fn namespaces(env: Env) -> TestResult {
@@ -95,6 +105,87 @@ async fn tables_with_family_settings_and_splits(env: Env) -> TestResult {
     admin.delete_table(&name).await?;
     assert!(!admin.table_exists(&name).await?);
     admin.delete_namespace(&ns).await?;
+    Ok(())
+}
+
+/// Region replication set when a table is created, read back by describe, and live:
+/// replica 1 answers a timeline read. Through a framed gateway it is refused before
+/// sending: that gateway reads each table setting as the whole request frame (checked
+/// here too, so the refusal goes when HBase mends it). Bad counts are refused before
+/// sending.
+async fn tables_with_region_replication(env: Env) -> TestResult {
+    let launcher = env.gateways()?;
+    let (buffered, framed) = tokio::task::spawn_blocking(move || {
+        Ok::<_, basalt_testkit::TestkitError>((launcher.start(false, false)?, launcher.start(true, false)?))
+    })
+    .await??;
+    let at = |addr: &str, framing| basalt::Client::builder().address(addr).framing(framing).build();
+    let (buffered_client, framed_client) =
+        (at(buffered.addr(), Framing::Buffered)?, at(framed.addr(), Framing::Framed)?);
+    let main = env.client();
+    let desc = |name: &str| TableDescriptor::new(name).family(ColumnFamily::new("d")).region_replication(2);
+    match framed_client.admin().create_table(&desc(&env.unique("adm_replicas")), &[]).await {
+        Err(Error::InvalidInput(InvalidInput::Option(why))) => assert!(why.contains("framed"), "{why}"),
+        other => return Err(format!("region replication through a framed gateway: got {other:?}").into()),
+    }
+    // What the framed gateway makes of the setting, sent by hand: not 2 replicas.
+    framed_gateway_misreads_table_settings(framed.addr(), &env).await?;
+    for (client, how) in [(&buffered_client, "a buffered gateway")] {
+        let admin = client.admin();
+        let name = env.unique("adm_replicas");
+        admin.create_table(&desc(&name), &[]).await?;
+        let described = admin.describe_table(&name).await?;
+        assert_eq!(described.get_region_replication(), Some(2), "created through {how}: {described:?}");
+        assert_eq!(described.families().len(), 1, "created through {how}: {described:?}");
+        let table = main.table(&name)?;
+        table.put(Put::new("r").cell("d", "q", "v")).await?;
+        table.get(Get::new("r").consistency(Consistency::Timeline).replica_id(1)).await?;
+        admin.delete_table(&name).await?;
+    }
+    let plain = env.fresh_table(&["d"], &[]).await?;
+    let described = main.admin().describe_table(plain.name()).await?;
+    assert_eq!(described.get_region_replication(), None, "HBase's default: {described:?}");
+    for bad in [0, 65_537] {
+        let desc =
+            TableDescriptor::new(env.unique("adm_replicas")).family(ColumnFamily::new("d")).region_replication(bad);
+        match main.admin().create_table(&desc, &[]).await {
+            Err(Error::InvalidInput(InvalidInput::Option(why))) => assert!(why.contains("replication"), "{why}"),
+            other => return Err(format!("region replication {bad}: expected InvalidInput, got {other:?}").into()),
+        }
+    }
+    Ok(())
+}
+
+/// Creates a table with `REGION_REPLICATION` = 2 by hand through the framed gateway
+/// at `addr` and checks what HBase made of it: not 2. When this fails, HBase reads
+/// framed table settings right and the client's refusal can go.
+async fn framed_gateway_misreads_table_settings(addr: &str, env: &Env) -> TestResult {
+    let name = env.unique("adm_framed");
+    #[rustfmt::skip]
+    let family = TColumnFamilyDescriptor::new(
+        b"d".to_vec(), None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+        None, None, None,
+    );
+    let attributes = BTreeMap::from([(b"REGION_REPLICATION".to_vec(), b"2".to_vec())]);
+    let desc = TTableDescriptor::new(TTableName::new(None, name.as_bytes().to_vec()), vec![family], attributes, None);
+    let options = basalt_thrift::ConnectionOptions { framing: Framing::Framed, ..env.options() };
+    let mut conn = basalt_thrift::Connection::connect(addr, options).await?;
+    let created = conn.create_table(desc, Vec::new()).await;
+    let admin = env.client().admin();
+    let replication = match created {
+        Ok(()) => {
+            let read = admin.describe_table(&name).await.map(|d| d.get_region_replication());
+            admin.delete_table(&name).await?;
+            read?
+        }
+        // Refusing the garbled settings outright is a misreading too.
+        Err(_) => None,
+    };
+    if replication == Some(2) {
+        return Err("the framed gateway set region replication 2: HBase mends framed table settings; \
+                    drop the client's refusal"
+            .into());
+    }
     Ok(())
 }
 

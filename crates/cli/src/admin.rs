@@ -82,6 +82,10 @@ enum TableCmd {
         /// Number of regions for --algo.
         #[arg(long)]
         regions: Option<u32>,
+        /// Serve each region from N region servers: the primary and N-1 read-only
+        /// replicas for timeline reads (1 to 65536; default HBase's, 1).
+        #[arg(long, value_name = "N")]
+        region_replication: Option<u32>,
     },
     /// List tables (of one namespace, or all).
     #[command(after_help = "Example:\n  basalt table list --namespace telecom")]
@@ -223,9 +227,12 @@ pub async fn run_ns(args: NsArgs, client: &Client) -> CliResult {
 pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
     let admin = client.admin();
     match args.cmd {
-        TableCmd::Create { name, families, splits, schema, algo, regions } => {
+        TableCmd::Create { name, families, splits, schema, algo, regions, region_replication } => {
             let families = if families.is_empty() { vec!["d".to_owned()] } else { families };
             let mut desc = TableDescriptor::new(name.clone());
+            if let Some(replicas) = region_replication {
+                desc = desc.region_replication(replicas);
+            }
             for f in &families {
                 desc = desc.family(parse_family(f)?);
             }
@@ -256,6 +263,9 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
             let desc = admin.describe_table(&name).await?;
             let enabled = admin.is_table_enabled(&name).await?;
             outln!("table {}  ({})", desc.name(), if enabled { "enabled" } else { "disabled" });
+            if let Some(replicas) = desc.get_region_replication() {
+                outln!("  region replication {replicas}");
+            }
             for f in desc.families() {
                 outln!("  family {}", describe_family(f));
             }

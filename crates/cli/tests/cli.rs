@@ -184,6 +184,10 @@ fn tables(env: &Env) -> Result<(), String> {
         .has("5 region(s)")?;
     basalt(env, &["table", "drop", "cli_t2"]).ok()?;
     basalt(env, &["table", "create", "cli_t3", "-f", "d:bloom=huge"]).code_is(2)?.says("none|row|rowcol")?;
+    basalt(env, &["table", "create", "cli_t4", "--region-replication", "2"]).ok()?;
+    basalt(env, &["table", "describe", "cli_t4"]).ok()?.has("region replication 2")?;
+    basalt(env, &["table", "drop", "cli_t4"]).ok()?;
+    basalt(env, &["table", "create", "cli_t5", "--region-replication", "0"]).code_is(2)?.says("replication")?;
     Ok(())
 }
 

@@ -285,23 +285,44 @@ impl ColumnFamily {
     }
 }
 
+/// The table setting that holds its region replication (HBase's `REGION_REPLICATION`).
+const REGION_REPLICATION: &[u8] = b"REGION_REPLICATION";
+/// The most replicas a region can have: replica ids are 0 to 65535.
+const MAX_REGION_REPLICAS: u32 = 1 << 16;
+
 /// A table to create: name, families, and optional split keys (pre-splitting).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableDescriptor {
     name: String,
     families: Vec<ColumnFamily>,
+    region_replication: Option<u32>,
 }
 
 impl TableDescriptor {
     /// A table named `name` (`table` or `namespace:table`).
     pub fn new(name: impl Into<String>) -> TableDescriptor {
-        TableDescriptor { name: name.into(), families: Vec::new() }
+        TableDescriptor { name: name.into(), families: Vec::new(), region_replication: None }
     }
 
     /// Adds a column family (keep them few).
     pub fn family(mut self, family: ColumnFamily) -> TableDescriptor {
         self.families.push(family);
         self
+    }
+
+    /// Serves each region from `replicas` region servers: the primary, which takes
+    /// writes, and `replicas - 1` read-only secondaries that answer reads with
+    /// [`Consistency::Timeline`](crate::Consistency::Timeline) when the primary is slow
+    /// or down. 1 to 65536; [`Admin::create_table`] refuses others. Default: HBase's (1).
+    pub fn region_replication(mut self, replicas: u32) -> TableDescriptor {
+        self.region_replication = Some(replicas);
+        self
+    }
+
+    /// The region replication set, or read back by [`Admin::describe_table`]; `None`
+    /// when it is HBase's default (1).
+    pub fn get_region_replication(&self) -> Option<u32> {
+        self.region_replication
     }
 
     /// The table's name.
@@ -405,7 +426,28 @@ impl Admin {
         for key in split_keys {
             validate::row_key(key)?;
         }
-        let tdesc = TTableDescriptor::new(name, families, None, None);
+        let attributes = match desc.region_replication {
+            None => None,
+            Some(n @ 1..=MAX_REGION_REPLICAS) => {
+                Some(BTreeMap::from([(REGION_REPLICATION.to_vec(), n.to_string().into_bytes())]))
+            }
+            Some(n) => {
+                let why = format!("region replication {n}: use 1 to {MAX_REGION_REPLICAS}");
+                return Err(InvalidInput::Option(why).into());
+            }
+        };
+        if attributes.is_some() && self.thrift()?.framing() == basalt_thrift::Framing::Framed {
+            // The gateway reads each setting's key and value as the whole request frame
+            // (it takes the frame's backing array), so the table would get garbage
+            // settings and no replication.
+            return Err(InvalidInput::Option(
+                "region replication through a framed gateway: HBase's Thrift2 gateway misreads table settings \
+                 sent over the framed transport; create the table through a gateway without -f, or with HBase's shell"
+                    .into(),
+            )
+            .into());
+        }
+        let tdesc = TTableDescriptor::new(name, families, attributes, None);
         let splits: Vec<Vec<u8>> = split_keys.iter().map(|k| k.to_vec()).collect();
         admin_call!(self, "create_table", Some(&desc.name), Idempotence::NotIdempotent, |conn| conn
             .create_table(tdesc.clone(), splits.clone()))
@@ -476,9 +518,16 @@ impl Admin {
         let t = table_name(name)?;
         let desc = admin_call!(self, "describe_table", Some(name), Idempotence::Idempotent, |conn| conn
             .get_table_descriptor(t.clone()))?;
+        // A setting that does not parse (a hostile or odd reply) reads as unset.
+        let region_replication = desc
+            .attributes
+            .as_ref()
+            .and_then(|a| a.get(REGION_REPLICATION))
+            .and_then(|v| std::str::from_utf8(v).ok()?.trim().parse::<u32>().ok());
         Ok(TableDescriptor {
             name: name_of(&desc.table_name),
             families: desc.columns.unwrap_or_default().into_iter().map(ColumnFamily::from_thrift).collect(),
+            region_replication,
         })
     }
 

@@ -208,6 +208,11 @@ impl Pool {
         self.size
     }
 
+    /// How the gateway delimits messages.
+    pub(crate) fn framing(&self) -> basalt_thrift::Framing {
+        self.options.framing
+    }
+
     /// The largest reply a connection accepts (scans size their pages under it).
     pub(crate) fn max_response_bytes(&self) -> usize {
         self.options.max_response_bytes

@@ -69,6 +69,11 @@ impl ThriftTransport {
         }
     }
 
+    /// How the gateways delimit messages.
+    pub(crate) fn framing(&self) -> basalt_thrift::Framing {
+        self.shared.pool.framing()
+    }
+
     /// One attempt of any gateway call given as a closure on the connection (admin
     /// calls, which are not on the [`Transport`] trait yet). `table` is the table the
     /// call names, if any: a missing table is answered with its bare name, which maps
