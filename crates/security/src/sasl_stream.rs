@@ -206,30 +206,23 @@ impl<S: AsyncRead + Unpin> AsyncRead for SaslStream<S> {
 mod tests {
     use super::*;
 
-    fn bytes(parts: &[&[u8]]) -> BytesMut {
-        let mut buf = BytesMut::new();
-        for part in parts {
-            buf.extend_from_slice(part);
-        }
-        buf
-    }
-
     #[test]
     fn frames_are_bounded_by_the_limit_and_the_bytes_present() {
-        let mut buf = bytes(&[&5u32.to_be_bytes(), b"hello", &2u32.to_be_bytes(), b"h"]);
+        let mut buf = BytesMut::from(&b"\x00\x00\x00\x05hello\x00\x00\x00\x02h"[..]);
         assert_eq!(take_frame(&mut buf, 16).unwrap().as_deref(), Some(&b"hello"[..]));
         assert_eq!(take_frame(&mut buf, 16), Ok(None), "half a frame waits");
         assert_eq!(buf.len(), 5, "nothing consumed while waiting");
         buf.extend_from_slice(b"i");
         assert_eq!(take_frame(&mut buf, 16).unwrap().as_deref(), Some(&b"hi"[..]));
         assert!(buf.is_empty());
-        assert_eq!(take_frame(&mut bytes(&[&[0, 0]]), 16), Ok(None));
+        assert_eq!(take_frame(&mut BytesMut::from(&[0u8, 0][..]), 16), Ok(None));
         // Announced at 2 GiB - 1 (or, read as a signed length, negative) with one byte behind.
         for len in [i32::MAX as u32, u32::MAX] {
-            let mut huge = bytes(&[&len.to_be_bytes(), b"x"]);
+            let mut huge = BytesMut::from(&len.to_be_bytes()[..]);
+            huge.extend_from_slice(b"x");
             assert_eq!(take_frame(&mut huge, 1 << 20), Err(FrameError::TooLong { len: len as usize, max: 1 << 20 }));
         }
-        let mut empty = bytes(&[&0u32.to_be_bytes()]);
+        let mut empty = BytesMut::from(&[0u8; 4][..]);
         assert_eq!(take_frame(&mut empty, 16).unwrap().as_deref(), Some(&b""[..]));
     }
 }
