@@ -39,7 +39,7 @@ pub fn trials() -> Vec<Test> {
 const FAILS_WITHIN: Duration = Duration::from_secs(20);
 
 fn kerberos(qop: QopChoice) -> KerberosOptions {
-    KerberosOptions { qop, ..KerberosOptions::default() }
+    KerberosOptions::default().accepting(qop)
 }
 
 async fn rpc_client(servers: &[String], security: Security) -> Result<RpcClient, RpcError> {

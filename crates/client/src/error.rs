@@ -457,6 +457,8 @@ fn is_final_call_error(e: &CallError) -> bool {
             SecureError::Tls { .. }
             | SecureError::Gssapi(_)
             | SecureError::Sasl { .. }
+            | SecureError::SaslRefused { .. }
+            | SecureError::ServerNotSecure { .. }
             | SecureError::HandshakeTimeout { .. }
             | SecureError::Http { .. } => false,
         },

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use basalt_rpc_protocol::exception::{RemoteException, RemoteExceptionKind};
 
-use crate::security::SecurityError;
+use basalt_security::{ContainsSecurityError, SecurityError};
 
 /// Why a call on the native transport failed.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -126,6 +126,17 @@ impl RpcError {
     pub fn remote(&self) -> Option<&RemoteError> {
         match self {
             RpcError::Remote(remote) => Some(remote),
+            _ => None,
+        }
+    }
+}
+
+impl ContainsSecurityError for RpcError {
+    /// The security failure of a connection, also as the last error of exhausted retries.
+    fn security_error(&self) -> Option<&SecurityError> {
+        match self {
+            RpcError::Security { error, .. } => Some(error),
+            RpcError::RetriesExhausted { last, .. } => last.security_error(),
             _ => None,
         }
     }

@@ -36,12 +36,10 @@ mod read;
 mod region;
 mod registry;
 mod replica;
-#[cfg(feature = "kerberos")]
 mod sasl;
 pub mod sasl_frame;
 mod scan;
 mod security;
-mod tls;
 #[cfg(feature = "zookeeper")]
 mod zookeeper;
 
@@ -49,6 +47,7 @@ pub use basalt_rpc_protocol::{call::Service, pb};
 
 pub use basalt_rpc_protocol::cellblock::{Cell, CellType};
 pub use basalt_rpc_protocol::exception::{MovedTo, RemoteException, RemoteExceptionKind};
+pub use basalt_security::{KerberosOptions, Qop, QopChoice, SecurityError, TlsOptions, KERBEROS_SUPPORTED};
 #[cfg(feature = "bench-internals")]
 #[doc(hidden)]
 pub use batch::bench_internals;
@@ -62,5 +61,4 @@ pub use pool::AddressMap;
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;
 pub use scan::{ScanSpec, Scanner};
-pub use security::{KerberosOptions, Qop, QopChoice, Security, SecurityError, KERBEROS_SUPPORTED};
-pub use tls::TlsOptions;
+pub use security::Security;

@@ -10,12 +10,19 @@
 //!   4-byte length (-1: none) and UTF-8 bytes.
 //! - When the quality of protection is auth-int or auth-conf, every byte after the
 //!   exchange (connection header, calls, replies) travels in frames: a 4-byte length and
-//!   a GSSAPI-wrapped message whose unwrapped bytes continue the plain RPC stream.
+//!   a GSSAPI-wrapped message whose unwrapped bytes continue the plain RPC stream
+//!   (`basalt-security`'s `SaslStream` reads and writes them).
 //!
 //! Every length is checked against what remains and against a limit before anything is
 //! allocated.
 
 use bytes::{Buf, BytesMut};
+
+/// Takes one whole wrapped frame (without its length) from the front of a buffer:
+/// `Ok(None)` when more bytes are needed; a frame longer than the limit fails before
+/// its bytes are awaited. The wrapped stream's framing is shared with the Thrift
+/// transport, so it lives in `basalt-security`.
+pub use basalt_security::take_frame as take_wrapped_frame;
 
 /// The server's `SaslStatus.SUCCESS`.
 const SUCCESS: i32 = 0;
@@ -44,7 +51,7 @@ pub enum SaslReply {
     },
 }
 
-/// Why bytes are not a valid SASL reply or wrapped frame.
+/// Why bytes are not a valid SASL reply.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SaslFrameError {
@@ -131,22 +138,6 @@ pub fn encode_token(token: &[u8], out: &mut Vec<u8>) -> Result<(), SaslFrameErro
     Ok(())
 }
 
-/// Takes one whole wrapped frame (without its length) from the front of `buf`:
-/// `Ok(None)` when more bytes are needed. A frame longer than `max` fails before its
-/// bytes are awaited.
-pub fn take_wrapped_frame(buf: &mut BytesMut, max: usize) -> Result<Option<BytesMut>, SaslFrameError> {
-    let Some(len) = int_at(buf, 0) else { return Ok(None) };
-    let len = usize::try_from(len).map_err(|_| SaslFrameError::NegativeLength(len, "a wrapped frame"))?;
-    if len > max {
-        return Err(SaslFrameError::TooLong { what: "a wrapped frame", len, max });
-    }
-    if buf.len() - 4 < len {
-        return Ok(None);
-    }
-    buf.advance(4);
-    Ok(Some(buf.split_to(len)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,22 +200,6 @@ mod tests {
         // A plain HBase's error frame starts with its total length, not a status.
         let mut buf = reply_bytes(&[&0x0000_0110i32.to_be_bytes(), b"....."]);
         assert_eq!(decode_reply(&mut buf), Err(SaslFrameError::UnknownStatus(0x110)));
-    }
-
-    #[test]
-    fn wrapped_frames_are_bounded_by_the_limit_and_the_bytes_present() {
-        let mut buf = reply_bytes(&[&5i32.to_be_bytes(), b"hello", &2i32.to_be_bytes(), b"h"]);
-        assert_eq!(take_wrapped_frame(&mut buf, 16).unwrap().as_deref(), Some(&b"hello"[..]));
-        assert_eq!(take_wrapped_frame(&mut buf, 16), Ok(None), "half a frame waits");
-        buf.extend_from_slice(b"i");
-        assert_eq!(take_wrapped_frame(&mut buf, 16).unwrap().as_deref(), Some(&b"hi"[..]));
-        assert!(buf.is_empty());
-        let mut huge = reply_bytes(&[&i32::MAX.to_be_bytes(), b"x"]);
-        assert!(matches!(take_wrapped_frame(&mut huge, 1 << 20), Err(SaslFrameError::TooLong { .. })));
-        let mut negative = reply_bytes(&[&(-1i32).to_be_bytes()]);
-        assert!(matches!(take_wrapped_frame(&mut negative, 16), Err(SaslFrameError::NegativeLength(-1, _))));
-        let mut empty = reply_bytes(&[&0i32.to_be_bytes()]);
-        assert_eq!(take_wrapped_frame(&mut empty, 16).unwrap().as_deref(), Some(&b""[..]));
     }
 
     #[test]

@@ -21,27 +21,9 @@ use crate::gateway::{Gateway, GatewayLauncher};
 use crate::launcher::{self, GatewaySpec};
 use crate::TestkitError;
 
-/// Quality of protection of a Kerberos gateway (`hbase.thrift.security.qop`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Qop {
-    /// Authentication only.
-    Auth,
-    /// Authentication and integrity (every message signed).
-    AuthInt,
-    /// Authentication, integrity and confidentiality (every message encrypted).
-    AuthConf,
-}
-
-impl Qop {
-    /// The name HBase and SASL use: `auth`, `auth-int`, `auth-conf`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Qop::Auth => "auth",
-            Qop::AuthInt => "auth-int",
-            Qop::AuthConf => "auth-conf",
-        }
-    }
-}
+/// Quality of protection of a Kerberos gateway (`hbase.thrift.security.qop`): the
+/// clients' own type, so that a test's mode and its client settings are one value.
+pub use basalt_security::Qop;
 
 /// Which security a gateway gets. `Default` is a plain buffered/binary gateway.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

@@ -78,7 +78,7 @@ pub enum CallError {
     ConnectionUnusable,
     /// A TLS, SASL/Kerberos or HTTP handshake failed (see [`crate::SecureError`]).
     #[error("{0}")]
-    Secure(crate::secure::SecureError),
+    Secure(crate::SecureError),
 }
 
 impl CallError {

@@ -16,6 +16,7 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::{ready, Context, Poll};
 
+use basalt_security::{spnego_header, KerberosOptions};
 use bytes::{Buf, Bytes};
 use http_body_util::Full;
 use hyper::body::{Body, Incoming};
@@ -26,10 +27,8 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::task::JoinHandle;
 
-use crate::kerberos::KerberosOptions;
-use crate::sasl::spnego_token;
-use crate::secure::SecureError;
 use crate::stream::ConnectionStream;
+use crate::SecureError;
 
 /// Settings of Thrift over HTTP(S).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,7 +118,7 @@ where
             }
             let target = k.target(host);
             let (k2, t2) = (k.clone(), target.clone());
-            tokio::task::spawn_blocking(move || spnego_token(&k2, &t2))
+            tokio::task::spawn_blocking(move || spnego_header(&k2, &t2))
                 .await
                 .map_err(|e| SecureError::Gssapi(format!("GSSAPI task failed: {e}")))??;
             Some((k, target))
@@ -161,7 +160,7 @@ impl Inner {
             builder = builder.header(name, value);
         }
         if let Some((options, target)) = &self.spnego {
-            builder = builder.header(AUTHORIZATION, spnego_token(options, target)?);
+            builder = builder.header(AUTHORIZATION, spnego_header(options, target)?);
         }
         builder.body(Full::new(body)).map_err(|e| SecureError::Http { detail: e.to_string() })
     }

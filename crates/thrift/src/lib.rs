@@ -27,7 +27,9 @@
 //!   [`ConnectionStream`]. Production gateways ([`Security`] in
 //!   [`ConnectionOptions::security`]): TLS (rustls), Thrift over HTTP(S) (hyper), and
 //!   Kerberos, SASL GSSAPI with auth / auth-int / auth-conf or SPNEGO over HTTP
-//!   (the system's GSSAPI library, loaded at run time by `basalt-gssapi`).
+//!   (the system's GSSAPI library, loaded at run time by `basalt-gssapi`). The security
+//!   settings, handshakes and errors are `basalt-security`'s, re-exported here and
+//!   shared with the native transport (`basalt-rpc`).
 //!
 //! # Cargo features
 //! - `kerberos` (off by default): the Kerberos transports. They load the system's
@@ -55,16 +57,17 @@ mod calls;
 mod connection;
 mod error;
 mod http;
-mod kerberos;
-#[cfg(feature = "kerberos")]
-mod sasl;
-#[cfg(not(feature = "kerberos"))]
-#[path = "sasl_unbuilt.rs"]
 mod sasl;
 mod secure;
 mod stream;
 mod tls;
 
+/// Why a secured connection could not be made or used: `basalt-security`'s error,
+/// shared with the native transport, under the name this crate has always used.
+pub use basalt_security::SecurityError as SecureError;
+pub use basalt_security::{
+    ContainsSecurityError, KerberosOptions, Qop, QopChoice, SaslStream, TlsOptions, KERBEROS_SUPPORTED,
+};
 pub use basalt_thrift_protocol::{
     decode_reply, decode_row_reply, encode_call, hbase, idl, Call, CellData, CellRef, Cells, Framing, MessageScanner,
     Protocol, ReplyError, RowBatch, RowData, RowRef, RowReplyReader, Rows, RowsCall, ScanError,
@@ -72,9 +75,5 @@ pub use basalt_thrift_protocol::{
 pub use connection::{Connection, ConnectionOptions};
 pub use error::CallError;
 pub use http::{HttpOptions, HttpStream};
-pub use kerberos::{KerberosOptions, Qop, KERBEROS_SUPPORTED};
-#[cfg(feature = "kerberos")]
-pub use sasl::SaslStream;
-pub use secure::{SecureError, Security};
+pub use secure::Security;
 pub use stream::ConnectionStream;
-pub use tls::TlsOptions;

@@ -11,20 +11,21 @@
 //!
 //! Every handshake (TLS, SASL, the first HTTP exchange) is bounded by the connect
 //! timeout: a server that speaks something else fails the connect with
-//! [`SecureError::HandshakeTimeout`] instead of hanging.
+//! [`SecureError::HandshakeTimeout`] instead of hanging. The settings, the TLS
+//! handshake, the SASL security layer and [`SecureError`] are `basalt-security`'s,
+//! shared with the native transport; this module puts them in the gateway's order.
 
 use std::future::Future;
 use std::time::Duration;
 
+use basalt_security::{handshake, host_of, ContainsSecurityError, KerberosOptions, TlsOptions, KERBEROS_SUPPORTED};
 use tokio::net::TcpStream;
 
 use crate::connection::{Connection, ConnectionOptions};
 use crate::error::CallError;
 use crate::http::{self, HttpOptions};
-use crate::kerberos::{KerberosOptions, KERBEROS_SUPPORTED};
 use crate::sasl;
-use crate::tls::{self, TlsOptions};
-use crate::Framing;
+use crate::{Framing, SecureError};
 
 /// Which security a connection uses. `Default` is plain TCP.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -45,141 +46,26 @@ impl Security {
     }
 }
 
-/// Why a secured connection could not be made or used. Reached through
-/// [`CallError::Secure`], or inside [`CallError::Io`] for failures after the handshake.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SecureError {
-    /// The server's certificate does not chain to a trusted CA.
-    #[error("TLS: the server's certificate is not trusted ({detail}); pass the CA that signed it")]
-    UntrustedCertificate {
-        /// rustls's words.
-        detail: String,
-    },
-    /// The server's certificate has expired (or is not valid yet).
-    #[error("TLS: the server's certificate has expired or is not yet valid ({detail})")]
-    CertificateExpired {
-        /// rustls's words.
-        detail: String,
-    },
-    /// The server's certificate is not for the name connected to.
-    #[error("TLS: the server's certificate is not valid for '{name}' ({detail}); connect by a name it lists or set the TLS server name")]
-    HostNameMismatch {
-        /// The name checked.
-        name: String,
-        /// rustls's words.
-        detail: String,
-    },
-    /// Another TLS failure (protocol, alert from the server, ...).
-    #[error("TLS handshake failed: {detail}")]
-    Tls {
-        /// rustls's words.
-        detail: String,
-    },
-    /// The TLS options are unusable (unreadable CA file, bad key, ...).
-    #[error("TLS configuration: {0}")]
-    TlsConfig(String),
-    /// No Kerberos ticket to use.
-    #[error("Kerberos: no ticket for {principal} ({detail}); run kinit, or point KRB5CCNAME at a ticket cache")]
-    NoTicket {
-        /// Whose ticket was looked for.
-        principal: String,
-        /// GSSAPI's words.
-        detail: String,
-    },
-    /// The Kerberos ticket has expired.
-    #[error("Kerberos: the ticket of {principal} has expired ({detail}); run kinit again")]
-    TicketExpired {
-        /// Whose ticket.
-        principal: String,
-        /// GSSAPI's words.
-        detail: String,
-    },
-    /// Another GSSAPI failure (unknown server principal, KDC unreachable, ...).
-    #[error("Kerberos: {0}")]
-    Gssapi(String),
-    /// The SASL negotiation failed or the server refused it.
-    #[error("SASL: {detail}")]
-    Sasl {
-        /// What happened.
-        detail: String,
-    },
-    /// The server offers no quality of protection the client accepts.
-    #[error("SASL: the server offers {offered}, this client requires at least {wanted}")]
-    QopMismatch {
-        /// The layers offered.
-        offered: String,
-        /// The weakest layer accepted.
-        wanted: &'static str,
-    },
-    /// A handshake did not finish in time: the server speaks something else.
-    #[error("{phase} with {addr} did not complete within {after:?}: the server does not seem to speak {phase} (transport or security mismatch)")]
-    HandshakeTimeout {
-        /// `TLS`, `SASL` or `HTTP`.
-        phase: &'static str,
-        /// The server.
-        addr: String,
-        /// The timeout.
-        after: Duration,
-    },
-    /// The HTTP server answered with an error status.
-    #[error("HTTP {status}: {detail}")]
-    HttpStatus {
-        /// The status code.
-        status: u16,
-        /// What it means here.
-        detail: String,
-    },
-    /// Another HTTP failure.
-    #[error("HTTP: {detail}")]
-    Http {
-        /// hyper's words.
-        detail: String,
-    },
-    /// Kerberos was asked for, but this build has no Kerberos support (see
-    /// [`KERBEROS_SUPPORTED`](crate::KERBEROS_SUPPORTED)).
-    #[error(
-        "Kerberos was asked for, but this build has no Kerberos support: rebuild with the cargo feature \
-         `kerberos` (basalt-thrift/kerberos, basalt/kerberos, or `cargo install basalt-cli --features kerberos`); \
-         it loads the system's GSSAPI library at run time (Debian: libgssapi-krb5-2)"
-    )]
-    KerberosNotBuilt,
-    /// Kerberos was asked for, but the system's GSSAPI library could not be loaded;
-    /// `detail` names the package to install.
-    #[error("{detail}")]
-    GssapiLibraryMissing {
-        /// What was tried, and the package that provides the library.
-        detail: String,
-    },
-}
-
-impl SecureError {
-    /// The security error inside a call error, if there is one (handshake errors, and
-    /// failures of a secured stream that surface as I/O errors).
-    pub fn of(error: &CallError) -> Option<&SecureError> {
-        match error {
+impl ContainsSecurityError for CallError {
+    /// The security error inside a call error: a handshake's, or a secured stream's
+    /// failure inside [`CallError::Io`] (so `SecureError::of(&call_error)` finds both).
+    fn security_error(&self) -> Option<&SecureError> {
+        match self {
             CallError::Secure(e) => Some(e),
-            CallError::Io(io) => io.get_ref().and_then(|inner| inner.downcast_ref::<SecureError>()),
+            CallError::Io(io) => io.security_error(),
             _ => None,
         }
     }
 }
 
-/// The host part of `host:port` (brackets of an IPv6 literal removed).
-fn host_of(addr: &str) -> &str {
-    let host = addr.rsplit_once(':').map_or(addr, |(h, _)| h);
-    host.trim_start_matches('[').trim_end_matches(']')
-}
-
+/// [`basalt_security::bounded`], failing as a [`CallError`].
 async fn bounded<T>(
     phase: &'static str,
     addr: &str,
     after: Duration,
     work: impl Future<Output = Result<T, SecureError>>,
 ) -> Result<T, CallError> {
-    match tokio::time::timeout(after, work).await {
-        Ok(result) => result.map_err(CallError::Secure),
-        Err(_) => Err(CallError::Secure(SecureError::HandshakeTimeout { phase, addr: addr.to_owned(), after })),
-    }
+    basalt_security::bounded(phase, addr, after, work).await.map_err(CallError::Secure)
 }
 
 /// Opens a secured connection over an already-connected TCP socket.
@@ -196,7 +82,7 @@ pub(crate) async fn open(tcp: TcpStream, addr: &str, options: ConnectionOptions)
         let kerberos = security.kerberos.as_ref();
         let stream = match &security.tls {
             Some(tls_options) => {
-                let tls = bounded("TLS", addr, timeout, tls::handshake(tcp, &host, tls_options)).await?;
+                let tls = bounded("TLS", addr, timeout, handshake(tcp, &host, tls_options)).await?;
                 bounded("HTTP", addr, timeout, http::open(tls, addr, &host, http_options, kerberos, max_frame)).await?
             }
             None => {
@@ -214,12 +100,12 @@ pub(crate) async fn open(tcp: TcpStream, addr: &str, options: ConnectionOptions)
     }
     match (&security.tls, &security.kerberos) {
         (Some(tls_options), Some(krb)) => {
-            let tls = bounded("TLS", addr, timeout, tls::handshake(tcp, &host, tls_options)).await?;
+            let tls = bounded("TLS", addr, timeout, handshake(tcp, &host, tls_options)).await?;
             let sasl = bounded("SASL", addr, timeout, sasl::negotiate(tls, &host, krb, max_frame)).await?;
             Ok(Connection::from_stream(sasl, addr, options))
         }
         (Some(tls_options), None) => {
-            let tls = bounded("TLS", addr, timeout, tls::handshake(tcp, &host, tls_options)).await?;
+            let tls = bounded("TLS", addr, timeout, handshake(tcp, &host, tls_options)).await?;
             Ok(Connection::from_stream(tls, addr, options))
         }
         (None, Some(krb)) => {
@@ -233,13 +119,6 @@ pub(crate) async fn open(tcp: TcpStream, addr: &str, options: ConnectionOptions)
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn host_of_addresses() {
-        assert_eq!(host_of("localhost:9090"), "localhost");
-        assert_eq!(host_of("[::1]:9090"), "::1");
-        assert_eq!(host_of("10.0.0.1:9090"), "10.0.0.1");
-    }
 
     #[test]
     fn secure_errors_are_found_inside_io_errors() {

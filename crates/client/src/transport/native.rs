@@ -210,10 +210,9 @@ fn map_error(error: &RpcError, op: Operation, table: Option<&str>) -> Error {
                 source: std::io::Error::new(std::io::ErrorKind::ConnectionRefused, reason.clone()),
             },
         },
-        RpcError::Security { addr, error } => Error::Transport {
-            addr: addr.clone(),
-            source: CallError::Secure(super::native_security::secure_error(error)),
-        },
+        RpcError::Security { addr, error } => {
+            Error::Transport { addr: addr.clone(), source: CallError::Secure(error.clone()) }
+        }
         RpcError::ConnectionFailed { addr, reason } => {
             Error::Transport { addr: addr.clone(), source: CallError::Io(std::io::Error::other(reason.clone())) }
         }

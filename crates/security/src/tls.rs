@@ -1,10 +1,11 @@
-//! TLS to HBase's RPC servers (HBase 2.6's Netty TLS, `hbase.server.netty.tls.enabled`),
-//! with rustls and the `ring` provider through tokio-rustls: no hand-written crypto.
+//! TLS with rustls and its `ring` crypto provider, through tokio-rustls: no hand-written
+//! crypto.
 //!
-//! The server is verified against the system's roots or the CA certificates of a PEM
-//! file; the name checked (and sent as SNI) defaults to the host of each server's
-//! address. A client certificate is presented when given (servers ask for one unless
-//! `hbase.server.netty.tls.client.auth.mode` is `NONE`).
+//! The server is verified against the system's roots (rustls-native-certs) or the CA
+//! certificates of a PEM file; a client certificate is presented when given; the name
+//! checked against the certificate (and sent as SNI) defaults to the host of the
+//! address connected to. A failed handshake is sorted into the [`SecurityError`] a user
+//! can act on (untrusted, expired, wrong name, other).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -13,26 +14,28 @@ use std::sync::{Arc, OnceLock};
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
 use rustls::{CertificateError, ClientConfig, RootCertStore};
-use tokio::net::TcpStream;
-use tokio_rustls::client::TlsStream;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_rustls::TlsConnector;
 
-use crate::security::SecurityError;
+pub use tokio_rustls::client::TlsStream;
 
-/// TLS settings of native RPC connections. `Default` trusts the system's roots and
-/// checks each server's certificate against the host of its address.
+use crate::error::SecurityError;
+
+/// TLS settings of a connection. `Default` trusts the system's roots and checks each
+/// server's certificate against the host of its address (a DNS name or an IP address).
 ///
 /// ```
-/// use basalt_rpc::TlsOptions;
-/// let tls = TlsOptions::with_ca_file("/etc/hbase/ca.pem");
-/// assert!(tls.get_server_name().is_none());
+/// use basalt_security::TlsOptions;
+/// let tls = TlsOptions::with_ca_file("/etc/hbase/ca.pem").server_name("thrift.example.com");
+/// assert_eq!(tls.get_server_name(), Some("thrift.example.com"));
+/// assert!(tls.get_client_cert().is_none());
 /// ```
 #[derive(Clone, Default)]
 pub struct TlsOptions {
     ca_file: Option<PathBuf>,
     client_cert: Option<(PathBuf, PathBuf)>,
     server_name: Option<String>,
-    /// The rustls configuration, built once and shared by clones.
+    /// The rustls configuration, built once from the fields above and shared by clones.
     config: Arc<OnceLock<Result<Arc<ClientConfig>, String>>>,
 }
 
@@ -42,8 +45,9 @@ impl TlsOptions {
         TlsOptions { ca_file: Some(ca_file.into()), ..TlsOptions::default() }
     }
 
-    /// Checks every server's certificate against this name instead of the host of its
-    /// address (for servers reached by IP address under one certificate name).
+    /// Checks every server's certificate against this name (and sends it as SNI)
+    /// instead of the host of its address: for servers reached by IP address under one
+    /// certificate name.
     pub fn server_name(mut self, name: impl Into<String>) -> TlsOptions {
         self.server_name = Some(name.into());
         self.config = Arc::default();
@@ -67,7 +71,13 @@ impl TlsOptions {
         self.server_name.as_deref()
     }
 
-    fn client_config(&self) -> Result<Arc<ClientConfig>, SecurityError> {
+    /// The client certificate chain and key files presented when asked, if set.
+    pub fn get_client_cert(&self) -> Option<(&Path, &Path)> {
+        self.client_cert.as_ref().map(|(cert, key)| (cert.as_path(), key.as_path()))
+    }
+
+    /// The rustls client configuration, built on first use and shared by clones.
+    pub fn client_config(&self) -> Result<Arc<ClientConfig>, SecurityError> {
         self.config.get_or_init(|| self.build().map(Arc::new)).clone().map_err(SecurityError::TlsConfig)
     }
 
@@ -133,18 +143,18 @@ impl PartialEq for TlsOptions {
 
 impl Eq for TlsOptions {}
 
-/// Runs the TLS handshake over a connected socket; `host` is the address's host, checked
-/// when no server name is set.
-pub(crate) async fn handshake(
-    tcp: TcpStream,
-    host: &str,
-    options: &TlsOptions,
-) -> Result<TlsStream<TcpStream>, SecurityError> {
+/// Runs the TLS handshake over a connected stream; `host` is the host of the address,
+/// checked when no server name is set. Not bounded in time: see
+/// [`bounded`](crate::bounded).
+pub async fn handshake<IO>(io: IO, host: &str, options: &TlsOptions) -> Result<TlsStream<IO>, SecurityError>
+where
+    IO: AsyncRead + AsyncWrite + Unpin,
+{
     let config = options.client_config()?;
     let name = options.server_name.as_deref().unwrap_or(host).to_owned();
     let server_name = ServerName::try_from(name.clone())
         .map_err(|_| SecurityError::TlsConfig(format!("'{name}' is not a valid TLS server name")))?;
-    TlsConnector::from(config).connect(server_name, tcp).await.map_err(|e| classify(e, &name))
+    TlsConnector::from(config).connect(server_name, io).await.map_err(|e| classify(e, &name))
 }
 
 /// Turns a failed handshake into the error a user can act on.
@@ -180,6 +190,15 @@ mod tests {
         assert!(matches!(&err, SecurityError::TlsConfig(m) if m.contains("/nonexistent/ca.pem")), "{err}");
     }
 
+    #[test]
+    fn options_compare_by_their_settings_and_reset_the_built_config() {
+        let a = TlsOptions::with_ca_file("/ca.pem").server_name("rs").client_cert("/c", "/k");
+        assert_eq!(a, TlsOptions::with_ca_file("/ca.pem").server_name("rs").client_cert("/c", "/k"));
+        assert_ne!(a, TlsOptions::with_ca_file("/ca.pem"));
+        assert_eq!(a.get_client_cert(), Some((Path::new("/c"), Path::new("/k"))));
+        assert!(format!("{a:?}").contains("server_name: Some(\"rs\")"));
+    }
+
     #[tokio::test]
     async fn a_plain_server_fails_the_handshake_with_a_tls_error() {
         use tokio::io::AsyncWriteExt;
@@ -187,10 +206,10 @@ mod tests {
         let addr = listener.local_addr().unwrap();
         let server = tokio::spawn(async move {
             let (mut socket, _) = listener.accept().await.unwrap();
-            // What a plain HBase answers to bytes it cannot read: an error frame, then close.
+            // What a plain server answers to bytes it cannot read: an error frame, then close.
             socket.write_all(b"\x00\x00\x00\x10not a tls record").await.unwrap();
         });
-        let tcp = TcpStream::connect(addr).await.unwrap();
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
         let err = handshake(tcp, "127.0.0.1", &TlsOptions::default()).await.unwrap_err();
         assert!(matches!(err, SecurityError::Tls { .. } | SecurityError::TlsConfig(_)), "{err:?}");
         server.await.unwrap();
