@@ -450,15 +450,16 @@ fn is_final_call_error(e: &CallError) -> bool {
             | SecureError::TicketExpired { .. }
             | SecureError::QopMismatch { .. }
             | SecureError::KerberosNotBuilt
-            | SecureError::GssapiLibraryMissing { .. } => true,
+            | SecureError::GssapiLibraryMissing { .. }
+            // The server said no to these credentials, or does not use Kerberos at all.
+            | SecureError::SaslRefused { .. }
+            | SecureError::ServerNotSecure { .. } => true,
             SecureError::HttpStatus { status, .. } => matches!(status, 401 | 403),
             // A handshake cut short, a KDC or SASL exchange that failed, an HTTP
             // failure: possibly the network's, retried like other transport failures.
             SecureError::Tls { .. }
             | SecureError::Gssapi(_)
             | SecureError::Sasl { .. }
-            | SecureError::SaslRefused { .. }
-            | SecureError::ServerNotSecure { .. }
             | SecureError::HandshakeTimeout { .. }
             | SecureError::Http { .. } => false,
         },
