@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, DefaultRetryPolicy, Get, Put, Scan, Table};
+use basalt::{Bytes, Client, Get, Put, Scan, Table};
 use basalt_chaos::{Faults, Proxy};
 use basalt_rowkey::{FieldType, HashAlgo, Query, Salt, Schema, Value, Width};
 use basalt_testkit::Gateway;
@@ -20,7 +20,8 @@ use basalt_thrift::hbase::TScan;
 use basalt_thrift::Connection;
 use futures::StreamExt;
 
-use crate::support::{Env, Test, TestResult};
+use crate::scanner_support::{LeftOpen, ScannerProbe};
+use crate::support::{patient_retries, Env, Test, TestResult};
 use crate::tally::{peak_rss_kib, read_plain, read_salted, Pace, Tally};
 use crate::tests;
 
@@ -66,15 +67,26 @@ pub(crate) fn user_schema() -> Schema {
         .expect("valid schema")
 }
 
-/// A new salted table (one region per bucket) with `rows` random rows written through
-/// `writer`; returns the sorted logical keys.
+/// A new salted table (one region per bucket) with `rows` random rows; returns its
+/// name and the sorted logical keys.
 pub(crate) async fn salted_fixture(env: &Env, rows: usize, seed: u64) -> Result<(String, Vec<Bytes>), basalt::Error> {
-    let client = env.client();
     let name = env.unique("chaos");
-    let desc = basalt::TableDescriptor::new(name.clone()).family(basalt::ColumnFamily::new("d"));
+    let expected = create_salted_table(&env.client(), &name, rows, seed).await?;
+    Ok((name, expected))
+}
+
+/// Creates the salted table `name` through `client` (one region per bucket) with
+/// `rows` random rows (from `seed`); returns the sorted logical keys.
+pub(crate) async fn create_salted_table(
+    client: &Client,
+    name: &str,
+    rows: usize,
+    seed: u64,
+) -> Result<Vec<Bytes>, basalt::Error> {
+    let desc = basalt::TableDescriptor::new(name.to_owned()).family(basalt::ColumnFamily::new("d"));
     let splits: Vec<Bytes> = (1..BUCKETS as u8).map(|b| Bytes::from(vec![b])).collect();
     client.admin().create_table(&desc, &splits).await?;
-    let salted = client.table(&name)?.salted(user_schema());
+    let salted = client.table(name)?.salted(user_schema());
     let mut rng = Rng(seed);
     let mut expected = BTreeSet::new();
     let mut puts = Vec::with_capacity(rows);
@@ -84,7 +96,7 @@ pub(crate) async fn salted_fixture(env: &Env, rows: usize, seed: u64) -> Result<
         puts.push(salted.new_put(&values)?.cell("d", "v", "x"));
     }
     salted.table().put_many(puts).await?;
-    Ok((name, expected.into_iter().collect()))
+    Ok(expected.into_iter().collect())
 }
 
 /// A client through `addr` (a proxy) with a retry policy patient enough for random cuts.
@@ -96,12 +108,8 @@ pub(crate) fn client_via(env: &Env, addr: &str, attempts: Option<u32>) -> Client
         .request_timeout(Duration::from_secs(20))
         .down_backoff(Duration::from_millis(200));
     if let Some(attempts) = attempts {
-        builder = builder.retry_policy(DefaultRetryPolicy {
-            max_attempts: attempts,
-            base_delay: Duration::from_millis(20),
-            max_delay: Duration::from_millis(500),
-            ..DefaultRetryPolicy::default()
-        });
+        builder =
+            builder.retry_policy(patient_retries(attempts, Duration::from_millis(20), Duration::from_millis(500)));
     }
     builder.build().expect("valid client settings")
 }
@@ -238,15 +246,23 @@ pub(crate) async fn start_gateway(env: &Env) -> Result<Gateway, Box<dyn std::err
     Ok(gateway)
 }
 
+/// An error unless the suite's gateway is buffered/binary, like the gateways the tests
+/// start themselves (`start_gateway`), so that one client setting reaches both.
+pub(crate) fn check_own_gateway_options(env: &Env) -> TestResult {
+    if env.options() != basalt_thrift::ConnectionOptions::default() {
+        return Err("this test starts a buffered/binary gateway; the suite's gateway must match".into());
+    }
+    Ok(())
+}
+
+/// Stops a gateway started by `start_gateway`.
 pub(crate) async fn stop_gateway(mut gateway: Gateway) -> TestResult {
     tokio::task::spawn_blocking(move || gateway.stop()).await??;
     Ok(())
 }
 
 async fn two_gateways_behind_round_robin(env: Env) -> TestResult {
-    if env.options() != basalt_thrift::ConnectionOptions::default() {
-        return Err("this test starts a buffered/binary gateway; the suite's gateway must match".into());
-    }
+    check_own_gateway_options(&env)?;
     let (name, expected) = salted_fixture(&env, 20_000, 21).await?;
     // Two fresh gateway processes: each hands out scanner ids from 0, as two gateways
     // of a real deployment started together do, so ids collide between them.
@@ -300,27 +316,7 @@ async fn squat_scanners(
     Ok((conn, ids))
 }
 
-/// The scanner ids of `ids` that still answer on the server, probed for up to 1.6 s
-/// (closing is asynchronous: dropped scans' workers close their scanners). A probe
-/// renews a leaked scanner's lease, so a leak stays visible.
-pub(crate) async fn scanners_still_open(raw: &mut Connection, ids: std::ops::Range<i32>) -> Vec<i32> {
-    let mut still_open: Vec<i32> = ids.collect();
-    for _ in 0..8 {
-        let mut open = Vec::new();
-        for id in still_open {
-            if raw.get_scanner_rows(id, 1).await.is_ok() {
-                open.push(id);
-            }
-        }
-        still_open = open;
-        if still_open.is_empty() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    still_open
-}
-
+/// A scan of `caching` rows a page, for raw Thrift scanners.
 pub(crate) fn tscan(caching: i32) -> TScan {
     TScan::new(
         None, None, None, caching, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
@@ -328,9 +324,7 @@ pub(crate) fn tscan(caching: i32) -> TScan {
 }
 
 async fn gateway_restarted_mid_scan_and_mid_write(env: Env) -> TestResult {
-    if env.options() != basalt_thrift::ConnectionOptions::default() {
-        return Err("this test starts a buffered/binary gateway; the suite's gateway must match".into());
-    }
+    check_own_gateway_options(&env)?;
     let (name, expected) = salted_fixture(&env, 20_000, 31).await?;
     // Another salted table of the same schema (its keys decode like the scan's own):
     // rows of it delivered to the scan would pass unnoticed by the decoder.
@@ -471,24 +465,12 @@ async fn gateway_restarted_mid_scan_and_mid_write(env: Env) -> TestResult {
 }
 
 async fn dropping_a_scan_closes_its_server_side_scanners(env: Env) -> TestResult {
-    if env.options() != basalt_thrift::ConnectionOptions::default() {
-        return Err("this test starts a buffered/binary gateway; the suite's gateway must match".into());
-    }
-    // A gateway of our own: every scanner id on it is ours.
-    let gateway = start_gateway(&env).await?;
+    check_own_gateway_options(&env)?;
     let (name, _) = salted_fixture(&env, 3000, 41).await?;
-    let mut raw = Connection::connect(gateway.addr(), env.options()).await?;
-    // An id we closed ourselves: a closed id answers an error.
-    let first = raw.open_scanner(name.as_bytes().to_vec(), tscan(10)).await?;
-    raw.close_scanner(first).await?;
-    if raw.get_scanner_rows(first, 1).await.is_ok() {
-        return Err("a closed scanner id still answers: the probe cannot tell".into());
-    }
+    let probe = ScannerProbe::start(&env, &name).await?;
 
-    // Open plain and merged scans, read a row of each, then drop them all at once: the
-    // probe must run within the server's 4 s scanner lease, or a leaked scanner would
-    // have expired by itself and the test could not fail.
-    let client = client_via(&env, gateway.addr(), None);
+    // Open plain and merged scans, read a row of each, then drop them all at once.
+    let client = client_via(&env, probe.addr(), None);
     let mut scans = Vec::new();
     let mut merged_scans = Vec::new();
     for _ in 0..5 {
@@ -502,26 +484,12 @@ async fn dropping_a_scan_closes_its_server_side_scanners(env: Env) -> TestResult
     }
     drop(scans);
     drop(merged_scans);
-    // A fresh probe connection (the first may have passed the gateway's idle timeout).
-    let mut raw = Connection::connect(gateway.addr(), env.options()).await?;
-    // The control: opened after the drops, left open; it answers rows.
-    let control = raw.open_scanner(name.as_bytes().to_vec(), tscan(10)).await?;
-    if control <= first + 5 {
-        return Err(format!("expected the library's scanners between ids {first} and {control}").into());
-    }
-    if raw.get_scanner_rows(control, 1).await?.is_empty() {
-        return Err("the open control scanner answered no row".into());
-    }
-    let still_open = scanners_still_open(&mut raw, first + 1..control).await;
-    let last = control;
-    let _ = raw.close_scanner(control).await;
+    let LeftOpen { opened, still_open } = probe.left_open(&env, &name, 5, "the library's").await?;
     eprintln!(
-        "chaos figures: dropped scans: {} scanner ids opened by the library, {} still open on the server",
-        last - first - 1,
+        "chaos figures: dropped scans: {opened} scanner ids opened by the library, {} still open on the server",
         still_open.len()
     );
-    drop(raw);
-    stop_gateway(gateway).await?;
+    probe.stop().await?;
     env.client().admin().delete_table(&name).await?;
     if still_open.is_empty() {
         Ok(())

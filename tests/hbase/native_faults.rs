@@ -18,14 +18,15 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, DefaultRetryPolicy, Get, Put, Scan};
-use basalt_chaos::{Faults, Proxy, ProxyStats};
+use basalt::{Bytes, Get, Put};
+use basalt_chaos::Faults;
 use basalt_rowkey::Query;
 use basalt_rpc::{pb, Connection, ConnectionOptions, RpcError, Service};
 
 use crate::chaos::{acknowledged, salted_fixture, unreadable, user_schema};
+use crate::fault_support::{native_client_through, region_server_proxies, through_faults, ProxyTarget, WITHIN_BYTES};
 use crate::support::{Env, Test, TestResult};
-use crate::tally::{read_plain, read_salted, Pace, Tally};
+use crate::tally::{read_salted, Pace, Tally};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
@@ -40,195 +41,29 @@ pub fn trials() -> Vec<Test> {
     ]
 }
 
-/// The request timeout of the clients under test: each stalled or dropped reply costs
-/// this much.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Every connection meets its fault at a random byte in `1..=WITHIN_BYTES` (both
-/// directions counted); each workload below moves several times that much.
-const WITHIN_BYTES: u64 = 100_000;
-
-/// One proxy in front of each region server, all forwarding untouched for now.
-pub(crate) async fn proxies(
-    env: &Env,
-    seed: u64,
-) -> Result<Vec<(String, Proxy)>, Box<dyn std::error::Error + Send + Sync>> {
-    let servers = env.native_servers()?.to_vec();
-    let mut out = Vec::new();
-    for (i, server) in servers.into_iter().enumerate() {
-        let proxy = Proxy::start(vec![server.clone()], Faults::none(), seed + i as u64).await?;
-        out.push((server, proxy));
-    }
-    Ok(out)
-}
-
-/// A native client reaching every region server through its proxy, with a short
-/// request timeout and a retry policy patient enough for the faults.
-pub(crate) fn client_through(env: &Env, proxies: &[(String, Proxy)]) -> Result<Client, basalt::Error> {
-    let mut builder = env.client_builder().request_timeout(REQUEST_TIMEOUT).retry_policy(DefaultRetryPolicy {
-        max_attempts: 40,
-        base_delay: Duration::from_millis(20),
-        max_delay: Duration::from_millis(500),
-        ..DefaultRetryPolicy::default()
-    });
-    for (server, proxy) in proxies {
-        builder = builder.native_address_map(server.clone(), proxy.addr());
-    }
-    builder.build()
-}
-
-fn total(proxies: &[(String, Proxy)], struck: fn(&ProxyStats) -> u64) -> u64 {
-    proxies.iter().map(|(_, p)| struck(&p.stats())).sum()
-}
-
 async fn cuts_mid_scan_and_mid_batch_write(env: Env) -> TestResult {
-    through_faults(&env, Faults::cut(1.0, WITHIN_BYTES), 171, "connections cut", |s| s.cuts).await
+    through_faults(&env, ProxyTarget::RegionServers, Faults::cut(1.0, WITHIN_BYTES), 171, "connections cut", |s| s.cuts)
+        .await
 }
 
 async fn stalled_connections_hit_the_deadline(env: Env) -> TestResult {
     let faults = Faults { stall: 1.0, within_bytes: WITHIN_BYTES * 3, ..Faults::none() };
-    through_faults(&env, faults, 172, "stalled connections", |s| s.stalls).await
+    through_faults(&env, ProxyTarget::RegionServers, faults, 172, "stalled connections", |s| s.stalls).await
 }
 
 async fn dropped_replies_hit_the_deadline(env: Env) -> TestResult {
     let faults = Faults { drop_replies: 1.0, within_bytes: WITHIN_BYTES * 3, ..Faults::none() };
-    through_faults(&env, faults, 173, "dropped replies", |s| s.dropped).await
+    through_faults(&env, ProxyTarget::RegionServers, faults, 173, "dropped replies", |s| s.dropped).await
 }
 
 async fn garbled_reply_frames_fail_the_connection_and_retry(env: Env) -> TestResult {
     let faults = Faults { garble: 1.0, within_bytes: WITHIN_BYTES, ..Faults::none() };
-    through_faults(&env, faults, 174, "garbled reply frames", |s| s.garbled).await
+    through_faults(&env, ProxyTarget::RegionServers, faults, 174, "garbled reply frames", |s| s.garbled).await
 }
 
 async fn shortened_reply_frames_fail_the_connection_and_retry(env: Env) -> TestResult {
     let faults = Faults { shorten: 1.0, within_bytes: WITHIN_BYTES, ..Faults::none() };
-    through_faults(&env, faults, 175, "shortened reply frames", |s| s.shortened).await
-}
-
-/// Runs every workload with the proxies' `faults` in force, compares each with the
-/// ground truth and prints the figures; an error unless everything was exact and each
-/// workload met the fault (`struck` counts it in the proxies' figures).
-async fn through_faults(
-    env: &Env,
-    faults: Faults,
-    seed: u64,
-    what: &str,
-    struck: fn(&ProxyStats) -> u64,
-) -> TestResult {
-    let (name, expected) = salted_fixture(env, 6000, seed).await?;
-    let writes = env.fresh_table(&["d"], &[b"w3", b"w6"]).await?;
-    let proxies = proxies(env, seed).await?;
-    let client = client_through(env, &proxies)?;
-    // Bootstrap and locate through untouched proxies, then turn the faults on: every
-    // connection opened from now on (reconnects included) meets one.
-    client.table(&name)?.get(Get::new(Bytes::from_static(b"\x00warm-up"))).await?;
-    for (_, proxy) in &proxies {
-        proxy.set_faults(faults.clone());
-        proxy.kill_all();
-    }
-
-    let mut phases = Vec::new();
-    let mut since = 0u64;
-    let mut phase = |name: &'static str, proxies: &[(String, Proxy)], since: &mut u64| {
-        let now = total(proxies, struck);
-        phases.push((name, now - *since));
-        *since = now;
-    };
-    let started = Instant::now();
-    let salted = client.table(&name)?.salted(user_schema());
-    let mut merged = Tally::default();
-    for reverse in [false, true] {
-        let run = read_salted(&salted, Query::new().reverse(reverse), 200, Pace::FULL_SPEED).await;
-        merged.add_in_direction(&expected, reverse, &run);
-    }
-    phase("merged scans", &proxies, &mut since);
-    let mut stored = Vec::with_capacity(expected.len());
-    for key in &expected {
-        stored.push(salted.key(&salted.schema().decode_logical(key)?)?);
-    }
-    stored.sort();
-    let plain_table = client.table(&name)?;
-    let mut plain = Tally::default();
-    for reverse in [false, true] {
-        let run = read_plain(&plain_table, Scan::new().caching(200).reversed(reverse), Pace::FULL_SPEED).await;
-        plain.add_in_direction(&stored, reverse, &run);
-    }
-    phase("plain scans", &proxies, &mut since);
-    let through = client.table(writes.name())?.with_batch_rows(100);
-    let (mut acked, mut failures) = (Vec::new(), Vec::new());
-    for batch_no in 0..10u32 {
-        let batch: Vec<Bytes> = (0..500).map(|i| Bytes::from(format!("w{}_{batch_no:02}_{i:03}", i % 9))).collect();
-        let result = through.put_many(batch.iter().map(|k| Put::new(k.clone()).cell("d", "v", k.clone()))).await;
-        acked.extend(acknowledged(&batch, &result, &mut failures));
-    }
-    phase("put_many", &proxies, &mut since);
-    let (mut wrong_gets, mut failed_gets) = (0u64, Vec::new());
-    for chunk in acked.chunks(250) {
-        match through.get_many(chunk.iter().map(|k| Get::new(k.clone()))).await {
-            Ok(rows) => {
-                wrong_gets +=
-                    chunk.iter().zip(&rows).filter(|(k, row)| row.value(b"d", b"v") != Some(&k[..])).count() as u64;
-            }
-            Err(e) => failed_gets.push(e.to_string()),
-        }
-    }
-    phase("get_many", &proxies, &mut since);
-    let elapsed = started.elapsed();
-    // The truth of the writes is read directly, not through the proxies.
-    let missing = unreadable(&env.client().table(writes.name())?, &acked).await?;
-    let connections: u64 = proxies.iter().map(|(_, p)| p.stats().connections).sum();
-    let merged_line = merged.report(&format!("native merged salted scans through {what}"));
-    let plain_line = plain.report(&format!("native plain scans through {what}"));
-    eprintln!("chaos figures: {merged_line}");
-    eprintln!("chaos figures: {plain_line}");
-    eprintln!(
-        "chaos figures: native put_many/get_many through {what}: rows acknowledged {} of 5000, acknowledged but \
-         unreadable {missing}, failed batches {}, wrong gets {wrong_gets}, failed get batches {}",
-        acked.len(),
-        failures.len(),
-        failed_gets.len()
-    );
-    eprintln!(
-        "chaos figures: native proxies through {what}: {connections} connections, faults met per workload {phases:?}, \
-         workloads took {:.1} s",
-        elapsed.as_secs_f64()
-    );
-    drop(proxies);
-    let admin = env.client().admin();
-    admin.delete_table(&name).await?;
-    admin.delete_table(writes.name()).await?;
-
-    let mut wrong = Vec::new();
-    if !merged.exact() {
-        wrong.push(merged_line);
-    }
-    if !plain.exact() {
-        wrong.push(plain_line);
-    }
-    if missing > 0 || wrong_gets > 0 {
-        wrong.push(format!("{missing} acknowledged rows unreadable, {wrong_gets} wrong through the proxies"));
-    }
-    if !failures.is_empty() || !failed_gets.is_empty() {
-        wrong.push(format!(
-            "{} batches and {} get batches failed: {:?}",
-            failures.len(),
-            failed_gets.len(),
-            failures.first().or(failed_gets.first())
-        ));
-    }
-    if acked.len() != 5000 {
-        wrong.push(format!("{} of 5000 rows acknowledged", acked.len()));
-    }
-    for (workload, met) in &phases {
-        if *met == 0 {
-            wrong.push(format!("{workload} never met the fault: the test proved little"));
-        }
-    }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(wrong.join("\n").into())
-    }
+    through_faults(&env, ProxyTarget::RegionServers, faults, 175, "shortened reply frames", |s| s.shortened).await
 }
 
 /// `basalt-rpc`'s own connection through a proxy in front of a region server: a
@@ -236,7 +71,7 @@ async fn through_faults(
 /// pending entry; a garbled or shortened reply is a typed error that fails the
 /// connection (never a panic, never another call's answer); a new connection works.
 async fn blackholed_and_broken_replies_at_the_connection(env: Env) -> TestResult {
-    let proxies = proxies(&env, 176).await?;
+    let proxies = region_server_proxies(&env, 176).await?;
     let (server, proxy) = proxies.first().ok_or("no region server")?;
     let options = ConnectionOptions::default();
     let ask = pb::GetClusterIdRequest {};
@@ -319,8 +154,8 @@ async fn blackholed_and_broken_replies_at_the_connection(env: Env) -> TestResult
 async fn proxies_cut_and_restored_mid_scan_and_mid_write(env: Env) -> TestResult {
     let (name, expected) = salted_fixture(&env, 8000, 177).await?;
     let writes = env.fresh_table(&["d"], &[b"w3", b"w6"]).await?;
-    let proxies = proxies(&env, 177).await?;
-    let client = client_through(&env, &proxies)?;
+    let proxies = region_server_proxies(&env, 177).await?;
+    let client = native_client_through(&env, &proxies)?;
     client.table(&name)?.get(Get::new(Bytes::from_static(b"\x00warm-up"))).await?;
 
     let salted = client.table(&name)?.salted(user_schema());

@@ -6,10 +6,10 @@
 use std::time::Duration;
 
 use basalt::{Bytes, Comparator, CompareOp, Filter, Put, Row, Scan, Table};
-use basalt_thrift::Connection;
 use futures::StreamExt;
 
-use crate::chaos::{client_via, scanners_still_open, start_gateway, stop_gateway, tscan};
+use crate::chaos::{check_own_gateway_options, client_via};
+use crate::scanner_support::{LeftOpen, ScannerProbe};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
@@ -184,20 +184,11 @@ async fn pages_grow_unless_caching_is_set(env: Env) -> TestResult {
 }
 
 async fn dropping_a_parallel_scan_closes_every_scanner(env: Env) -> TestResult {
-    if env.options() != basalt_thrift::ConnectionOptions::default() {
-        return Err("this test starts a buffered/binary gateway; the suite's gateway must match".into());
-    }
+    check_own_gateway_options(&env)?;
     let table = sixteen_region_table(&env, 200).await?;
     let name = table.name().to_owned();
-    // A gateway of our own: every scanner id on it is ours.
-    let gateway = start_gateway(&env).await?;
-    let mut raw = Connection::connect(gateway.addr(), env.options()).await?;
-    let first = raw.open_scanner(name.as_bytes().to_vec(), tscan(10)).await?;
-    raw.close_scanner(first).await?;
-    if raw.get_scanner_rows(first, 1).await.is_ok() {
-        return Err("a closed scanner id still answers: the probe cannot tell".into());
-    }
-    let client = client_via(&env, gateway.addr(), None);
+    let probe = ScannerProbe::start(&env, &name).await?;
+    let client = client_via(&env, probe.addr(), None);
     let table = client.table(&name)?;
     // Parallel scans dropped mid-way: with small pages, every running piece has an open
     // scanner with rows left; forward and reversed, some dropped after a region's worth.
@@ -210,28 +201,15 @@ async fn dropping_a_parallel_scan_closes_every_scanner(env: Env) -> TestResult {
         tokio::time::sleep(Duration::from_millis(300)).await;
         drop(stream);
     }
-    // The probe must run within the server's 4 s scanner lease, or a leaked scanner
-    // would have expired by itself and the test could not fail.
-    let mut raw = Connection::connect(gateway.addr(), env.options()).await?;
-    let control = raw.open_scanner(name.as_bytes().to_vec(), tscan(10)).await?;
     // 4 scans of 8 pieces running at once, and more started as the first ones ended.
-    if control <= first + 8 {
-        return Err(format!("expected the parallel scans' scanners between ids {first} and {control}").into());
-    }
-    if raw.get_scanner_rows(control, 1).await?.is_empty() {
-        return Err("the open control scanner answered no row".into());
-    }
-    let still_open = scanners_still_open(&mut raw, first + 1..control).await;
-    let _ = raw.close_scanner(control).await;
+    let LeftOpen { opened, still_open } = probe.left_open(&env, &name, 8, "the parallel scans'").await?;
     eprintln!(
-        "parallel scan figures: dropped parallel scans opened {} scanners, {} still open on the server",
-        control - first - 1,
+        "parallel scan figures: dropped parallel scans opened {opened} scanners, {} still open on the server",
         still_open.len()
     );
-    drop(raw);
     drop(table);
     drop(client);
-    stop_gateway(gateway).await?;
+    probe.stop().await?;
     env.client().admin().delete_table(&name).await?;
     if still_open.is_empty() {
         Ok(())

@@ -18,19 +18,18 @@
 //! The scan must return exactly the table's rows, in order, and every acknowledged
 //! write must be readable.
 
-use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, DefaultRetryPolicy};
+use basalt::{Bytes, Client};
 use basalt_rowkey::{Query, Value};
 use basalt_testkit::{HBase, LaunchOptions, RegionServer};
 
-use crate::chaos::{user_schema, Rng};
-use crate::regions::RegionTool;
-use crate::support::{Env, Test, TestResult, Transport, IDLE_TIMEOUT, SCANNER_TIMEOUT};
-use crate::tally::{read_salted, Pace, ScanRun, Tally};
+use crate::chaos::{create_salted_table, user_schema};
+use crate::region_support::{unreadable_salted, without_any_write, without_the_writes, LoadEnd, SaltedLoad};
+use crate::regions::{tool_call, RegionTool};
+use crate::support::{patient_retries, Env, Test, TestResult, Transport, IDLE_TIMEOUT, SCANNER_TIMEOUT};
+use crate::tally::{read_salted, Pace, Tally};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
@@ -42,15 +41,6 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 /// Runs a blocking step (starting or stopping JVMs, the region tool) off the runtime.
 async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, Failure> {
     tokio::task::spawn_blocking(f).await?.map_err(Failure::from)
-}
-
-async fn tool_call(tool: &Arc<Mutex<RegionTool>>, command: String) -> Result<String, Failure> {
-    let tool = tool.clone();
-    blocking(move || match tool.lock() {
-        Ok(mut t) => t.call(&command),
-        Err(_) => Err("the region tool's lock was poisoned".into()),
-    })
-    .await
 }
 
 /// `(encoded name, server name)` of every region of `table`, from the tool's `regions`.
@@ -116,24 +106,6 @@ async fn region_server_killed_mid_scan_and_mid_write(env: Env) -> TestResult {
     }
 }
 
-/// A salted table with one region per bucket and `rows` rows; its sorted logical keys.
-async fn fixture(client: &Client, name: &str, rows: usize, seed: u64) -> Result<Vec<Bytes>, Failure> {
-    let desc = basalt::TableDescriptor::new(name.to_owned()).family(basalt::ColumnFamily::new("d"));
-    let splits: Vec<Bytes> = (1..16u8).map(|b| Bytes::from(vec![b])).collect();
-    client.admin().create_table(&desc, &splits).await?;
-    let salted = client.table(name)?.salted(user_schema());
-    let mut rng = Rng(seed);
-    let mut expected = BTreeSet::new();
-    let mut puts = Vec::with_capacity(rows);
-    for _ in 0..rows {
-        let values = [Value::str(format!("u{:05}", rng.next() % 3000)), Value::UInt(rng.next() % 1_000_000)];
-        expected.insert(salted.schema().encode_logical(&values)?);
-        puts.push(salted.new_put(&values)?.cell("d", "v", "x"));
-    }
-    salted.table().put_many(puts).await?;
-    Ok(expected.into_iter().collect())
-}
-
 async fn crash_under_load(transport: Transport, own: &Arc<Mutex<HBase>>, started: Instant) -> TestResult {
     let (addr, framed, compact, launcher) = {
         let hbase = own.lock().map_err(|_| "poisoned")?;
@@ -170,15 +142,10 @@ async fn crash_under_load(transport: Transport, own: &Arc<Mutex<HBase>>, started
     };
     let client = builder
         .request_timeout(Duration::from_secs(10))
-        .retry_policy(DefaultRetryPolicy {
-            max_attempts: 60,
-            base_delay: Duration::from_millis(50),
-            max_delay: Duration::from_secs(1),
-            ..DefaultRetryPolicy::default()
-        })
+        .retry_policy(patient_retries(60, Duration::from_millis(50), Duration::from_secs(1)))
         .build()?;
     let name = format!("crash_{}_{transport:?}", std::process::id());
-    let expected = fixture(&client, &name, 8_000, 91).await?;
+    let expected = create_salted_table(&client, &name, 8_000, 91).await?;
     let moved: u64 = tool_call(&tool, format!("moveto {name} {}", extra.server_name())).await?.parse().unwrap_or(0);
     let on_extra = placement(&tool, &name).await?.iter().filter(|(_, on)| on == extra.server_name()).count();
     if on_extra != 16 {
@@ -208,9 +175,8 @@ async fn crash_under_load(transport: Transport, own: &Arc<Mutex<HBase>>, started
     let moved_back: u64 =
         tool_call(&tool, format!("moveto {name} {}", replacement.server_name())).await?.parse().unwrap_or(0);
     let again = read_salted(&salted, Query::new(), 500, Pace::FULL_SPEED).await;
-    let own_again = ScanRun { keys: again.keys.iter().filter(|k| !k.starts_with(b"zz")).cloned().collect(), ..again };
     let mut after = Tally::default();
-    after.add(&expected, &own_again);
+    after.add(&expected, &without_any_write(again));
     let unreadable_after = unreadable_salted(&salted, &crash.acked).await?;
     eprintln!(
         "chaos figures: {transport:?}, then on a new region server ({moved_back} regions moved to it, ready in {:.1} s): {}, \
@@ -293,36 +259,7 @@ async fn under_load(
     first_batch: u64,
     event: impl FnOnce() -> Result<(), String> + Send + 'static,
 ) -> Result<Phase, Failure> {
-    let scan_table = salted.clone();
-    let scan = tokio::spawn(async move { read_salted(&scan_table, Query::new(), 100, Pace::STEADY).await });
-    let stop = Arc::new(AtomicBool::new(false));
-    let writer_table = salted.clone();
-    let stop_writer = stop.clone();
-    let writer = tokio::spawn(async move {
-        let (mut acked, mut failures) = (Vec::new(), Vec::new());
-        for batch_no in first_batch..first_batch + 400 {
-            if stop_writer.load(Ordering::Relaxed) {
-                break;
-            }
-            let mut keys = Vec::new();
-            let mut puts = Vec::new();
-            for i in 0..200u64 {
-                let values = vec![Value::str(format!("zz{:03}", i % 50)), Value::UInt(batch_no * 1000 + i)];
-                match writer_table.new_put(&values) {
-                    Ok(put) => puts.push(put.cell("d", "v", "w")),
-                    Err(e) => failures.push(e.to_string()),
-                }
-                keys.push(values);
-            }
-            match writer_table.table().put_many(puts).await {
-                Ok(_) => acked.extend(keys),
-                Err(e) => failures.push(e.to_string()),
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        (acked, failures)
-    });
-
+    let load = SaltedLoad::start(salted, first_batch);
     tokio::time::sleep(Duration::from_secs(3)).await;
     let at = Instant::now();
     blocking(event).await?;
@@ -330,30 +267,12 @@ async fn under_load(
     await_reassigned(tool, name, server).await?;
     let reassigned = at.elapsed();
     tokio::time::sleep(Duration::from_secs(3)).await;
-    stop.store(true, Ordering::Relaxed);
-    let scan = tokio::time::timeout(Duration::from_secs(300), scan).await.map_err(|_| "the merged scan hung")??;
-    let (acked, failures) =
-        tokio::time::timeout(Duration::from_secs(180), writer).await.map_err(|_| "the writer hung")??;
+    let LoadEnd { scan, acked, failures } = load.stop(Duration::from_secs(180)).await?;
     let scan_took = at.elapsed();
     // The scan's truth is the table's rows before the writes; the writer's rows
     // ("zz...") may or may not appear and are left out.
-    let truth: BTreeSet<&Bytes> = expected.iter().collect();
-    let own_rows = ScanRun {
-        keys: scan.keys.iter().filter(|k| truth.contains(k) || !k.starts_with(b"zz")).cloned().collect(),
-        ..scan
-    };
     let mut tally = Tally::default();
-    tally.add(expected, &own_rows);
+    tally.add(expected, &without_the_writes(expected, scan));
     let unreadable = unreadable_salted(salted, &acked).await?;
     Ok(Phase { tally, acked, failures, unreadable, event_took, reassigned, scan_took })
-}
-
-/// How many of the writer's acknowledged rows do not read back as written.
-async fn unreadable_salted(salted: &basalt::SaltedTable, acked: &[Vec<Value>]) -> Result<u64, Failure> {
-    let mut unreadable = 0u64;
-    for chunk in acked.chunks(500) {
-        let rows = salted.get_many(chunk).await?;
-        unreadable += rows.iter().filter(|r| r.value(b"d", b"v") != Some(b"w")).count() as u64;
-    }
-    Ok(unreadable)
 }

@@ -5,19 +5,15 @@
 //! The scan must return exactly the table's rows, in order; every acknowledged write
 //! must be readable.
 
-use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use basalt::Bytes;
-use basalt_rowkey::{Query, Value};
-
 use crate::chaos::{salted_fixture, user_schema};
+use crate::region_support::{unreadable_salted, without_the_writes, LoadEnd, SaltedLoad};
 use crate::support::{Env, Test, TestResult};
-use crate::tally::{read_salted, Pace, ScanRun, Tally};
+use crate::tally::Tally;
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
@@ -98,7 +94,7 @@ impl Drop for RegionTool {
 }
 
 /// Runs a region-tool command off the async runtime.
-async fn tool_call(tool: &Arc<Mutex<RegionTool>>, command: String) -> Result<String, String> {
+pub(crate) async fn tool_call(tool: &Arc<Mutex<RegionTool>>, command: String) -> Result<String, String> {
     let tool = tool.clone();
     tokio::task::spawn_blocking(move || match tool.lock() {
         Ok(mut t) => t.call(&command),
@@ -127,40 +123,10 @@ async fn regions_move_and_split_under_a_merged_scan_and_writes(env: Env) -> Test
     }
     let before = tool_call(&tool, format!("regions {name}")).await?.split_whitespace().count();
 
-    // A merged scan, read at a steady pace so that it spans the moves and splits.
+    // A merged scan, read at a steady pace so that it spans the moves and splits, and
+    // batched writes into the same table (users "zz...", outside the scan's truth).
     let salted = env.client().table(&name)?.salted(user_schema());
-    let scan_table = salted.clone();
-    let scan = tokio::spawn(async move { read_salted(&scan_table, Query::new(), 100, Pace::STEADY).await });
-
-    // Batched writes into the same table (users "zz...", outside the scan's truth).
-    let stop = Arc::new(AtomicBool::new(false));
-    let writer_table = salted.clone();
-    let stop_writer = stop.clone();
-    let writer = tokio::spawn(async move {
-        let mut acked: Vec<Vec<Value>> = Vec::new();
-        let mut failures = Vec::new();
-        for batch_no in 0..400u64 {
-            if stop_writer.load(Ordering::Relaxed) {
-                break;
-            }
-            let mut keys = Vec::new();
-            let mut puts = Vec::new();
-            for i in 0..200u64 {
-                let values = vec![Value::str(format!("zz{:03}", i % 50)), Value::UInt(batch_no * 1000 + i)];
-                match writer_table.new_put(&values) {
-                    Ok(put) => puts.push(put.cell("d", "v", "w")),
-                    Err(e) => failures.push(e.to_string()),
-                }
-                keys.push(values);
-            }
-            match writer_table.table().put_many(puts).await {
-                Ok(_) => acked.extend(keys),
-                Err(e) => failures.push(e.to_string()),
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        (acked, failures)
-    });
+    let load = SaltedLoad::start(&salted, 0);
 
     // Move every region to the other server, split four buckets, move again.
     tokio::time::sleep(Duration::from_secs(2)).await;
@@ -176,27 +142,12 @@ async fn regions_move_and_split_under_a_merged_scan_and_writes(env: Env) -> Test
     let moved_second: u64 = tool_call(&tool, format!("move {name}")).await?.parse().unwrap_or(0);
     let after = tool_call(&tool, format!("regions {name}")).await?.split_whitespace().count();
     tool_call(&tool, "balancer on".into()).await?;
-    stop.store(true, Ordering::Relaxed);
-
-    let scan = tokio::time::timeout(Duration::from_secs(300), scan).await.map_err(|_| "the merged scan hung")??;
-    let (acked, write_failures) =
-        tokio::time::timeout(Duration::from_secs(120), writer).await.map_err(|_| "the writer hung")??;
+    let LoadEnd { scan, acked, failures: write_failures } = load.stop(Duration::from_secs(120)).await?;
     // The scan's truth is the table's first 20,000 rows; the writer's rows may or may
     // not appear (they were written during the scan) and are left out.
-    let truth: BTreeSet<&Bytes> = expected.iter().collect();
-    let writer_prefix = |k: &Bytes| k.starts_with(b"zz");
-    let own = ScanRun {
-        keys: scan.keys.iter().filter(|k| truth.contains(k) || !writer_prefix(k)).cloned().collect(),
-        ..scan
-    };
     let mut tally = Tally::default();
-    tally.add(&expected, &own);
-
-    let mut unreadable = 0u64;
-    for chunk in acked.chunks(500) {
-        let rows = salted.get_many(chunk).await?;
-        unreadable += rows.iter().filter(|r| r.value(b"d", b"v") != Some(b"w")).count() as u64;
-    }
+    tally.add(&expected, &without_the_writes(&expected, scan));
+    let unreadable = unreadable_salted(&salted, &acked).await?;
     eprintln!(
         "chaos figures: regions {before} -> {after} ({moved_first} + {moved_second} moves, {splits} splits) during a \
          merged scan and writes: {}; writes acknowledged {}, unreadable {unreadable}, failed batches {}",

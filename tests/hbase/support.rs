@@ -253,6 +253,16 @@ struct Registered {
     run: Arc<BoxedTest>,
 }
 
+/// The retry policy of a test client that must ride out faults: up to `max_attempts`
+/// attempts, backing off from `base_delay` up to `max_delay` (the rest as by default).
+pub fn patient_retries(
+    max_attempts: u32,
+    base_delay: std::time::Duration,
+    max_delay: std::time::Duration,
+) -> basalt::DefaultRetryPolicy {
+    basalt::DefaultRetryPolicy { max_attempts, base_delay, max_delay, ..basalt::DefaultRetryPolicy::default() }
+}
+
 /// Checks the reopens of a scan whose reader paused past the server's scanner lease.
 /// Through the gateway, the gateway's scanner expired and the scan reopened after its
 /// last row (at least once). On the native transport a background task renews the
