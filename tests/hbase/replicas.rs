@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use basalt::{Consistency, Error, Get, InvalidInput, Put, Row, Scan, Table};
 
-use crate::regions::RegionTool;
+use crate::regions::{tool_call, RegionTool};
 use crate::support::{Env, Test, TestResult, Transport};
 use crate::tests;
 
@@ -35,17 +35,6 @@ fn key(i: usize) -> String {
 
 fn value(i: usize) -> String {
     format!("v{i}")
-}
-
-/// Runs a region-tool command off the async runtime.
-async fn tool_call(tool: &Arc<Mutex<RegionTool>>, command: String) -> Result<String, String> {
-    let tool = tool.clone();
-    tokio::task::spawn_blocking(move || match tool.lock() {
-        Ok(mut t) => t.call(&command),
-        Err(_) => Err("the region tool's lock was poisoned".into()),
-    })
-    .await
-    .map_err(|e| e.to_string())?
 }
 
 /// A fresh one-region table with region replication 2, `ROWS` rows written and
