@@ -82,6 +82,20 @@ async fn native_client_through_zookeeper(env: Env) -> TestResult {
         through_gateway.iter().map(|r| r.value(b"d", b"n").map(text)).collect::<Vec<_>>()
     );
     assert_eq!(table.region_locations().await?.len(), 2);
+    // The parent znode is the builder's: under another one there is no cluster, and
+    // the client says which path it looked at.
+    let elsewhere = basalt::Client::builder()
+        .native_zookeeper(env.zookeeper_quorum()?)
+        .native_znode_parent("/not-hbase")
+        .request_timeout(Duration::from_secs(20))
+        .build()?;
+    match elsewhere.table(&name)?.get(basalt::Get::new("k0007")).await {
+        Err(basalt::Error::Server { message, .. }) if message.contains("/not-hbase/") => {}
+        other => return Err(format!("a get under the znode parent /not-hbase: {other:?}").into()),
+    }
+    let explicit =
+        basalt::Client::builder().native_zookeeper(env.zookeeper_quorum()?).native_znode_parent("/hbase/").build()?;
+    assert_eq!(explicit.table(&name)?.get(basalt::Get::new("k0007")).await?.value(b"d", b"n"), Some(&b"seven"[..]));
     native.admin().delete_table(&name).await?;
     Ok(())
 }

@@ -73,6 +73,10 @@ pub struct ConnOpts {
     /// basalt built with the cargo feature `zookeeper`.
     #[arg(long, env = "BASALT_NATIVE_ZOOKEEPER", global = true, value_name = "QUORUM", conflicts_with = "native")]
     pub native_zookeeper: Option<String>,
+    /// With --native-zookeeper, the cluster's parent znode (HBase's
+    /// zookeeper.znode.parent; default /hbase).
+    #[arg(long, global = true, value_name = "PATH", requires = "native_zookeeper")]
+    pub znode_parent: Option<String>,
     /// On native RPC, connect to CONNECT_TO wherever the cluster names ADVERTISED (HBase
     /// in Docker or behind NAT); both host:port, or both a bare host. Repeatable.
     #[arg(long, global = true, value_name = "ADVERTISED=CONNECT_TO", value_parser = parse_address_entry)]
@@ -147,7 +151,10 @@ impl ConnOpts {
         builder = match route {
             Route::Gateway => builder,
             Route::Native(servers) => builder.native(servers),
-            Route::NativeZooKeeper(quorum) => builder.native_zookeeper(quorum),
+            Route::NativeZooKeeper(quorum) => match &self.znode_parent {
+                Some(parent) => builder.native_zookeeper(quorum).native_znode_parent(parent.clone()),
+                None => builder.native_zookeeper(quorum),
+            },
             Route::NativeViaGateway => builder.native(self.servers_from_gateway(pool).await?),
         };
         builder.build().map_err(CliError::from)

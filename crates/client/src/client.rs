@@ -10,7 +10,7 @@ use crate::coalesce::GetCoalescer;
 use crate::error::{InvalidInput, Result};
 use crate::pool::{Pool, PoolStats};
 use crate::retry::{DefaultRetryPolicy, RetryPolicy};
-use crate::transport::native::NativeTransport;
+use crate::transport::native::{NativeSettings, NativeTransport};
 use crate::transport::thrift::ThriftTransport;
 use crate::transport::Transport;
 
@@ -34,6 +34,7 @@ pub struct ClientBuilder {
     gets_in_flight: usize,
     native: Vec<String>,
     native_zookeeper: Option<String>,
+    native_znode_parent: String,
     native_addresses: Vec<(String, String)>,
     primary_call_timeout: Duration,
 }
@@ -81,6 +82,7 @@ impl Default for ClientBuilder {
             gets_in_flight: DEFAULT_GETS_IN_FLIGHT,
             native: Vec::new(),
             native_zookeeper: None,
+            native_znode_parent: "/hbase".to_owned(),
             native_addresses: Vec::new(),
             primary_call_timeout: Duration::from_millis(10),
         }
@@ -236,6 +238,13 @@ impl ClientBuilder {
         self
     }
 
+    /// With [`ClientBuilder::native_zookeeper`], the cluster's parent znode
+    /// (HBase's `zookeeper.znode.parent`), an absolute path. Default: `/hbase`.
+    pub fn native_znode_parent(mut self, parent: impl Into<String>) -> Self {
+        self.native_znode_parent = parent.into();
+        self
+    }
+
     /// On the native transport, connects to `connect_to` wherever the cluster names
     /// `advertised` (in its registry and `hbase:meta`, and among the bootstrap
     /// servers). For HBase in Docker or behind NAT, whose region servers advertise host
@@ -274,6 +283,10 @@ impl ClientBuilder {
                 return Err(InvalidInput::Option(format!("native bootstrap server {server:?} is not host:port")).into());
             }
         }
+        if !self.native_znode_parent.starts_with('/') {
+            let why = format!("znode parent {:?} is not an absolute ZooKeeper path", self.native_znode_parent);
+            return Err(InvalidInput::Option(why).into());
+        }
         // The same security settings apply to the native transport; only what cannot
         // apply to it is refused.
         let native_security = crate::transport::native_security::rpc_security(&self.security, !self.addrs.is_empty())?;
@@ -304,14 +317,19 @@ impl ClientBuilder {
         });
         let transport: Arc<dyn Transport> = match thrift {
             Some(thrift) if !native => Arc::new(thrift),
-            thrift => Arc::new(NativeTransport::new(
-                (self.native, self.native_zookeeper),
-                native_addresses,
-                (self.request_timeout, self.primary_call_timeout),
-                max_value_bytes,
-                thrift,
-                native_security,
-            )),
+            thrift => {
+                let settings = NativeSettings {
+                    bootstrap: self.native,
+                    zookeeper: self.native_zookeeper,
+                    znode_parent: self.native_znode_parent,
+                    addresses: native_addresses,
+                    request_timeout: self.request_timeout,
+                    primary_call_timeout: self.primary_call_timeout,
+                    max_value_bytes,
+                    security: native_security,
+                };
+                Arc::new(NativeTransport::new(settings, thrift))
+            }
         };
         let gets = Arc::new(GetCoalescer::new(self.gets_in_flight.min(self.pool_size), self.request_timeout));
         Ok(Client {
@@ -456,6 +474,9 @@ mod tests {
             assert!(native.contains("native bootstrap server"), "{native}");
         }
         assert!(Client::builder().native(["rs1:16020", "[::1]:16020"]).build().is_ok());
+        let parent = Client::builder().native_zookeeper("zk:2181").native_znode_parent("hbase").build();
+        assert!(parent.expect_err("a relative znode parent").to_string().contains("znode parent"));
+        assert!(Client::builder().native_zookeeper("zk:2181").native_znode_parent("/hbase-prod").build().is_ok());
     }
 
     #[test]

@@ -50,18 +50,29 @@ const MAX_REPLY_BYTES: usize = 64 << 20;
 /// Calls in flight the core may start at once (calls are multiplexed per server).
 const MAX_IN_FLIGHT: usize = 64;
 
+/// What a native transport is built from: where the cluster is and how to talk to it.
+pub(crate) struct NativeSettings {
+    /// `host:port` of region servers or masters to bootstrap from.
+    pub(crate) bootstrap: Vec<String>,
+    /// The ZooKeeper quorum to bootstrap through instead, if given.
+    pub(crate) zookeeper: Option<String>,
+    /// The parent znode of the cluster in ZooKeeper (`/hbase`).
+    pub(crate) znode_parent: String,
+    /// Where to connect for the servers' advertised addresses.
+    pub(crate) addresses: basalt_rpc::AddressMap,
+    /// How long one attempt may take.
+    pub(crate) request_timeout: Duration,
+    /// How long a timeline read waits for the primary before asking the secondaries.
+    pub(crate) primary_call_timeout: Duration,
+    /// The largest value a write may carry.
+    pub(crate) max_value_bytes: usize,
+    /// TLS and Kerberos to the servers.
+    pub(crate) security: basalt_rpc::Security,
+}
+
 /// The shared state of one native transport.
 struct Shared {
-    bootstrap: Vec<String>,
-    /// The ZooKeeper quorum to bootstrap through instead, if given.
-    zookeeper: Option<String>,
-    /// Where to connect for the servers' advertised addresses.
-    addresses: basalt_rpc::AddressMap,
-    request_timeout: Duration,
-    max_value_bytes: usize,
-    security: basalt_rpc::Security,
-    /// How long a timeline read waits for the primary before asking the secondaries.
-    primary_call_timeout: Duration,
+    settings: NativeSettings,
     /// The gateways, for administrative calls (not on the native transport yet).
     admin: Option<ThriftTransport>,
     client: tokio::sync::OnceCell<RpcClient>,
@@ -76,31 +87,17 @@ pub struct NativeTransport {
 
 impl std::fmt::Debug for NativeTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NativeTransport").field("bootstrap", &self.shared.bootstrap).finish_non_exhaustive()
+        f.debug_struct("NativeTransport").field("bootstrap", &self.shared.settings.bootstrap).finish_non_exhaustive()
     }
 }
 
 impl NativeTransport {
-    /// A transport bootstrapping from `bootstrap` (`host:port` of region servers or
-    /// masters) on its first call, connecting where `addresses` routes each server;
-    /// `request_timeout` bounds one attempt; `admin` serves the administrative calls.
-    pub(crate) fn new(
-        (bootstrap, zookeeper): (Vec<String>, Option<String>),
-        addresses: basalt_rpc::AddressMap,
-        (request_timeout, primary_call_timeout): (Duration, Duration),
-        max_value_bytes: usize,
-        admin: Option<ThriftTransport>,
-        security: basalt_rpc::Security,
-    ) -> NativeTransport {
+    /// A transport that bootstraps as `settings` say on its first call; `admin` serves
+    /// the administrative calls.
+    pub(crate) fn new(settings: NativeSettings, admin: Option<ThriftTransport>) -> NativeTransport {
         NativeTransport {
             shared: Arc::new(Shared {
-                bootstrap,
-                zookeeper,
-                addresses,
-                request_timeout,
-                max_value_bytes,
-                security,
-                primary_call_timeout,
+                settings,
                 admin,
                 client: tokio::sync::OnceCell::new(),
                 closed: AtomicBool::new(false),
@@ -113,21 +110,21 @@ impl NativeTransport {
         if self.shared.closed.load(Ordering::Acquire) {
             return Err(AttemptError::not_sent(op, Error::ClientClosed));
         }
-        let timeout = self.shared.request_timeout;
+        let timeout = self.shared.settings.request_timeout;
         self.shared
             .client
             .get_or_try_init(|| async {
                 let mut builder = RpcClient::builder()
                     .rpc_timeout(timeout)
                     .operation_timeout(timeout)
-                    .security(self.shared.security.clone())
-                    .address_map(self.shared.addresses.clone())
-                    .primary_call_timeout(self.shared.primary_call_timeout);
-                for server in &self.shared.bootstrap {
+                    .security(self.shared.settings.security.clone())
+                    .address_map(self.shared.settings.addresses.clone())
+                    .primary_call_timeout(self.shared.settings.primary_call_timeout);
+                for server in &self.shared.settings.bootstrap {
                     builder = builder.bootstrap_server(server.clone());
                 }
-                if let Some(quorum) = &self.shared.zookeeper {
-                    builder = builder.zookeeper(quorum.clone());
+                if let Some(quorum) = &self.shared.settings.zookeeper {
+                    builder = builder.zookeeper(quorum.clone()).znode_parent(self.shared.settings.znode_parent.clone());
                 }
                 builder.connect().await
             })
@@ -546,7 +543,7 @@ impl Transport for NativeTransport {
     fn put<'a>(&'a self, table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, ()> {
         Box::pin(async move {
             let op = if puts.len() == 1 { Operation::Put } else { Operation::PutMany };
-            let max = self.shared.max_value_bytes;
+            let max = self.shared.settings.max_value_bytes;
             let writes = puts
                 .iter()
                 .map(|p| PutWrite::new(p, max))
@@ -578,7 +575,8 @@ impl Transport for NativeTransport {
     fn mutate_row<'a>(&'a self, table: &'a str, mutations: &'a RowMutations) -> AttemptFuture<'a, ()> {
         Box::pin(async move {
             let op = Operation::MutateRow;
-            let native = native_row_mutations(mutations, self.shared.max_value_bytes).map_err(|e| invalid(op, e))?;
+            let native =
+                native_row_mutations(mutations, self.shared.settings.max_value_bytes).map_err(|e| invalid(op, e))?;
             self.attempt(op, table, |c| async move { c.mutate_row(table, &native).await }).await
         })
     }
@@ -591,7 +589,7 @@ impl Transport for NativeTransport {
     ) -> AttemptFuture<'a, bool> {
         Box::pin(async move {
             let check = native_check(condition);
-            let max = self.shared.max_value_bytes;
+            let max = self.shared.settings.max_value_bytes;
             let (op, mutations) = match write {
                 CheckedWrite::Put(put) => (Operation::CheckAndPut, native_put(put, max).map(|m| vec![m])),
                 CheckedWrite::Delete(delete) => (Operation::CheckAndDelete, native_delete(delete)),
@@ -706,7 +704,7 @@ impl Transport for NativeTransport {
     }
 
     fn endpoints(&self) -> Vec<String> {
-        self.shared.bootstrap.clone()
+        self.shared.settings.bootstrap.clone()
     }
 
     fn pool_stats(&self) -> PoolStats {
