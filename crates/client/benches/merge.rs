@@ -2,7 +2,12 @@
 //! descending, against plainly concatenating the same streams (the floor for moving the
 //! rows). Read the result as the ratio merge / concat of the same run.
 //!
-//! `cargo bench -p basalt --bench merge`
+//! With `--features bench-internals`, also the whole merged salted stream (what a
+//! salted scan's caller polls: salt prefixes, the merge, cursor positions) over 16
+//! buckets of pages of 1,000 rows already fetched, keys as in `benches/run.sh`
+//! (`salt(2) day(2) seq(20)`, decimal).
+//!
+//! `cargo bench -p basalt --bench merge [--features bench-internals]`
 
 use basalt::{merge_ordered, Bytes, Result, Row};
 use criterion::{criterion_main, BatchSize, Criterion, Throughput};
@@ -68,6 +73,78 @@ fn bench(c: &mut Criterion) {
         )
     });
     group.finish();
+    #[cfg(feature = "bench-internals")]
+    salted::bench(c);
+}
+
+#[cfg(feature = "bench-internals")]
+mod salted {
+    use basalt::bench_internals::salted_stream_from_pages;
+    use basalt::{Bytes, Row};
+    use basalt_rowkey::{FieldType, Query, Salt, Schema, Value};
+    use criterion::{BatchSize, Criterion, Throughput};
+    use futures::StreamExt;
+
+    const BUCKETS: u32 = 16;
+    const ROWS: u64 = 500_000;
+    const PAGE: usize = 1000;
+
+    fn schema() -> Schema {
+        Schema::builder()
+            .field("day", FieldType::Decimal { digits: 2 })
+            .field("seq", FieldType::Decimal { digits: 20 })
+            .salt(Salt::modulo("seq", BUCKETS))
+            .build()
+            .expect("the bench's schema")
+    }
+
+    /// Each bucket's rows, sorted in the scan's direction, cut into pages.
+    fn pages(schema: &Schema, descending: bool) -> Vec<Vec<Vec<Row>>> {
+        let mut per_bucket: Vec<Vec<Bytes>> = vec![Vec::new(); BUCKETS as usize];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for i in 0..ROWS {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let key = schema.encode(&[Value::UInt(i % 100), Value::UInt(state)]).expect("a key");
+            let bucket = usize::from(key[0] - b'0') * 10 + usize::from(key[1] - b'0');
+            per_bucket[bucket].push(key);
+        }
+        per_bucket
+            .into_iter()
+            .map(|mut keys| {
+                keys.sort();
+                if descending {
+                    keys.reverse();
+                }
+                keys.chunks(PAGE).map(|page| page.iter().map(|key| Row::new(key.clone(), [])).collect()).collect()
+            })
+            .collect()
+    }
+
+    pub fn bench(c: &mut Criterion) {
+        let runtime = tokio::runtime::Builder::new_current_thread().build().expect("a runtime");
+        let schema = schema();
+        let mut group = c.benchmark_group("salted_stream_16x500k");
+        group.sample_size(10);
+        group.throughput(Throughput::Elements(ROWS));
+        for descending in [false, true] {
+            let plan = schema.plan(&Query::new().reverse(descending)).expect("a plan");
+            let data = pages(&schema, descending);
+            let name = if descending { "descending" } else { "ascending" };
+            group.bench_function(name, |b| {
+                b.iter_batched(
+                    || salted_stream_from_pages(schema.clone(), &plan, data.clone()).expect("a stream"),
+                    |stream| {
+                        let n = runtime.block_on(stream.fold(0usize, |n, r| async move { n + r.map(|_| 1).unwrap_or(0) }));
+                        assert_eq!(n as u64, ROWS);
+                    },
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+        group.finish();
+    }
 }
 
 mod group {

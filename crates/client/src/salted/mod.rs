@@ -315,6 +315,38 @@ impl SaltedScan {
     }
 }
 
+/// The crate's benchmarks' way in (feature `bench-internals`).
+#[cfg(feature = "bench-internals")]
+impl SaltedStream {
+    /// The ordered merged stream of `plan` over rows already fetched: `pages[i]` are
+    /// range `i`'s pages, as its bucket's scan would deliver them.
+    pub(crate) fn from_pages(schema: Schema, plan: &ScanPlan, pages: Vec<Vec<Vec<Row>>>) -> Result<SaltedStream> {
+        let mut sources = Vec::with_capacity(plan.ranges.len());
+        let mut stats = Vec::with_capacity(plan.ranges.len());
+        for (index, (range, range_pages)) in plan.ranges.iter().zip(pages).enumerate() {
+            let (tx, rx) = tokio::sync::mpsc::channel(range_pages.len().max(1));
+            for page in range_pages {
+                tx.try_send(Ok(page)).map_err(|_| InvalidInput::Option("a page did not fit the channel".into()))?;
+            }
+            let rows = crate::scan::RowStream::from_pages(rx);
+            stats.push(BucketStats { bucket: range.bucket, range: index, pieces: vec![rows.stats()], emitted: 0 });
+            let chained: BucketStream = Box::pin(CountedBucket::new(Box::pin(stream::iter(vec![rows]).flatten())));
+            sources.push(chained);
+        }
+        let schema = Arc::new(schema);
+        let logical: LogicalFn = Box::new(move |key: &[u8]| Ok(key.len() - schema.logical_key(key)?.len()));
+        Ok(SaltedStream {
+            inner: Inner::Ordered(Merge::new(sources, plan.reverse, logical)),
+            limit: RowLimit::new(None),
+            last: vec![None; plan.ranges.len()],
+            query: QueryDigest::of("bench", plan),
+            cursor_key: CursorKey::process_default()?,
+            stats,
+            done: false,
+        })
+    }
+}
+
 /// Refuses a template whose bounds, limit or direction would be silently overridden.
 fn check_template(template: &Scan) -> Result<()> {
     let what = if !template.start_key().is_empty() || !template.stop_key().is_empty() {
