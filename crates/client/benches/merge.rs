@@ -136,7 +136,8 @@ mod salted {
                 b.iter_batched(
                     || salted_stream_from_pages(schema.clone(), &plan, data.clone()).expect("a stream"),
                     |stream| {
-                        let n = runtime.block_on(stream.fold(0usize, |n, r| async move { n + r.map(|_| 1).unwrap_or(0) }));
+                        let n =
+                            runtime.block_on(stream.fold(0usize, |n, r| async move { n + r.map(|_| 1).unwrap_or(0) }));
                         assert_eq!(n as u64, ROWS);
                     },
                     BatchSize::LargeInput,
