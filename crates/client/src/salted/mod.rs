@@ -339,7 +339,7 @@ impl SaltedStream {
             inner,
             // No limit: nothing to count per row.
             limit: settings.limit.map(|rows| RowLimit::new(Some(rows))),
-            last,
+            last: last.into_iter().map(|key| key.map(|key| key.to_vec())).collect(),
             query: settings.query,
             cursor_key: settings.cursor_key,
             stats,
@@ -437,7 +437,9 @@ pub struct SaltedStream {
     inner: Inner,
     /// `None` without a limit.
     limit: Option<RowLimit>,
-    last: Vec<Option<Bytes>>,
+    /// Each range's last key returned (its cursor position), copied into a buffer the
+    /// range keeps: no reference count taken and dropped per row.
+    last: Vec<Option<Vec<u8>>>,
     query: QueryDigest,
     cursor_key: CursorKey,
     stats: Vec<BucketStats>,
@@ -455,7 +457,8 @@ impl SaltedStream {
     /// [`CursorKey`]: pass it to [`SaltedScan::resume`] to continue later. With `batch`
     /// set, a cursor taken inside a wide row resumes at the start of that row.
     pub fn cursor(&self) -> SaltedCursor {
-        SaltedCursor::issue(&self.cursor_key, &self.query, self.last.clone())
+        let positions = self.last.iter().map(|key| key.as_deref().map(Bytes::copy_from_slice)).collect();
+        SaltedCursor::issue(&self.cursor_key, &self.query, positions)
     }
 
     /// Per-range figures so far.
@@ -526,8 +529,17 @@ impl Stream for SaltedStream {
                     }
                 }
                 if !row.is_partial() {
-                    this.last[range] = Some(row.key_bytes());
-                    this.stats[range].emitted += 1;
+                    match this.last.get_mut(range) {
+                        Some(Some(position)) => {
+                            position.clear();
+                            position.extend_from_slice(row.key());
+                        }
+                        Some(position @ None) => *position = Some(row.key().to_vec()),
+                        None => {}
+                    }
+                    if let Some(stats) = this.stats.get_mut(range) {
+                        stats.emitted += 1;
+                    }
                 }
                 Poll::Ready(Some(Ok(SaltedRow { row, range, logical_offset })))
             }

@@ -41,7 +41,40 @@ pub(crate) struct SaltPrefixes {
     /// Per source: the prefix every key of its bucket starts with, if it is one that
     /// [`Schema::split_salt`] accepts whole (then any key starting with it splits
     /// right after it, since the split reads only the prefix's bytes).
-    known: Vec<Option<Bytes>>,
+    known: Vec<Option<KnownPrefix>>,
+}
+
+/// A salt prefix, and for one of at most 8 bytes the same as an integer, so that the
+/// check of a key of 8 bytes or more is one load and one comparison.
+struct KnownPrefix {
+    bytes: Bytes,
+    /// The prefix's bytes, big-endian, at the top of the integer (0 below).
+    head: u64,
+    /// Ones over the prefix's bytes; 0 when the prefix is longer than 8 bytes.
+    mask: u64,
+}
+
+impl KnownPrefix {
+    fn new(bytes: Bytes) -> KnownPrefix {
+        let (head, mask) = match bytes.len() {
+            0 => (0, 0),
+            n @ 1..=8 => {
+                let mut padded = [0u8; 8];
+                padded[..n].copy_from_slice(&bytes);
+                (u64::from_be_bytes(padded), u64::MAX << (8 * (8 - n)))
+            }
+            _ => (0, 0),
+        };
+        KnownPrefix { bytes, head, mask }
+    }
+
+    #[inline]
+    fn starts(&self, key: &[u8]) -> bool {
+        match key.first_chunk::<8>() {
+            Some(first) if self.mask != 0 => u64::from_be_bytes(*first) & self.mask == self.head,
+            Some(_) | None => key.starts_with(&self.bytes),
+        }
+    }
 }
 
 impl SaltPrefixes {
@@ -51,13 +84,13 @@ impl SaltPrefixes {
         SaltPrefixes { schema, known }
     }
 
-    fn checked_prefix(schema: &Schema, bucket: Option<u32>) -> Option<Bytes> {
+    fn checked_prefix(schema: &Schema, bucket: Option<u32>) -> Option<KnownPrefix> {
         let prefix = match bucket {
             Some(bucket) => schema.try_salt_prefix(bucket).ok()?,
             None => Bytes::new(),
         };
         match schema.split_salt(&prefix) {
-            Ok((_, rest)) if rest.is_empty() => Some(prefix),
+            Ok((_, rest)) if rest.is_empty() => Some(KnownPrefix::new(prefix)),
             Ok(_) | Err(_) => None,
         }
     }
@@ -73,8 +106,8 @@ impl LogicalOffset for SaltPrefixes {
     #[inline]
     fn offset(&self, source: usize, key: &[u8]) -> Result<usize> {
         if let Some(Some(prefix)) = self.known.get(source) {
-            if key.starts_with(prefix) {
-                return Ok(prefix.len());
+            if prefix.starts(key) {
+                return Ok(prefix.bytes.len());
             }
         }
         self.parse(key)
@@ -157,18 +190,53 @@ mod tests {
     fn known_prefixes_agree_with_the_parse() {
         let schema = schema();
         let prefixes = SaltPrefixes::new(Arc::clone(&schema), [Some(0), Some(7), None, Some(99)]);
-        assert_eq!(prefixes.known[1].as_deref(), Some(&b"07"[..]));
-        assert_eq!(prefixes.known[2], None, "a salted schema has no empty prefix");
-        assert_eq!(prefixes.known[3], None, "bucket 99 is out of range");
+        assert_eq!(prefixes.known[1].as_ref().map(|p| &p.bytes[..]), Some(&b"07"[..]));
+        assert!(prefixes.known[2].is_none(), "a salted schema has no empty prefix");
+        assert!(prefixes.known[3].is_none(), "bucket 99 is out of range");
         let parse = |key: &[u8]| schema.logical_key(key).map(|l| key.len() - l.len()).ok();
-        for key in [&b"070123"[..], b"00", b"150042", b"07", b"0", b"", b"x70123", b"990001", b"16"] {
+        let keys = [
+            &b"070123"[..],
+            b"00",
+            b"150042",
+            b"07",
+            b"0",
+            b"",
+            b"x70123",
+            b"990001",
+            b"16",
+            b"07012345678",
+            b"17012345678",
+            b"0701234567",
+            b"06999999999",
+        ];
+        for key in keys {
             for source in 0..5 {
                 assert_eq!(prefixes.offset(source, key).ok(), parse(key), "{key:?} from source {source}");
             }
         }
         let unsalted = Arc::new(Schema::builder().field("n", FieldType::U64).build().unwrap());
         let plain = SaltPrefixes::new(unsalted, [None]);
-        assert_eq!(plain.known[0].as_deref(), Some(&b""[..]));
+        assert_eq!(plain.known[0].as_ref().map(|p| &p.bytes[..]), Some(&b""[..]));
         assert_eq!(plain.offset(0, b"anything").unwrap(), 0);
+    }
+
+    /// The one-load check equals `starts_with` for prefixes of 0 to 11 bytes and keys
+    /// of 0 to 13 bytes that match, fall short, or differ in any one byte.
+    #[test]
+    fn the_integer_check_equals_starts_with() {
+        for len in 0..12u8 {
+            let prefix: Vec<u8> = (0..len).map(|i| i.wrapping_mul(37).wrapping_add(1)).collect();
+            let known = KnownPrefix::new(Bytes::from(prefix.clone()));
+            for key_len in 0..14 {
+                for flip in 0..=key_len {
+                    let mut key: Vec<u8> =
+                        prefix.iter().copied().chain(std::iter::repeat(0xab)).take(key_len).collect();
+                    if let Some(byte) = key.get_mut(flip) {
+                        *byte ^= 0x10;
+                    }
+                    assert_eq!(known.starts(&key), key.starts_with(&prefix), "prefix {prefix:?}, key {key:?}");
+                }
+            }
+        }
     }
 }
