@@ -90,7 +90,7 @@ impl SaltPrefixes {
             None => Bytes::new(),
         };
         match schema.split_salt(&prefix) {
-            Ok((_, rest)) if rest.is_empty() => Some(KnownPrefix::new(prefix)),
+            Ok((_, [])) => Some(KnownPrefix::new(prefix)),
             Ok(_) | Err(_) => None,
         }
     }
