@@ -360,6 +360,16 @@ pub mod bench_internals {
     pub fn rows_from_batch(page: basalt_thrift::RowBatch) -> impl ExactSizeIterator<Item = Row> {
         Row::from_batch(page)
     }
+
+    /// A salted scan's ordered merged stream over pages already fetched: `pages[i]`
+    /// are the pages of `plan`'s range `i`.
+    pub fn salted_stream_from_pages(
+        schema: basalt_rowkey::Schema,
+        plan: &basalt_rowkey::ScanPlan,
+        pages: Vec<Vec<Vec<Row>>>,
+    ) -> crate::Result<crate::SaltedStream> {
+        crate::SaltedStream::from_pages(schema, plan, pages)
+    }
 }
 
 /// The README's Rust example, compiled by `cargo test --doc -p basalt` so that it stays

@@ -18,6 +18,7 @@ use std::task::{Context, Poll};
 
 use futures::Stream;
 
+use super::source::LogicalOffset;
 use crate::error::Result;
 use crate::row::Row;
 
@@ -44,7 +45,7 @@ impl Slot {
 /// Merges `n` ordered streams of rows into one ordered stream. Every source must be
 /// sorted in the merge's direction by logical key (HBase guarantees it within one
 /// salt prefix). `logical` says where a stored key's logical part starts (the salt's
-/// length).
+/// length), knowing the source it came from.
 pub(crate) struct Merge<S, F> {
     sources: Vec<Option<S>>,
     /// The next row of each source; `None` once the source has ended (or while its
@@ -69,7 +70,7 @@ pub(crate) struct Merge<S, F> {
 impl<S, F> Merge<S, F>
 where
     S: Stream<Item = Result<Row>> + Unpin,
-    F: Fn(&[u8]) -> Result<usize> + Unpin,
+    F: LogicalOffset + Unpin,
 {
     pub(crate) fn new(sources: Vec<S>, descending: bool, logical: F) -> Self {
         let k = sources.len();
@@ -167,7 +168,7 @@ where
         };
         match Pin::new(source).poll_next(cx) {
             Poll::Ready(Some(Ok(row))) => {
-                let offset = (self.logical)(row.key())?;
+                let offset = self.logical.offset(s, row.key())?;
                 let slot = Slot { offset, row };
                 self.prefixes[s] = order_prefix(slot.logical(), self.descending);
                 self.slots[s] = Some(slot);
@@ -204,7 +205,7 @@ fn order_prefix(key: &[u8], descending: bool) -> u64 {
 impl<S, F> Stream for Merge<S, F>
 where
     S: Stream<Item = Result<Row>> + Unpin,
-    F: Fn(&[u8]) -> Result<usize> + Unpin,
+    F: LogicalOffset + Unpin,
 {
     type Item = Result<Head>;
 
@@ -262,6 +263,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::salted::source::SameForEvery;
     use bytes::Bytes;
     use futures::{stream, StreamExt};
 
@@ -275,7 +277,7 @@ mod tests {
     }
 
     async fn merged(sources: Vec<stream::Iter<std::vec::IntoIter<Result<Row>>>>, descending: bool) -> Vec<String> {
-        Merge::new(sources, descending, strip)
+        Merge::new(sources, descending, SameForEvery(strip))
             .map(|h| String::from_utf8_lossy(h.unwrap().row.key()).into_owned())
             .collect()
             .await
@@ -370,7 +372,7 @@ mod tests {
                     stream::iter(rows)
                 })
                 .collect();
-            let got: Vec<Vec<u8>> = Merge::new(sources, descending, |_: &[u8]| Ok(1))
+            let got: Vec<Vec<u8>> = Merge::new(sources, descending, SameForEvery(|_: &[u8]| Ok(1)))
                 .map(|h| h.unwrap().row.key().to_vec())
                 .collect()
                 .await;
@@ -385,7 +387,7 @@ mod tests {
         let (tx_a, rx_a) = futures::channel::mpsc::unbounded::<Result<Row>>();
         let (tx_b, rx_b) = futures::channel::mpsc::unbounded::<Result<Row>>();
         let row = |k: &'static str| Ok(Row::new(Bytes::from(k), []));
-        let mut merge = Merge::new(vec![rx_a, rx_b], false, strip);
+        let mut merge = Merge::new(vec![rx_a, rx_b], false, SameForEvery(strip));
         let waker = futures::task::noop_waker();
         let mut cx = Context::from_waker(&waker);
         assert!(Pin::new(&mut merge).poll_next(&mut cx).is_pending());
@@ -408,7 +410,7 @@ mod tests {
             Ok(Row::new(Bytes::from("1_b"), [])),
             Err(crate::error::InvalidInput::Option("boom".into()).into()),
         ]);
-        let mut merge = Merge::new(vec![source(&["0_a", "0_c"]), failing], false, strip);
+        let mut merge = Merge::new(vec![source(&["0_a", "0_c"]), failing], false, SameForEvery(strip));
         assert_eq!(merge.next().await.unwrap().unwrap().row.key(), b"0_a");
         assert_eq!(merge.next().await.unwrap().unwrap().row.key(), b"1_b");
         assert!(merge.next().await.unwrap().is_err());

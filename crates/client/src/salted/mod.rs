@@ -30,6 +30,7 @@
 
 mod cursor;
 mod merge;
+mod source;
 
 use std::collections::HashMap;
 use std::pin::Pin;
@@ -39,19 +40,19 @@ use std::time::Duration;
 
 use basalt_rowkey::{Query, ScanPlan, Schema, Value};
 use bytes::Bytes;
-use futures::stream::{self, SelectAll};
+use futures::stream::SelectAll;
 use futures::{Stream, StreamExt};
 
 use crate::error::{Error, InvalidInput, Result};
-use crate::metrics;
 use crate::ops::{Delete, Get, Put};
 use crate::options::ReadOptions;
 use crate::row::Row;
-use crate::scan::{after_row, ordered_pieces, RowLimit, Scan, ScanMode, ScanStats};
+use crate::scan::{after_row, ordered_pieces, RowLimit, RowStream, Scan, ScanMode, ScanStats};
 use crate::table::Table;
 use cursor::QueryDigest;
 pub use cursor::{CursorError, CursorKey, SaltedCursor};
 use merge::{Head, Merge};
+use source::{BucketSource, LogicalOffset, SaltPrefixes, SameForEvery};
 
 /// A table whose row keys follow a salted [`Schema`].
 #[derive(Debug, Clone)]
@@ -277,8 +278,7 @@ impl SaltedScan {
         }
         let regions = if self.split_by_regions { self.salted.table.region_locations().await? } else { Vec::new() };
         let gate = Arc::new(tokio::sync::Semaphore::new(self.concurrency));
-        let mut sources = Vec::with_capacity(plan.ranges.len());
-        let mut stats = Vec::with_capacity(plan.ranges.len());
+        let mut ranges = Vec::with_capacity(plan.ranges.len());
         for (index, range) in plan.ranges.iter().enumerate() {
             let (mut start, mut stop) = (range.start.clone(), range.stop.clone());
             if let Some(key) = &last[index] {
@@ -286,32 +286,89 @@ impl SaltedScan {
             }
             // Without regions (no split asked for), the whole range is one piece.
             let pieces = ordered_pieces(&start, &stop, &regions, reversed);
-            let mut piece_stats = Vec::new();
             let mut streams = Vec::new();
             for (piece_start, piece_stop) in pieces {
                 let mut scan = self.template.clone().start(piece_start).stop(piece_stop).reversed(reversed);
                 scan.limit = self.limit;
-                let stream =
-                    self.salted.table.scan_in_mode(scan, ScanMode::SaltedBucket { gate: Arc::clone(&gate) })?;
-                piece_stats.push(stream.stats());
-                streams.push(stream);
+                streams.push(self.salted.table.scan_in_mode(scan, ScanMode::SaltedBucket { gate: Arc::clone(&gate) })?);
             }
-            stats.push(BucketStats { bucket: range.bucket, range: index, pieces: piece_stats, emitted: 0 });
-            let chained: BucketStream = Box::pin(CountedBucket::new(Box::pin(stream::iter(streams).flatten())));
-            sources.push(chained);
+            ranges.push(streams);
         }
-        let schema = Arc::clone(&self.salted.schema);
-        let logical: LogicalFn = Box::new(move |key: &[u8]| Ok(key.len() - schema.logical_key(key)?.len()));
-        let inner = if self.ordered {
-            Inner::Ordered(Merge::new(sources, reversed, logical))
+        let settings = Merged { ordered: self.ordered, limit: self.limit, query, cursor_key };
+        Ok(SaltedStream::assemble(Arc::clone(&self.salted.schema), &plan, ranges, last, settings))
+    }
+}
+
+/// How a [`SaltedStream`] merges and what its cursors say, besides its sources.
+struct Merged {
+    ordered: bool,
+    limit: Option<u64>,
+    query: QueryDigest,
+    cursor_key: CursorKey,
+}
+
+impl SaltedStream {
+    /// The merged stream of `plan`'s ranges: `ranges[i]` are range `i`'s pieces in
+    /// scan order, `last[i]` its last key returned before (when resuming).
+    fn assemble(
+        schema: Arc<Schema>,
+        plan: &ScanPlan,
+        ranges: Vec<Vec<RowStream>>,
+        last: Vec<Option<Bytes>>,
+        settings: Merged,
+    ) -> SaltedStream {
+        let mut sources = Vec::with_capacity(ranges.len());
+        let mut stats = Vec::with_capacity(ranges.len());
+        for (index, (range, pieces)) in plan.ranges.iter().zip(ranges).enumerate() {
+            let pieces_stats = pieces.iter().map(RowStream::stats).collect();
+            stats.push(BucketStats { bucket: range.bucket, range: index, pieces: pieces_stats, emitted: 0 });
+            sources.push(BucketSource::new(pieces));
+        }
+        // Each range's salt prefix, once: rows need no parse of their salt.
+        let prefixes = SaltPrefixes::new(schema, plan.ranges.iter().map(|range| range.bucket));
+        let inner = if settings.ordered {
+            Inner::Ordered(Merge::new(sources, plan.reverse, prefixes))
         } else {
             let tagged = sources
                 .into_iter()
                 .enumerate()
                 .map(|(i, s)| -> TaggedStream { Box::pin(s.map(move |r| r.map(|row| (i, row)))) });
-            Inner::Unordered(futures::stream::select_all(tagged), logical)
+            Inner::Unordered(futures::stream::select_all(tagged), prefixes)
         };
-        Ok(SaltedStream { inner, limit: RowLimit::new(self.limit), last, query, cursor_key, stats, done: false })
+        SaltedStream {
+            inner,
+            // No limit: nothing to count per row.
+            limit: settings.limit.map(|rows| RowLimit::new(Some(rows))),
+            last: last.into_iter().map(|key| key.map(|key| key.to_vec())).collect(),
+            query: settings.query,
+            cursor_key: settings.cursor_key,
+            stats,
+            done: false,
+        }
+    }
+}
+
+/// The crate's benchmarks' way in (feature `bench-internals`).
+#[cfg(feature = "bench-internals")]
+impl SaltedStream {
+    /// The ordered merged stream of `plan` over rows already fetched: `pages[i]` are
+    /// range `i`'s pages, as its bucket's scan would deliver them.
+    pub(crate) fn from_pages(schema: Schema, plan: &ScanPlan, pages: Vec<Vec<Vec<Row>>>) -> Result<SaltedStream> {
+        let mut ranges = Vec::with_capacity(plan.ranges.len());
+        for range_pages in pages {
+            let (tx, rx) = tokio::sync::mpsc::channel(range_pages.len().max(1));
+            for page in range_pages {
+                tx.try_send(Ok(page)).map_err(|_| InvalidInput::Option("a page did not fit the channel".into()))?;
+            }
+            ranges.push(vec![RowStream::from_pages(rx)]);
+        }
+        let settings = Merged {
+            ordered: true,
+            limit: None,
+            query: QueryDigest::of("bench", plan),
+            cursor_key: CursorKey::process_default()?,
+        };
+        Ok(SaltedStream::assemble(Arc::new(schema), plan, ranges, vec![None; plan.ranges.len()], settings))
     }
 }
 
@@ -331,56 +388,13 @@ fn check_template(template: &Scan) -> Result<()> {
     Err(InvalidInput::Option(format!("a salted scan's template must not set {what}")).into())
 }
 
-type BucketStream = Pin<Box<dyn Stream<Item = Result<Row>> + Send>>;
-
-/// One bucket's rows on their way to the merge, counted for the metrics
-/// ([`metrics::bucket_rows`]) when the bucket's stream ends or is dropped before.
-struct CountedBucket {
-    rows: BucketStream,
-    /// Complete rows read so far (a row in parts counts once, at its last part).
-    count: u64,
-    recorded: bool,
-}
-
-impl CountedBucket {
-    fn new(rows: BucketStream) -> CountedBucket {
-        CountedBucket { rows, count: 0, recorded: false }
-    }
-
-    fn record(&mut self) {
-        if !self.recorded {
-            self.recorded = true;
-            metrics::bucket_rows(self.count);
-        }
-    }
-}
-
-impl Stream for CountedBucket {
-    type Item = Result<Row>;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
-        let next = this.rows.as_mut().poll_next(cx);
-        match &next {
-            Poll::Ready(Some(Ok(row))) if !row.is_partial() => this.count += 1,
-            Poll::Ready(None) => this.record(),
-            Poll::Ready(Some(Ok(_) | Err(_))) | Poll::Pending => {}
-        }
-        next
-    }
-}
-
-impl Drop for CountedBucket {
-    fn drop(&mut self) {
-        self.record();
-    }
-}
 type TaggedStream = Pin<Box<dyn Stream<Item = Result<(usize, Row)>> + Send>>;
-type LogicalFn = Box<dyn Fn(&[u8]) -> Result<usize> + Send + Sync>;
 
 enum Inner {
-    Ordered(Merge<BucketStream, LogicalFn>),
-    Unordered(SelectAll<TaggedStream>, LogicalFn),
+    Ordered(Merge<BucketSource, SaltPrefixes>),
+    Unordered(SelectAll<TaggedStream>, SaltPrefixes),
+    /// Ended, every source dropped.
+    Finished,
 }
 
 /// Figures of one planned range of a salted scan.
@@ -421,8 +435,11 @@ impl BucketStats {
 /// The merged rows of a salted scan. Dropping it stops every bucket's scan.
 pub struct SaltedStream {
     inner: Inner,
-    limit: RowLimit,
-    last: Vec<Option<Bytes>>,
+    /// `None` without a limit.
+    limit: Option<RowLimit>,
+    /// Each range's last key returned (its cursor position), copied into a buffer the
+    /// range keeps: no reference count taken and dropped per row.
+    last: Vec<Option<Vec<u8>>>,
     query: QueryDigest,
     cursor_key: CursorKey,
     stats: Vec<BucketStats>,
@@ -440,7 +457,8 @@ impl SaltedStream {
     /// [`CursorKey`]: pass it to [`SaltedScan::resume`] to continue later. With `batch`
     /// set, a cursor taken inside a wide row resumes at the start of that row.
     pub fn cursor(&self) -> SaltedCursor {
-        SaltedCursor::issue(&self.cursor_key, &self.query, self.last.clone())
+        let positions = self.last.iter().map(|key| key.as_deref().map(Bytes::copy_from_slice)).collect();
+        SaltedCursor::issue(&self.cursor_key, &self.query, positions)
     }
 
     /// Per-range figures so far.
@@ -462,7 +480,7 @@ impl SaltedStream {
     fn finish(&mut self) {
         self.done = true;
         // Dropping the sources stops their workers, which close their scanners.
-        self.inner = Inner::Unordered(SelectAll::new(), Box::new(|_: &[u8]| Ok(0)));
+        self.inner = Inner::Finished;
     }
 }
 
@@ -471,7 +489,7 @@ impl Stream for SaltedStream {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
-        if this.done || this.limit.finished() {
+        if this.done || this.limit.as_ref().is_some_and(RowLimit::finished) {
             if !this.done {
                 this.finish();
             }
@@ -485,11 +503,14 @@ impl Stream for SaltedStream {
                 Poll::Pending => return Poll::Pending,
             },
             Inner::Unordered(select, logical) => match Pin::new(select).poll_next(cx) {
-                Poll::Ready(Some(Ok((source, row)))) => Some(logical(row.key()).map(|l| (l, source, row))),
+                Poll::Ready(Some(Ok((source, row)))) => {
+                    Some(logical.offset(source, row.key()).map(|l| (l, source, row)))
+                }
                 Poll::Ready(Some(Err(e))) => Some(Err(e)),
                 Poll::Ready(None) => None,
                 Poll::Pending => return Poll::Pending,
             },
+            Inner::Finished => None,
         };
         match next {
             None => {
@@ -501,13 +522,24 @@ impl Stream for SaltedStream {
                 Poll::Ready(Some(Err(e)))
             }
             Some(Ok((logical_offset, range, row))) => {
-                if !this.limit.admit(&row) {
-                    this.finish();
-                    return Poll::Ready(None);
+                if let Some(limit) = &mut this.limit {
+                    if !limit.admit(&row) {
+                        this.finish();
+                        return Poll::Ready(None);
+                    }
                 }
                 if !row.is_partial() {
-                    this.last[range] = Some(row.key_bytes());
-                    this.stats[range].emitted += 1;
+                    match this.last.get_mut(range) {
+                        Some(Some(position)) => {
+                            position.clear();
+                            position.extend_from_slice(row.key());
+                        }
+                        Some(position @ None) => *position = Some(row.key().to_vec()),
+                        None => {}
+                    }
+                    if let Some(stats) = this.stats.get_mut(range) {
+                        stats.emitted += 1;
+                    }
                 }
                 Poll::Ready(Some(Ok(SaltedRow { row, range, logical_offset })))
             }
@@ -529,7 +561,7 @@ where
     S: Stream<Item = Result<Row>> + Unpin,
     F: Fn(&[u8]) -> Result<usize> + Unpin,
 {
-    Merge::new(sources, descending, logical).map(|head| head.map(|h| (h.source, h.row)))
+    Merge::new(sources, descending, SameForEvery(logical)).map(|head| head.map(|h| (h.source, h.row)))
 }
 
 #[cfg(test)]

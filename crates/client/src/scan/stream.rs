@@ -52,6 +52,12 @@ impl RowStream {
         Ok(RowStream { pages, current: VecDeque::new(), stats, done: false })
     }
 
+    /// A stream over pages already fetched (the crate's benchmarks).
+    #[cfg(feature = "bench-internals")]
+    pub(crate) fn from_pages(pages: mpsc::Receiver<Result<Vec<Row>>>) -> RowStream {
+        RowStream { pages, current: VecDeque::new(), stats: Arc::new(ScanStats::default()), done: false }
+    }
+
     /// Live counters of this scan.
     pub fn stats(&self) -> Arc<ScanStats> {
         Arc::clone(&self.stats)
