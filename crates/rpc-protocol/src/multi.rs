@@ -127,34 +127,27 @@ impl MultiWriter {
 
     /// Adds a write to the open region.
     pub fn mutation(&mut self, index: u32, mutation: &MutationHead<'_>) {
-        let mutation_len = mutation.encoded_len();
-        let action_len =
-            varint_field_len(tag::ACTION_INDEX, u64::from(index)) + bytes_field_len(tag::ACTION_MUTATION, mutation_len);
-        let out = &mut self.actions;
-        out.reserve(bytes_field_len(tag::REGION_ACTION_ACTION, action_len));
-        encode_key(tag::REGION_ACTION_ACTION, WireType::LengthDelimited, out);
-        encode_varint(action_len as u64, out);
-        encode_key(tag::ACTION_INDEX, WireType::Varint, out);
-        encode_varint(u64::from(index), out);
-        encode_key(tag::ACTION_MUTATION, WireType::LengthDelimited, out);
-        encode_varint(mutation_len as u64, out);
-        mutation.encode(out);
+        self.action(index, tag::ACTION_MUTATION, mutation.encoded_len(), |out| mutation.encode(out));
     }
 
     /// Adds a get to the open region.
     pub fn get(&mut self, index: u32, get: &pb::Get) {
-        let get_len = get.encoded_len();
-        let action_len =
-            varint_field_len(tag::ACTION_INDEX, u64::from(index)) + bytes_field_len(tag::ACTION_GET, get_len);
+        self.action(index, tag::ACTION_GET, get.encoded_len(), |out| get.encode_raw(out));
+    }
+
+    /// Adds one action: its index and the `body_len` bytes that `body` writes under the
+    /// field `body_tag`.
+    fn action(&mut self, index: u32, body_tag: u32, body_len: usize, body: impl FnOnce(&mut BytesMut)) {
+        let action_len = varint_field_len(tag::ACTION_INDEX, u64::from(index)) + bytes_field_len(body_tag, body_len);
         let out = &mut self.actions;
         out.reserve(bytes_field_len(tag::REGION_ACTION_ACTION, action_len));
         encode_key(tag::REGION_ACTION_ACTION, WireType::LengthDelimited, out);
         encode_varint(action_len as u64, out);
         encode_key(tag::ACTION_INDEX, WireType::Varint, out);
         encode_varint(u64::from(index), out);
-        encode_key(tag::ACTION_GET, WireType::LengthDelimited, out);
-        encode_varint(get_len as u64, out);
-        get.encode_raw(out);
+        encode_key(body_tag, WireType::LengthDelimited, out);
+        encode_varint(body_len as u64, out);
+        body(out);
     }
 
     fn close_region(&mut self) {

@@ -390,17 +390,7 @@ pub(crate) fn remote_error(server: &str, exception: &pb::NameBytesPair) -> RpcEr
 mod tests {
     use super::*;
 
-    fn region(start: &str, end: &str, server: &str) -> RegionLocation {
-        RegionLocation {
-            region_name: Bytes::from(format!("t,{start},1.")),
-            table: "t".into(),
-            start_key: Bytes::copy_from_slice(start.as_bytes()),
-            end_key: Bytes::copy_from_slice(end.as_bytes()),
-            server: server.into(),
-            replica_id: 0,
-            replicas: Vec::new(),
-        }
-    }
+    use crate::region::test_region as region;
 
     #[test]
     fn rows_are_placed_among_the_regions_found_so_far() {

@@ -271,21 +271,24 @@ impl RegionCache {
     }
 }
 
+/// A primary region of table `t` from `start` to `end` on `server`, for tests.
+#[cfg(test)]
+pub(crate) fn test_region(start: &str, end: &str, server: &str) -> RegionLocation {
+    RegionLocation {
+        region_name: Bytes::from(format!("t,{start},1.{server}.")),
+        table: "t".into(),
+        start_key: Bytes::copy_from_slice(start.as_bytes()),
+        end_key: Bytes::copy_from_slice(end.as_bytes()),
+        server: server.into(),
+        replica_id: 0,
+        replicas: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_region as region;
     use super::*;
-
-    fn region(start: &str, end: &str, server: &str) -> RegionLocation {
-        RegionLocation {
-            region_name: Bytes::from(format!("t,{start},1.{server}.")),
-            table: "t".into(),
-            start_key: Bytes::copy_from_slice(start.as_bytes()),
-            end_key: Bytes::copy_from_slice(end.as_bytes()),
-            server: server.into(),
-            replica_id: 0,
-            replicas: Vec::new(),
-        }
-    }
 
     #[test]
     fn finds_regions_by_row_and_before_row() {
