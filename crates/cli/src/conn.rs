@@ -155,7 +155,7 @@ impl ConnOpts {
                 Some(parent) => builder.native_zookeeper(quorum).native_znode_parent(parent.clone()),
                 None => builder.native_zookeeper(quorum),
             },
-            Route::NativeViaGateway => builder.native(self.servers_from_gateway(pool).await?),
+            Route::NativeViaGateway => builder.native(self.servers_from_gateway().await?),
         };
         builder.build().map_err(CliError::from)
     }
@@ -187,12 +187,11 @@ impl ConnOpts {
 
     /// `host:port` of the region server holding `hbase:meta`, as the gateway reports it:
     /// it serves the connection registry, so native RPC can bootstrap from it.
-    async fn servers_from_gateway(&self, pool: usize) -> CliResult<Vec<String>> {
+    async fn servers_from_gateway(&self) -> CliResult<Vec<String>> {
         let addr = self.require_addr()?;
-        let gateway =
-            builder_for(Some(addr), self.framed, self.compact, self.connect_timeout, self.request_timeout, pool)
-                .security(self.security()?)
-                .build()?;
+        let gateway = builder_for(Some(addr), self.framed, self.compact, self.connect_timeout, self.request_timeout, 1)
+            .security(self.security()?)
+            .build()?;
         let meta = gateway.table("hbase:meta")?.region_locations().await?;
         let mut servers: Vec<String> = Vec::new();
         for location in meta {
