@@ -1,0 +1,94 @@
+//! Native RPC failures as the crate's errors: whether an attempt was sent, and its
+//! [`Error`].
+
+// The error mapping lists every kind: a new one fails to build until it is placed.
+#![deny(clippy::wildcard_enum_match_arm)]
+
+use basalt_rpc::RpcError;
+use basalt_thrift::CallError;
+
+use crate::error::{BusyKind, Error};
+use crate::transport::{AttemptError, Operation};
+
+/// Maps a failed call: whether it was sent (a connection that could not be made, or
+/// bad input, provably was not), and the crate's error.
+pub(super) fn attempt_error(op: Operation, table: Option<&str>, error: &RpcError) -> AttemptError {
+    let mapped = map_error(error, op, table);
+    match error {
+        RpcError::Connect { .. }
+        | RpcError::InvalidArgument(_)
+        | RpcError::Bootstrap(_)
+        | RpcError::Security { .. } => AttemptError::not_sent(op, mapped),
+        RpcError::RetriesExhausted { last, .. } if matches!(**last, RpcError::Connect { .. }) => {
+            AttemptError::not_sent(op, mapped)
+        }
+        RpcError::ConnectionFailed { .. }
+        | RpcError::Timeout { .. }
+        | RpcError::Remote(_)
+        | RpcError::Protocol { .. }
+        | RpcError::RegionNotFound { .. }
+        | RpcError::RegionUnavailable(_)
+        | RpcError::RetriesExhausted { .. } => AttemptError::sent(op, mapped),
+    }
+}
+
+/// The crate's error for a native RPC failure.
+pub(super) fn map_error(error: &RpcError, op: Operation, table: Option<&str>) -> Error {
+    use basalt_rpc::RemoteExceptionKind as Kind;
+    let table_name = || table.unwrap_or("").to_owned();
+    match error {
+        RpcError::InvalidArgument(message) => Error::IllegalArgument { message: message.clone() },
+        RpcError::Timeout { timeout, .. } => Error::Timeout { operation: op, after: *timeout },
+        RpcError::RetriesExhausted { last, .. } => map_error(last, op, table),
+        RpcError::RegionNotFound { .. } => Error::TableNotFound { table: table_name() },
+        RpcError::Remote(remote) => {
+            let message = remote.to_string();
+            match remote.kind() {
+                Kind::TableNotFound => Error::TableNotFound { table: table_name() },
+                Kind::NamespaceNotFound => Error::NamespaceNotFound { namespace: table_name() },
+                Kind::TableExists | Kind::NamespaceExists => Error::AlreadyExists { name: table_name() },
+                Kind::NoSuchColumnFamily => Error::NoSuchColumnFamily { message },
+                Kind::UnknownScanner | Kind::ScannerReset | Kind::OutOfOrderScannerNext => {
+                    Error::ScannerExpired { message }
+                }
+                Kind::RegionTooBusy => Error::Busy { kind: BusyKind::RegionTooBusy, message },
+                Kind::CallQueueTooBig => Error::Busy { kind: BusyKind::CallQueueTooBig, message },
+                Kind::NotServingRegion
+                | Kind::RegionMoved(_)
+                | Kind::RegionOpening
+                | Kind::RegionServerStopped
+                | Kind::ServerNotRunningYet
+                | Kind::CallDropped
+                | Kind::RetryImmediately
+                | Kind::Throttled
+                | Kind::FatalConnection
+                | Kind::DoNotRetry
+                | Kind::Other => Error::Server { message, can_retry: remote.is_retryable() },
+            }
+        }
+        // A refused connection is an outage to the core (retried for its whole budget).
+        RpcError::Connect { addr, reason } => Error::Transport {
+            addr: addr.clone(),
+            source: CallError::Connect {
+                addr: addr.clone(),
+                source: std::io::Error::new(std::io::ErrorKind::ConnectionRefused, reason.clone()),
+            },
+        },
+        RpcError::Security { addr, error } => {
+            Error::Transport { addr: addr.clone(), source: CallError::Secure(error.clone()) }
+        }
+        RpcError::ConnectionFailed { addr, reason } => {
+            Error::Transport { addr: addr.clone(), source: CallError::Io(std::io::Error::other(reason.clone())) }
+        }
+        RpcError::Protocol { addr, reason } => {
+            Error::Protocol { addr: addr.clone(), source: CallError::Io(std::io::Error::other(reason.clone())) }
+        }
+        RpcError::Bootstrap(_) | RpcError::RegionUnavailable(_) => {
+            Error::Server { message: error.to_string(), can_retry: error.is_retryable() }
+        }
+    }
+}
+
+pub(super) fn invalid(op: Operation, error: impl Into<Error>) -> AttemptError {
+    AttemptError::not_sent(op, error.into())
+}

@@ -1,0 +1,106 @@
+//! A native scanner behind the core's [`Scanner`], and replies as [`Row`]s.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::pin::Pin;
+
+use basalt_rpc::{RowResult, RpcError};
+
+use super::errors::attempt_error;
+use crate::row::{Cell, Row};
+use crate::transport::{AttemptError, AttemptFuture, MoreRows, Operation, Page, ScanRequest, Scanner};
+
+/// A reply's row as the crate's [`Row`]: the cells' parts are slices of the reply.
+pub(super) fn to_row(result: RowResult) -> Row {
+    let key = result.row_bytes();
+    let partial = result.partial;
+    let cells =
+        result.cells.iter().map(|c| Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp()));
+    Row::new(key, cells.collect::<Vec<_>>()).with_partial(partial).with_stale(result.stale)
+}
+
+/// The size of a page's cells on the wire (key-values and their length prefixes).
+pub(super) fn reply_bytes(rows: &[RowResult]) -> usize {
+    rows.iter().flat_map(|r| r.cells.iter()).map(|c| c.key_value().len() + 4).sum()
+}
+
+/// A native scanner: pages across regions, reopening itself when needed.
+pub(super) struct NativeScanner {
+    pub(super) scanner: basalt_rpc::Scanner,
+    table: String,
+    /// Results asked per call: the scan's `caching` when set (as a gateway's Java
+    /// client asks), else the page size the core asks for.
+    caching: Option<u32>,
+    /// Rows read beyond the last page asked for: the next page starts with them.
+    ahead: VecDeque<RowResult>,
+    /// An error met after some rows of a page were read: reported after them.
+    pending: Option<RpcError>,
+}
+
+impl NativeScanner {
+    pub(super) fn new(scanner: basalt_rpc::Scanner, table: &str, scan: &ScanRequest) -> NativeScanner {
+        let caching = scan.read.caching.filter(|c| *c > 0);
+        NativeScanner { scanner, table: table.to_owned(), caching, ahead: VecDeque::new(), pending: None }
+    }
+
+    /// Up to `rows` rows; a page continues into the next region when the current one
+    /// ends before it is full (as a gateway's scanner does), so page sizes are the
+    /// core's, not the regions'. Every call asks the server for the scan's `caching`
+    /// results (else `rows`), as the Java client behind a gateway does: the calls'
+    /// boundaries decide where HBase's row count ends a batched row. Results beyond the
+    /// page wait for the next one.
+    pub(super) async fn page(&mut self, op: Operation, rows: u32) -> Result<Page, AttemptError> {
+        let wanted = rows.max(1) as usize;
+        let mut page: Vec<RowResult> = self.ahead.drain(..self.ahead.len().min(wanted)).collect();
+        if page.is_empty() {
+            if let Some(error) = self.pending.take() {
+                return Err(attempt_error(op, Some(&self.table), &error));
+            }
+        }
+        while page.len() < wanted && self.pending.is_none() && !self.scanner.is_finished() {
+            self.scanner.set_rows_per_page(self.caching.unwrap_or(rows).max(1));
+            match self.scanner.next_page().await {
+                Ok(Some(more)) => {
+                    for row in more {
+                        if page.len() < wanted {
+                            page.push(row);
+                        } else {
+                            self.ahead.push_back(row);
+                        }
+                    }
+                }
+                Ok(None) => break,
+                Err(error) => {
+                    if page.is_empty() {
+                        return Err(attempt_error(op, Some(&self.table), &error));
+                    }
+                    // Rows already read are delivered; the error comes with the next
+                    // page.
+                    self.pending = Some(error);
+                    break;
+                }
+            }
+        }
+        let finished = self.ahead.is_empty() && self.scanner.is_finished() && self.pending.is_none();
+        let more = if finished { MoreRows::No } else { MoreRows::Yes };
+        let reply_bytes = reply_bytes(&page);
+        Ok(Page { rows: page.into_iter().map(to_row).collect(), reply_bytes, more, source: self.table.clone() })
+    }
+}
+
+impl Scanner for NativeScanner {
+    fn next_page(&mut self, rows: u32) -> AttemptFuture<'_, Page> {
+        Box::pin(self.page(Operation::NextPage, rows))
+    }
+
+    fn close(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>> {
+        Box::pin(async move {
+            let _ = self.scanner.close().await;
+        })
+    }
+
+    fn is_usable(&self) -> bool {
+        // The scanner reopens itself on a new connection when its own fails.
+        true
+    }
+}
