@@ -144,10 +144,49 @@ impl RemoteExceptionKind {
             | "org.apache.hadoop.hbase.ipc.UnsupportedCellCodecException"
             | "org.apache.hadoop.hbase.ipc.UnsupportedCompressionCodecException"
             | "org.apache.hadoop.hbase.ipc.UnsupportedCryptoException" => Self::FatalConnection,
-            _ if do_not_retry => Self::DoNotRetry,
+            _ if do_not_retry || is_final_class(class_name) => Self::DoNotRetry,
             _ => Self::Other,
         }
     }
+}
+
+/// HBase's exceptions that are `DoNotRetryIOException`s, for the places where the server
+/// names the class without its `do_not_retry` flag: the per-action exceptions of a
+/// `Multi` (a `NameBytesPair`), which HBase's Java client rebuilds by class and judges
+/// by type. The kinds matched before this one (missing table, family, namespace) are
+/// final too.
+const FINAL_CLASSES: &[&str] = &[
+    "org.apache.hadoop.hbase.DoNotRetryIOException",
+    "org.apache.hadoop.hbase.client.DoNotRetryRegionException",
+    "org.apache.hadoop.hbase.client.RowTooBigException",
+    "org.apache.hadoop.hbase.regionserver.RowTooBigException",
+    "org.apache.hadoop.hbase.exceptions.FailedSanityCheckException",
+    "org.apache.hadoop.hbase.exceptions.RequestTooBigException",
+    "org.apache.hadoop.hbase.exceptions.UnknownProtocolException",
+    "org.apache.hadoop.hbase.exceptions.MergeRegionException",
+    "org.apache.hadoop.hbase.UnknownRegionException",
+    "org.apache.hadoop.hbase.InvalidFamilyOperationException",
+    "org.apache.hadoop.hbase.TableNotEnabledException",
+    "org.apache.hadoop.hbase.TableNotDisabledException",
+    "org.apache.hadoop.hbase.constraint.ConstraintException",
+    "org.apache.hadoop.hbase.coprocessor.CoprocessorException",
+    "org.apache.hadoop.hbase.security.AccessDeniedException",
+    "org.apache.hadoop.hbase.quotas.QuotaExceededException",
+    "org.apache.hadoop.hbase.quotas.ThrottlingException",
+    "org.apache.hadoop.hbase.quotas.SpaceLimitingException",
+    "org.apache.hadoop.hbase.io.hfile.CorruptHFileException",
+    "org.apache.hadoop.hbase.regionserver.LeaseException",
+    "org.apache.hadoop.hbase.security.visibility.InvalidLabelException",
+    "org.apache.hadoop.hbase.security.visibility.LabelAlreadyExistsException",
+];
+
+/// Whether `class_name` is an exception no retry can repair: one of [`FINAL_CLASSES`],
+/// a snapshot failure, or a `java.lang` exception (`IllegalArgumentException` and its
+/// kin: the request itself is wrong; I/O exceptions live in `java.io` and `java.net`).
+fn is_final_class(class_name: &str) -> bool {
+    FINAL_CLASSES.contains(&class_name)
+        || class_name.starts_with("org.apache.hadoop.hbase.snapshot.")
+        || class_name.starts_with("java.lang.")
 }
 
 impl RemoteException {

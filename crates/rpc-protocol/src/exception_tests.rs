@@ -157,3 +157,24 @@ proptest! {
         prop_assert_eq!(parse_region_moved(&message), Some(MovedTo { host, port, start_code: Some(start), location_seq_num: Some(seq) }));
     }
 }
+
+#[test]
+fn final_classes_are_final_without_the_flag() {
+    // A multi's per-action exception names its class only (no `do_not_retry`): an
+    // oversized cell's `DoNotRetryIOException` must not be retried to the deadline.
+    for class in [
+        "org.apache.hadoop.hbase.DoNotRetryIOException",
+        "org.apache.hadoop.hbase.exceptions.FailedSanityCheckException",
+        "org.apache.hadoop.hbase.security.AccessDeniedException",
+        "org.apache.hadoop.hbase.snapshot.SnapshotDoesNotExistException",
+        "java.lang.IllegalArgumentException",
+    ] {
+        let exception = remote(class, "Cell with size 11534336 exceeds limit of 10485760 bytes", false);
+        assert_eq!(exception.kind, RemoteExceptionKind::DoNotRetry, "{class}");
+        assert!(!exception.is_retryable(), "{class}");
+    }
+    // An I/O exception the crate does not know stays retryable, as in HBase's client.
+    for class in ["java.io.IOException", "org.apache.hadoop.hbase.exceptions.TimeoutIOException"] {
+        assert!(remote(class, "", false).is_retryable(), "{class}");
+    }
+}
