@@ -21,6 +21,10 @@ pub(crate) enum Idempotence {
     Idempotent,
     /// Increments, appends, check-and-mutate: never retried automatically.
     NotIdempotent,
+    /// Increments and appends, which carry one nonce over all their attempts: retried
+    /// like idempotent calls when the transport's servers deduplicate by nonce
+    /// ([`Transport::dedups_by_nonce`]), never once sent otherwise.
+    DedupedByNonce,
 }
 
 /// The transport with the retry policy and budget: what every call of a client runs
@@ -79,6 +83,11 @@ impl Attempts {
         // Whether an earlier attempt of this write was sent and got no answer: it may
         // have been applied, whatever the last attempt says.
         let mut may_have_applied = false;
+        let idempotence = match idempotence {
+            Idempotence::DedupedByNonce if self.transport.dedups_by_nonce() => Idempotence::Idempotent,
+            Idempotence::DedupedByNonce | Idempotence::NotIdempotent => Idempotence::NotIdempotent,
+            Idempotence::Idempotent => Idempotence::Idempotent,
+        };
         loop {
             attempt += 1;
             tracing::Span::current().record("attempt", attempt);
@@ -95,6 +104,8 @@ impl Attempts {
                         *error
                     }
                     (Idempotence::NotIdempotent | Idempotence::Idempotent, Delivery::NotSent) => *error,
+                    // Resolved to one of the two above before the first attempt.
+                    (Idempotence::DedupedByNonce, Delivery::Sent | Delivery::NotSent) => *error,
                 },
             };
             match self.retry_after(attempt, started, &error) {

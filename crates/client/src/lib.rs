@@ -310,6 +310,7 @@ pub mod filter;
 #[cfg(test)]
 mod import_graph;
 pub mod metrics;
+mod nonce;
 mod operation;
 mod ops;
 mod options;

@@ -13,7 +13,7 @@ use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::region::RegionLocation;
 use crate::row::Row;
 use crate::scan::{RowStream, Scan, ScanMode};
-use crate::transport::{CheckedWrite, Condition, Operation};
+use crate::transport::{CheckedWrite, Condition, Operation, OperationNonce};
 use crate::validate;
 
 /// Rows per `getMultiple` / `putMultiple` / `deleteMultiple` call in the batched
@@ -320,13 +320,17 @@ impl Table {
             .await
     }
 
-    /// Adds to counters atomically and returns the row with the new values. Never
-    /// retried automatically (a retry could count twice).
+    /// Adds to counters atomically and returns the row with the new values. Over native
+    /// RPC every attempt carries the operation's one nonce and the region server applies
+    /// it once, so a call whose outcome is unknown is retried as HBase's Java client
+    /// does; through the gateway (which cannot carry it) a call once sent is never
+    /// resent, and an unknown outcome is reported as [`Error::WriteOutcomeUnknown`].
     pub async fn increment(&self, increment: Increment) -> Result<Row> {
         self.check_key(increment.row())?;
+        let nonce = OperationNonce::next();
         self.attempts()
-            .run(Operation::Increment, Some(&self.name), Idempotence::NotIdempotent, |t| {
-                t.increment(&self.name, &increment)
+            .run(Operation::Increment, Some(&self.name), Idempotence::DedupedByNonce, |t| {
+                t.increment(&self.name, &increment, nonce)
             })
             .await
     }
@@ -347,12 +351,15 @@ impl Table {
         })
     }
 
-    /// Appends to cells atomically and returns the row with the new values. Never
-    /// retried automatically.
+    /// Appends to cells atomically and returns the row with the new values; retried
+    /// as [`increment`](Table::increment) is.
     pub async fn append(&self, append: Append) -> Result<Row> {
         self.check_key(append.row())?;
+        let nonce = OperationNonce::next();
         self.attempts()
-            .run(Operation::Append, Some(&self.name), Idempotence::NotIdempotent, |t| t.append(&self.name, &append))
+            .run(Operation::Append, Some(&self.name), Idempotence::DedupedByNonce, |t| {
+                t.append(&self.name, &append, nonce)
+            })
             .await
     }
 

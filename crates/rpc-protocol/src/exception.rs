@@ -150,6 +150,42 @@ impl RemoteExceptionKind {
     }
 }
 
+/// How soon a failed call may be retried (see [`RemoteException::retry_hint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryHint {
+    /// At once, without a pause.
+    Immediately,
+    /// After the client's own back-off.
+    Backoff,
+    /// After this long (the server's word).
+    After(std::time::Duration),
+}
+
+/// The wait interval of an `RpcThrottlingException`'s message ("... - wait 1sec, 20ms",
+/// as HBase writes it: hours, minutes, seconds and milliseconds, the zero ones left out);
+/// `None` when there is none or it does not read.
+pub fn throttle_wait(message: &str) -> Option<std::time::Duration> {
+    let (_, interval) = message.rsplit_once("wait ")?;
+    let mut millis: u64 = 0;
+    let mut parts = 0;
+    for part in interval.split(',').map(str::trim) {
+        let digits = part.bytes().take_while(u8::is_ascii_digit).count();
+        // A part is digits then a unit; anything after the last unit ends the list.
+        let (Some(number), Some(unit)) = (part.get(..digits), part.get(digits..)) else { break };
+        let Ok(number) = number.parse::<u64>() else { break };
+        let unit_millis: u64 = match unit.split_whitespace().next().unwrap_or("") {
+            "ms" => 1,
+            "sec" | "secs" => 1_000,
+            "min" | "mins" => 60_000,
+            "hr" | "hrs" => 3_600_000,
+            _ => break,
+        };
+        millis = millis.checked_add(number.checked_mul(unit_millis)?)?;
+        parts += 1;
+    }
+    (parts > 0).then(|| std::time::Duration::from_millis(millis))
+}
+
 /// HBase's exceptions that are `DoNotRetryIOException`s, for the places where the server
 /// names the class without its `do_not_retry` flag: the per-action exceptions of a
 /// `Multi` (a `NameBytesPair`), which HBase's Java client rebuilds by class and judges
@@ -279,6 +315,36 @@ impl RemoteException {
     /// connection must be closed.
     pub fn closes_connection(&self) -> bool {
         matches!(self.kind, RemoteExceptionKind::FatalConnection)
+    }
+
+    /// How soon a retry may go: at once for `RetryImmediately` and
+    /// `MultiActionResultTooLarge` (the server answered part of the request and asks
+    /// for the rest), after the wait interval a throttling quota names, otherwise after
+    /// the client's back-off.
+    pub fn retry_hint(&self) -> RetryHint {
+        match self.kind {
+            RemoteExceptionKind::RetryImmediately => RetryHint::Immediately,
+            RemoteExceptionKind::Throttled => throttle_wait(&self.message).map_or(RetryHint::Backoff, RetryHint::After),
+            RemoteExceptionKind::NotServingRegion
+            | RemoteExceptionKind::RegionMoved(_)
+            | RemoteExceptionKind::RegionOpening
+            | RemoteExceptionKind::RegionServerStopped
+            | RemoteExceptionKind::ServerNotRunningYet
+            | RemoteExceptionKind::RegionTooBusy
+            | RemoteExceptionKind::CallQueueTooBig
+            | RemoteExceptionKind::CallDropped
+            | RemoteExceptionKind::ScannerReset
+            | RemoteExceptionKind::UnknownScanner
+            | RemoteExceptionKind::OutOfOrderScannerNext
+            | RemoteExceptionKind::TableNotFound
+            | RemoteExceptionKind::NoSuchColumnFamily
+            | RemoteExceptionKind::NamespaceNotFound
+            | RemoteExceptionKind::TableExists
+            | RemoteExceptionKind::NamespaceExists
+            | RemoteExceptionKind::FatalConnection
+            | RemoteExceptionKind::DoNotRetry
+            | RemoteExceptionKind::Other => RetryHint::Backoff,
+        }
     }
 
     /// Whether a retry should wait first (the server or region is overloaded or busy

@@ -178,3 +178,23 @@ fn final_classes_are_final_without_the_flag() {
         assert!(remote(class, "", false).is_retryable(), "{class}");
     }
 }
+
+#[test]
+fn throttling_names_its_wait_and_retry_immediately_goes_at_once() {
+    use std::time::Duration;
+    let class = "org.apache.hadoop.hbase.quotas.RpcThrottlingException";
+    let throttled = remote(class, "number of requests exceeded - wait 1sec, 20ms", false);
+    assert_eq!(throttled.retry_hint(), RetryHint::After(Duration::from_millis(1_020)));
+    let long = remote(class, "request size limit exceeded - wait 2hrs, 3mins, 4sec, 5ms", false);
+    assert_eq!(long.retry_hint(), RetryHint::After(Duration::from_millis(2 * 3_600_000 + 3 * 60_000 + 4_005)));
+    // No readable interval: the client's back-off.
+    assert_eq!(remote(class, "throttled", false).retry_hint(), RetryHint::Backoff);
+    assert_eq!(throttle_wait("- wait 99999999999999999999ms"), None);
+    assert_eq!(throttle_wait("- wait xms"), None);
+    for class in
+        ["org.apache.hadoop.hbase.RetryImmediatelyException", "org.apache.hadoop.hbase.MultiActionResultTooLarge"]
+    {
+        assert_eq!(remote(class, "", false).retry_hint(), RetryHint::Immediately);
+    }
+    assert_eq!(remote("org.apache.hadoop.hbase.RegionTooBusyException", "", false).retry_hint(), RetryHint::Backoff);
+}

@@ -12,7 +12,7 @@ use bytes::{Bytes, BytesMut};
 
 use crate::cells::{CellCursor, RowResult};
 use crate::client::{row_result, validate_row, Get, RpcClient};
-use basalt_rpc_protocol::exception::RemoteException;
+use basalt_rpc_protocol::exception::{RemoteException, RetryHint};
 
 use crate::error::{RemoteError, RpcError};
 use crate::mutation::{write_action, Mutation, WriteCells};
@@ -38,6 +38,10 @@ trait Action: Sync {
     fn row(&self) -> &Bytes;
     fn check(&self) -> Result<(), RpcError>;
     fn is_idempotent(&self) -> bool;
+    /// The nonce the caller drew for the action, if any.
+    fn given_nonce(&self) -> Option<u64> {
+        None
+    }
     fn cells_len_hint(&self) -> usize;
     fn encode(
         &self,
@@ -68,6 +72,13 @@ impl Action for BatchAction {
         match self {
             BatchAction::Get(_) => true,
             BatchAction::Mutate(mutation) => mutation.is_idempotent(),
+        }
+    }
+
+    fn given_nonce(&self) -> Option<u64> {
+        match self {
+            BatchAction::Get(_) => None,
+            BatchAction::Mutate(mutation) => mutation.given_nonce(),
         }
     }
 
@@ -209,12 +220,18 @@ impl RpcClient {
         }
         // One nonce per increment or append for the whole operation: a retry carries
         // the same one. Puts and deletes carry none.
-        let nonces: Vec<Option<u64>> =
-            actions.iter().map(|action| (!action.is_idempotent()).then(|| self.new_nonce())).collect();
+        let nonces: Vec<Option<u64>> = actions
+            .iter()
+            .map(|action| (!action.is_idempotent()).then(|| action.given_nonce().unwrap_or_else(|| self.new_nonce())))
+            .collect();
         let mut outcomes: Vec<Option<Result<RowResult, RpcError>>> = (0..actions.len()).map(|_| None).collect();
+        // Per action: attempts made, and whether one may have run (its outcome is then
+        // unknown whatever a later attempt says).
+        let mut attempts = vec![0u32; actions.len()];
+        let mut ran = vec![false; actions.len()];
         let mut waiting: Vec<usize> = (0..actions.len()).collect();
         let deadline = self.deadline();
-        let mut attempt = 0;
+        let mut round = 0;
         while !waiting.is_empty() {
             // In index order: each region's actions (and so the request) keep the
             // caller's order.
@@ -227,6 +244,7 @@ impl RpcClient {
                     None => match self.locate(table, row).await {
                         Ok(region) => grouping.add(region),
                         Err(error) => {
+                            let error = RpcError::after_attempts(attempts[index] + 1, error, ran[index], false);
                             outcomes[index] = Some(Err(error));
                             continue;
                         }
@@ -239,29 +257,47 @@ impl RpcClient {
                 .into_iter()
                 .map(|(server, regions)| self.multi_on_server(server, regions, actions, &nonces));
             let mut retry = Vec::new();
-            for round in futures::future::join_all(calls).await {
-                for (index, outcome) in round {
-                    match outcome {
-                        Ok(row) => outcomes[index] = Some(Ok(row)),
-                        Err(error) => {
-                            let unknown = matches!(error, RpcError::Timeout { .. } | RpcError::ConnectionFailed { .. });
-                            // Gets and puts/deletes may run twice; increments and
-                            // appends carry a nonce, so the server applies a retry once.
-                            let again = error.is_retryable()
-                                && (!unknown || self.nonces_enabled() || actions[index].is_idempotent())
-                                && Instant::now() < deadline;
-                            if again {
-                                retry.push(index);
-                            }
-                            outcomes[index] = Some(Err(error));
+            let mut pause = Pause::None;
+            for answers in futures::future::join_all(calls).await {
+                for (index, outcome) in answers {
+                    let error = match outcome {
+                        Ok(row) => {
+                            outcomes[index] = Some(Ok(row));
+                            continue;
                         }
+                        Err(error) => error,
+                    };
+                    attempts[index] += 1;
+                    let unknown = error.may_have_run();
+                    // Gets and puts/deletes may run twice; increments and appends
+                    // carry a nonce, so the server applies a retry once.
+                    let allowed =
+                        error.is_retryable() && (!unknown || self.nonces_enabled() || actions[index].is_idempotent());
+                    let wait = Pause::after(&error);
+                    let in_time = match wait {
+                        Pause::Hinted(wait) => Instant::now() + wait < deadline,
+                        Pause::None | Pause::Backoff => Instant::now() < deadline,
+                    };
+                    if allowed && in_time {
+                        ran[index] |= unknown;
+                        pause = pause.max(wait);
+                        retry.push(index);
+                        outcomes[index] = Some(Err(error));
+                    } else {
+                        outcomes[index] =
+                            Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], allowed)));
                     }
                 }
             }
             waiting = retry;
             if !waiting.is_empty() {
-                self.pause(attempt).await;
-                attempt += 1;
+                match pause {
+                    // The server asked for the actions again at once.
+                    Pause::None => {}
+                    Pause::Backoff => self.pause(round).await,
+                    Pause::Hinted(wait) => tokio::time::sleep(wait).await,
+                }
+                round += 1;
             }
         }
         Ok(outcomes
@@ -369,6 +405,29 @@ impl RpcClient {
             }
         }
         outcomes
+    }
+}
+
+/// How long to wait before a round of retries: the longest any of its actions asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Pause {
+    /// At once (the server said to retry immediately, or the result was too large).
+    None,
+    /// The client's back-off.
+    Backoff,
+    /// As long as the server said (a throttling quota's wait interval).
+    Hinted(std::time::Duration),
+}
+
+impl Pause {
+    /// The pause a failed action asks for.
+    fn after(error: &RpcError) -> Pause {
+        let Some(remote) = error.remote() else { return Pause::Backoff };
+        match remote.exception.retry_hint() {
+            RetryHint::Immediately => Pause::None,
+            RetryHint::Backoff => Pause::Backoff,
+            RetryHint::After(wait) => Pause::Hinted(wait),
+        }
     }
 }
 

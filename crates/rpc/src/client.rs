@@ -16,7 +16,7 @@ use crate::read::{read_options, ReadFields};
 use crate::region::{self, MetaLookup, RegionCache, RegionLocation};
 use crate::registry::{self, ClusterInfo};
 use basalt_rpc_protocol::call::Service;
-use basalt_rpc_protocol::exception::RemoteExceptionKind;
+use basalt_rpc_protocol::exception::{RemoteExceptionKind, RetryHint};
 
 /// Settings of an [`RpcClient`], with documented defaults.
 #[derive(Debug, Clone)]
@@ -474,9 +474,13 @@ impl RpcClient {
             RpcError::Connect { .. } | RpcError::ConnectionFailed { .. } => {
                 self.inner.regions.forget_server(&region.server)
             }
+            // No answer in time: the server may be stalled (a long pause, a stopped
+            // process) while its regions move elsewhere. As HBase's client does, the
+            // region is looked up again before the next attempt (its other regions stay
+            // cached: one slow call says little of them).
+            RpcError::Timeout { .. } => self.inner.regions.invalidate(region),
             // The location stays: the call failed for a reason of its own.
-            RpcError::Timeout { .. }
-            | RpcError::Protocol { .. }
+            RpcError::Protocol { .. }
             | RpcError::RegionNotFound { .. }
             | RpcError::RegionUnavailable(_)
             | RpcError::RetriesExhausted { .. }
@@ -519,21 +523,40 @@ impl RpcClient {
     {
         let deadline = self.deadline();
         let mut attempt = 0;
+        // Whether an earlier attempt may have run: the operation's outcome is then
+        // unknown whatever the later attempts say (a connect that fails afterwards
+        // must not read as "never sent").
+        let mut may_have_run = false;
         loop {
-            let region = self.locate(table, row).await?;
+            let region = match self.locate(table, row).await {
+                Ok(region) => region,
+                Err(error) => return Err(RpcError::after_attempts(attempt + 1, error, may_have_run, false)),
+            };
             let error = match call(region.clone()).await {
                 Ok(value) => return Ok(value),
                 Err(error) => error,
             };
             self.on_error(&region, &error);
-            let unknown_outcome = matches!(error, RpcError::Timeout { .. } | RpcError::ConnectionFailed { .. });
+            let unknown_outcome = error.may_have_run();
             if !error.is_retryable() || (unknown_outcome && !retry_unknown_outcome) {
-                return Err(error);
+                return Err(RpcError::after_attempts(attempt + 1, error, may_have_run, false));
             }
-            if Instant::now() >= deadline {
-                return Err(RpcError::RetriesExhausted { attempts: attempt + 1, last: Box::new(error) });
+            let hint = error.remote().map_or(RetryHint::Backoff, |r| r.exception.retry_hint());
+            let wait = match hint {
+                RetryHint::After(wait) => wait,
+                RetryHint::Immediately | RetryHint::Backoff => Duration::ZERO,
+            };
+            // A throttling wait that ends past the deadline fails now, as HBase's
+            // client does, instead of sleeping into a certain timeout.
+            if Instant::now() + wait >= deadline {
+                return Err(RpcError::after_attempts(attempt + 1, error, may_have_run, true));
             }
-            self.pause(attempt).await;
+            may_have_run |= unknown_outcome;
+            match hint {
+                RetryHint::Immediately => {}
+                RetryHint::Backoff => self.pause(attempt).await,
+                RetryHint::After(wait) => tokio::time::sleep(wait).await,
+            }
             attempt += 1;
         }
     }
@@ -549,7 +572,7 @@ impl RpcClient {
     /// Applies one mutation; increments and appends return the new values.
     pub async fn mutate(&self, table: &str, mutation: &Mutation) -> Result<RowResult, RpcError> {
         validate_row(mutation.row())?;
-        let proto = mutation.to_proto(Some(self.new_nonce()));
+        let proto = mutation.to_proto(Some(mutation.given_nonce().unwrap_or_else(|| self.new_nonce())));
         let retry_unknown_outcome = mutation.is_idempotent() || self.nonces_enabled();
         self.with_region(table, mutation.row(), retry_unknown_outcome, |region| {
             let request = pb::MutateRequest {

@@ -65,13 +65,18 @@ pub enum RpcError {
     /// The region is in transition (offline, a split parent, no server yet).
     #[error("region unavailable: {0}")]
     RegionUnavailable(String),
-    /// Retries were exhausted; the last attempt's error.
+    /// Retries were exhausted, or a later attempt failed for good after an earlier one
+    /// may have run; the last attempt's error.
     #[error("gave up after {attempts} attempts: {last}")]
     RetriesExhausted {
         /// How many attempts were made.
         attempts: u32,
         /// The last attempt's error.
         last: Box<RpcError>,
+        /// Whether any attempt may have reached the server and run (a timeout, a
+        /// connection lost after sending): a write may then have been applied, whatever
+        /// the last attempt says.
+        may_have_run: bool,
     },
     /// The caller's input is invalid (an empty row, a bad table name, ...).
     #[error("invalid argument: {0}")]
@@ -120,6 +125,36 @@ impl RpcError {
             | RpcError::InvalidArgument(_)
             | RpcError::Security { .. } => false,
         }
+    }
+
+    /// Whether the call may have reached the server and run: it was sent and no answer
+    /// says it was refused (a timeout, a connection lost or a reply unreadable after
+    /// sending). A connection never made, bad input, or an exception from the server
+    /// (which refused the call) say no.
+    pub fn may_have_run(&self) -> bool {
+        match self {
+            RpcError::ConnectionFailed { .. } | RpcError::Timeout { .. } | RpcError::Protocol { .. } => true,
+            RpcError::RetriesExhausted { may_have_run, .. } => *may_have_run,
+            RpcError::Connect { .. }
+            | RpcError::Remote(_)
+            | RpcError::Bootstrap(_)
+            | RpcError::RegionNotFound { .. }
+            | RpcError::RegionUnavailable(_)
+            | RpcError::InvalidArgument(_)
+            | RpcError::Security { .. } => false,
+        }
+    }
+
+    /// The error an operation ends with after `attempts` attempts, the last failing
+    /// with `last`: `last` itself after one attempt, or when it already says as much as
+    /// the earlier ones; else [`RpcError::RetriesExhausted`], which keeps whether any
+    /// attempt may have run.
+    pub(crate) fn after_attempts(attempts: u32, last: RpcError, may_have_run: bool, exhausted: bool) -> RpcError {
+        let may_have_run = may_have_run || last.may_have_run();
+        if !exhausted && (attempts <= 1 || may_have_run == last.may_have_run()) {
+            return last;
+        }
+        RpcError::RetriesExhausted { attempts, last: Box::new(last), may_have_run }
     }
 
     /// The remote exception, if this is one.

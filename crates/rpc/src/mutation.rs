@@ -23,6 +23,9 @@ pub struct Mutation {
     columns: Vec<(Bytes, QualifierValue)>,
     timestamp: Option<u64>,
     durability: Option<Durability>,
+    /// The operation's nonce, when the caller drew it (it then survives the caller's
+    /// own retries too); else one is drawn per call.
+    nonce: Option<u64>,
 }
 
 impl Mutation {
@@ -48,7 +51,7 @@ impl Mutation {
     }
 
     fn new(row: impl Into<Bytes>, kind: MutationType) -> Mutation {
-        Mutation { row: row.into(), kind, columns: Vec::new(), timestamp: None, durability: None }
+        Mutation { row: row.into(), kind, columns: Vec::new(), timestamp: None, durability: None, nonce: None }
     }
 
     /// The row.
@@ -61,6 +64,20 @@ impl Mutation {
     /// recognizes a retry of one it already applied and does not apply it again.
     pub fn is_idempotent(&self) -> bool {
         matches!(self.kind, MutationType::Put | MutationType::Delete)
+    }
+
+    /// The nonce an increment or append carries on every attempt (0, HBase's "no nonce",
+    /// is ignored): a caller that retries the operation itself draws one per operation
+    /// and gives it here, so the server recognises every retry. Puts and deletes ignore
+    /// it.
+    pub fn with_nonce(mut self, nonce: u64) -> Mutation {
+        self.nonce = (nonce != 0).then_some(nonce);
+        self
+    }
+
+    /// The nonce given with [`Mutation::with_nonce`], if any.
+    pub(crate) fn given_nonce(&self) -> Option<u64> {
+        self.nonce
     }
 
     /// Whether the mutation is sent with a nonce (increments and appends).

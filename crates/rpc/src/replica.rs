@@ -256,7 +256,7 @@ impl RpcClient {
                 return Err(error);
             }
             if Instant::now() >= deadline {
-                return Err(RpcError::RetriesExhausted { attempts: attempt + 1, last: Box::new(error) });
+                return Err(RpcError::after_attempts(attempt + 1, error, false, true));
             }
             self.pause(attempt).await;
             attempt += 1;

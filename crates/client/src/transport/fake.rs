@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use bytes::Bytes;
 
 use super::{
-    AttemptError, AttemptFuture, CheckedWrite, Condition, Delivery, MoreRows, Operation, Page, ScanRequest, Scanner,
-    Transport,
+    AttemptError, AttemptFuture, CheckedWrite, Condition, Delivery, MoreRows, Operation, OperationNonce, Page,
+    ScanRequest, Scanner, Transport,
 };
 use crate::error::Error;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
@@ -34,6 +34,10 @@ pub(crate) struct FakeTransport {
     pub(crate) log: Mutex<Vec<Operation>>,
     /// Scanners opened.
     pub(crate) opened: AtomicUsize,
+    /// The nonce of every increment and append attempt, in order.
+    pub(crate) nonces: Mutex<Vec<OperationNonce>>,
+    /// Whether the fake claims its servers deduplicate by nonce.
+    pub(crate) dedups: bool,
 }
 
 impl FakeTransport {
@@ -50,6 +54,11 @@ impl FakeTransport {
             .collect();
         rows.sort_by(|a, b| a.key().cmp(b.key()));
         FakeTransport { rows, ..FakeTransport::default() }
+    }
+
+    /// The same transport, claiming servers that deduplicate by nonce.
+    pub(crate) fn deduplicating(self) -> FakeTransport {
+        FakeTransport { dedups: true, ..self }
     }
 
     /// Queues `failure` for the next attempt of `op` that has none queued before it.
@@ -176,12 +185,23 @@ impl Transport for SharedFake {
         Box::pin(async move { self.0.attempt(Operation::CheckAndMutate).map(|()| true) })
     }
 
-    fn increment<'a>(&'a self, _table: &'a str, increment: &'a Increment) -> AttemptFuture<'a, Row> {
+    fn increment<'a>(
+        &'a self,
+        _table: &'a str,
+        increment: &'a Increment,
+        nonce: OperationNonce,
+    ) -> AttemptFuture<'a, Row> {
+        self.0.nonces.lock().unwrap().push(nonce);
         Box::pin(async move { self.0.attempt(Operation::Increment).map(|()| self.0.row(increment.row())) })
     }
 
-    fn append<'a>(&'a self, _table: &'a str, append: &'a Append) -> AttemptFuture<'a, Row> {
+    fn append<'a>(&'a self, _table: &'a str, append: &'a Append, nonce: OperationNonce) -> AttemptFuture<'a, Row> {
+        self.0.nonces.lock().unwrap().push(nonce);
         Box::pin(async move { self.0.attempt(Operation::Append).map(|()| self.0.row(append.row())) })
+    }
+
+    fn dedups_by_nonce(&self) -> bool {
+        self.0.dedups
     }
 
     fn open_scanner<'a>(

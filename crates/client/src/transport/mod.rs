@@ -40,6 +40,7 @@ use bytes::Bytes;
 
 use crate::error::Error;
 use crate::filter::{CompareOp, Filter};
+pub use crate::nonce::OperationNonce;
 pub use crate::operation::Operation;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::options::ReadOptions;
@@ -187,10 +188,16 @@ pub trait Transport: Send + Sync + 'static {
         condition: &'a Condition,
         write: CheckedWrite<'a>,
     ) -> AttemptFuture<'a, bool>;
-    /// Adds to counters; the row with the new values.
-    fn increment<'a>(&'a self, table: &'a str, increment: &'a Increment) -> AttemptFuture<'a, Row>;
-    /// Appends to cells; the row with the new values.
-    fn append<'a>(&'a self, table: &'a str, append: &'a Append) -> AttemptFuture<'a, Row>;
+    /// Adds to counters; the row with the new values. `nonce` is the operation's: the
+    /// same on every attempt (see [`Transport::dedups_by_nonce`]).
+    fn increment<'a>(
+        &'a self,
+        table: &'a str,
+        increment: &'a Increment,
+        nonce: OperationNonce,
+    ) -> AttemptFuture<'a, Row>;
+    /// Appends to cells; the row with the new values. `nonce` as for increments.
+    fn append<'a>(&'a self, table: &'a str, append: &'a Append, nonce: OperationNonce) -> AttemptFuture<'a, Row>;
     /// Opens a scanner and reads its first page of up to `rows` rows.
     fn open_scanner<'a>(
         &'a self,
@@ -203,6 +210,14 @@ pub trait Transport: Send + Sync + 'static {
     fn stateless_page<'a>(&'a self, table: &'a str, scan: &'a ScanRequest, rows: u32) -> AttemptFuture<'a, Page>;
     /// The table's regions (any order).
     fn region_locations<'a>(&'a self, table: &'a str) -> AttemptFuture<'a, Vec<RegionLocation>>;
+
+    /// Whether the servers recognise a retried increment or append by the operation's
+    /// nonce and apply it once: the core may then retry one whose outcome is unknown
+    /// (a timeout, a lost connection), as HBase's Java client does. A transport that
+    /// cannot carry the nonce says no: such a write is then never resent once sent.
+    fn dedups_by_nonce(&self) -> bool {
+        false
+    }
 
     /// The largest reply accepted: pages are sized below it.
     fn max_reply_bytes(&self) -> usize;

@@ -10,7 +10,7 @@ use super::fake::{FakeTransport, SharedFake};
 use super::{Delivery, Operation};
 use crate::error::Error;
 use crate::retry::{RetryDecision, RetryPolicy};
-use crate::{Client, Get, Increment, Put, Scan};
+use crate::{Append, Client, Get, Increment, Put, Scan};
 
 /// Retries every retryable error at once, up to four attempts.
 struct Immediate;
@@ -250,4 +250,38 @@ async fn a_busy_region_gets_its_own_kind_and_is_retried_with_a_longer_backoff() 
     let client = client_on(&fake);
     client.table("t").unwrap().get(Get::new("a")).await.unwrap();
     assert_eq!(fake.attempts_of(Operation::Get), 3);
+}
+
+#[tokio::test]
+async fn an_increment_keeps_its_nonce_on_every_retry_where_servers_dedup() {
+    // Servers that deduplicate by nonce: a sent attempt whose reply was lost is
+    // retried, with the same nonce, so the server applies it once.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]).deduplicating());
+    fake.fail(Operation::Increment, (Delivery::Sent, lost));
+    fake.fail(Operation::Increment, (Delivery::NotSent, lost));
+    let table = client_on(&fake).table("t").unwrap();
+    table.increment(Increment::new("a").add("d", "q", 1)).await.unwrap();
+    table.append(Append::new("a").add("d", "q", "x")).await.unwrap();
+    let nonces = fake.nonces.lock().unwrap().clone();
+    assert_eq!(nonces.len(), 4, "three increment attempts and one append");
+    assert!(nonces[..3].iter().all(|n| *n == nonces[0]), "one nonce for the increment: {nonces:?}");
+    assert_ne!(nonces[3], nonces[0], "the append is another operation");
+    // When every retry fails, a write once sent without an answer is in doubt, even if
+    // the last attempt never left.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]).deduplicating());
+    fake.fail(Operation::Increment, (Delivery::Sent, lost));
+    for _ in 0..20 {
+        fake.fail(Operation::Increment, (Delivery::NotSent, || Error::IllegalArgument { message: "no".into() }));
+    }
+    let error = client_on(&fake).table("t").unwrap().increment(Increment::new("a").add("d", "q", 1)).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { .. }), "{error:?}");
+}
+
+#[tokio::test]
+async fn an_increment_once_sent_is_never_resent_where_nonces_cannot_travel() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Increment, (Delivery::Sent, lost));
+    let error = client_on(&fake).table("t").unwrap().increment(Increment::new("a").add("d", "q", 1)).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { .. }), "{error:?}");
+    assert_eq!(fake.attempts_of(Operation::Increment), 1);
 }

@@ -15,7 +15,8 @@ use tracing::Instrument;
 
 use super::thrift_encode as encode;
 use super::{
-    AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, Page, ScanRequest, Scanner, Transport,
+    AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, OperationNonce, Page, ScanRequest,
+    Scanner, Transport,
 };
 use crate::error::{is_connection_dropped, Error, InvalidInput};
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
@@ -378,7 +379,13 @@ impl Transport for ThriftTransport {
         })
     }
 
-    fn increment<'a>(&'a self, table: &'a str, increment: &'a Increment) -> AttemptFuture<'a, Row> {
+    fn increment<'a>(
+        &'a self,
+        table: &'a str,
+        increment: &'a Increment,
+        _nonce: OperationNonce,
+    ) -> AttemptFuture<'a, Row> {
+        // Thrift2 carries no nonce: the gateway's own client draws one per call.
         Box::pin(async move {
             let op = Operation::Increment;
             let tinc = encode::increment(increment).map_err(|e| invalid(op, e))?;
@@ -388,7 +395,7 @@ impl Transport for ThriftTransport {
         })
     }
 
-    fn append<'a>(&'a self, table: &'a str, append: &'a Append) -> AttemptFuture<'a, Row> {
+    fn append<'a>(&'a self, table: &'a str, append: &'a Append, _nonce: OperationNonce) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
             let op = Operation::Append;
             let tappend = encode::append(append).map_err(|e| invalid(op, e))?;

@@ -19,7 +19,10 @@ pub(super) fn attempt_error(op: Operation, table: Option<&str>, error: &RpcError
         | RpcError::InvalidArgument(_)
         | RpcError::Bootstrap(_)
         | RpcError::Security { .. } => AttemptError::not_sent(op, mapped),
-        RpcError::RetriesExhausted { last, .. } if matches!(**last, RpcError::Connect { .. }) => {
+        // Retries below the seam that ended unable to connect were never sent only if no
+        // earlier attempt may have run (a reply lost, then the server unreachable: the
+        // write may be applied, and a fresh attempt would apply it again).
+        RpcError::RetriesExhausted { last, may_have_run: false, .. } if matches!(**last, RpcError::Connect { .. }) => {
             AttemptError::not_sent(op, mapped)
         }
         RpcError::ConnectionFailed { .. }

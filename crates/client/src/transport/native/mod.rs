@@ -25,7 +25,8 @@ use bytes::Bytes;
 
 use super::thrift::ThriftTransport;
 use super::{
-    AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, Page, ScanRequest, Scanner, Transport,
+    AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, OperationNonce, Page, ScanRequest,
+    Scanner, Transport,
 };
 
 use crate::error::Error;
@@ -249,12 +250,18 @@ impl Transport for NativeTransport {
         })
     }
 
-    fn increment<'a>(&'a self, table: &'a str, increment: &'a Increment) -> AttemptFuture<'a, Row> {
+    fn increment<'a>(
+        &'a self,
+        table: &'a str,
+        increment: &'a Increment,
+        nonce: OperationNonce,
+    ) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
             let op = Operation::Increment;
             crate::validate::row_key(&increment.row).map_err(|e| invalid(op, e))?;
-            let mut native =
-                basalt_rpc::Mutation::increment(increment.row.clone()).durability(durability(&increment.durability));
+            let mut native = basalt_rpc::Mutation::increment(increment.row.clone())
+                .durability(durability(&increment.durability))
+                .with_nonce(nonce.get());
             for (family, qualifier, amount) in &increment.columns {
                 native = native.add(family.clone(), qualifier.clone(), *amount);
             }
@@ -263,12 +270,13 @@ impl Transport for NativeTransport {
         })
     }
 
-    fn append<'a>(&'a self, table: &'a str, append: &'a Append) -> AttemptFuture<'a, Row> {
+    fn append<'a>(&'a self, table: &'a str, append: &'a Append, nonce: OperationNonce) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
             let op = Operation::Append;
             crate::validate::row_key(&append.row).map_err(|e| invalid(op, e))?;
-            let mut native =
-                basalt_rpc::Mutation::append(append.row.clone()).durability(durability(&append.durability));
+            let mut native = basalt_rpc::Mutation::append(append.row.clone())
+                .durability(durability(&append.durability))
+                .with_nonce(nonce.get());
             for (family, qualifier, value) in &append.columns {
                 native = native.column(family.clone(), qualifier.clone(), value.clone());
             }
@@ -341,6 +349,12 @@ impl Transport for NativeTransport {
                 })
                 .collect())
         })
+    }
+
+    fn dedups_by_nonce(&self) -> bool {
+        // HBase's region servers keep nonces unless `hbase.regionserver.nonces.enabled`
+        // is turned off (it is on by default, and HBase's Java client counts on it).
+        true
     }
 
     fn max_reply_bytes(&self) -> usize {
