@@ -20,7 +20,13 @@ use std::ops::Range;
 use bytes::Bytes;
 use futures::stream::{FuturesUnordered, StreamExt};
 
+use std::time::Instant;
+
+use crate::attempt::{Attempts, Idempotence};
 use crate::error::{Error, Result};
+use crate::metrics;
+use crate::ops::{Delete, Put};
+use crate::transport::{AttemptFuture, Operation, Transport, WriteFailure};
 
 /// One call's worth of a batch: a range of its items, and the earlier chunks that
 /// write one of the same rows (they must be confirmed before this one is sent).
@@ -60,9 +66,114 @@ pub(crate) fn plan<'a>(len: usize, size: usize, row: impl Fn(usize) -> &'a [u8])
     chunks
 }
 
-/// What a sent chunk came back with: `Ok(refused)` names the items HBase reported it
-/// did not apply (the rest were applied); `Err` is a failed call.
-pub(crate) type Sent = Result<Vec<Bytes>>;
+/// An item of a chunk that HBase did not apply.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    /// The item's row.
+    pub(crate) row: Bytes,
+    /// HBase's error for it.
+    pub(crate) error: Error,
+    /// Whether an attempt of it may have been applied all the same.
+    pub(crate) in_doubt: bool,
+}
+
+/// What a sent chunk came back with: `Ok(refused)` names the items HBase did not
+/// apply, each with its error (the rest were applied); `Err` is a failed call.
+pub(crate) type Sent = Result<Vec<Refused>>;
+
+/// A write a batch sends in chunks: puts, deletes.
+pub(crate) trait ChunkWrite: Clone + Sync {
+    /// The operation a chunk of them is.
+    const OPERATION: Operation;
+    /// The write's row.
+    fn row(&self) -> &Bytes;
+    /// One attempt to apply `items` to `table`.
+    fn send<'a>(
+        transport: &'a dyn Transport,
+        table: &'a str,
+        items: &'a [Self],
+    ) -> AttemptFuture<'a, Vec<WriteFailure>>;
+}
+
+impl ChunkWrite for Put {
+    const OPERATION: Operation = Operation::PutMany;
+    fn row(&self) -> &Bytes {
+        self.row()
+    }
+    fn send<'a>(
+        transport: &'a dyn Transport,
+        table: &'a str,
+        items: &'a [Put],
+    ) -> AttemptFuture<'a, Vec<WriteFailure>> {
+        transport.put(table, items)
+    }
+}
+
+impl ChunkWrite for Delete {
+    const OPERATION: Operation = Operation::DeleteMany;
+    fn row(&self) -> &Bytes {
+        self.row_key()
+    }
+    fn send<'a>(
+        transport: &'a dyn Transport,
+        table: &'a str,
+        items: &'a [Delete],
+    ) -> AttemptFuture<'a, Vec<WriteFailure>> {
+        transport.delete(table, items)
+    }
+}
+
+/// Sends one chunk of writes to `table` and resends only the writes that failed with a
+/// retryable error, as the retry policy allows: writes already applied are never sent
+/// again (a delete of the newest version would delete one more; a put with the
+/// server's time would push out an older version).
+pub(crate) async fn write_chunk<W: ChunkWrite>(attempts: &Attempts, table: &str, items: &[W]) -> Sent {
+    let operation = W::OPERATION;
+    let started = Instant::now();
+    let mut refused = Vec::new();
+    // The chunk's items still to write (indexes into `items`), and the slice resent.
+    let mut pending: Vec<usize> = (0..items.len()).collect();
+    let mut resend: Option<Vec<W>> = None;
+    let mut in_doubt = vec![false; items.len()];
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let slice = resend.as_deref().unwrap_or(items);
+        let failures =
+            attempts.run(operation, Some(table), Idempotence::Idempotent, |t| W::send(t, table, slice)).await?;
+        let mut retry: Vec<(usize, Error)> = Vec::new();
+        for failure in failures {
+            let Some(&item) = pending.get(failure.index) else { continue };
+            in_doubt[item] |= failure.may_have_run;
+            if failure.error.is_retryable() {
+                retry.push((item, failure.error));
+            } else {
+                refused.push(Refused {
+                    row: items[item].row().clone(),
+                    error: failure.error,
+                    in_doubt: in_doubt[item],
+                });
+            }
+        }
+        let Some((_, first)) = retry.first() else { return Ok(refused) };
+        match attempts.retry_after(attempt, started, first) {
+            Some(after) => {
+                metrics::retry(operation, first);
+                tokio::time::sleep(after).await;
+                pending = retry.iter().map(|(item, _)| *item).collect();
+                resend = Some(pending.iter().map(|&i| items[i].clone()).collect());
+            }
+            None => {
+                refused.extend(retry.into_iter().map(|(item, error)| Refused {
+                    row: items[item].row().clone(),
+                    error,
+                    in_doubt: in_doubt[item],
+                }));
+                return Ok(refused);
+            }
+        }
+    }
+}
 
 /// Sends the chunks, at most `concurrency` at once, in order, each only after the
 /// chunks it waits for are confirmed. After a failure (an error, or items refused)
@@ -119,11 +230,14 @@ pub(crate) fn settle(chunks: &[Chunk], outcomes: Vec<Option<Sent>>, row: impl Fn
             Some(Ok(refused)) => {
                 // HBase named the items it could not apply; the rest were applied.
                 confirmed += items.len().saturating_sub(refused.len());
-                unwritten.extend(refused);
-                source.get_or_insert_with(|| Error::Server {
-                    message: "deleteMultiple reported failures".into(),
-                    can_retry: true,
-                });
+                for item in refused {
+                    if item.in_doubt {
+                        in_doubt_rows.push(item.row);
+                    } else {
+                        unwritten.push(item.row);
+                    }
+                    source.get_or_insert(item.error);
+                }
             }
             Some(Err(error)) => {
                 let rows = items.map(&row);
@@ -347,11 +461,12 @@ mod tests {
         let chunks = plan_rows(&rows, 2);
         let missing = Error::TableNotFound { table: "t".into() };
         let outcomes = vec![
-            Some(Ok(Vec::new())),                     // a b: written
-            Some(Err(missing)),                       // c d: refused before writing
-            Some(Ok(vec![Bytes::from_static(b"f")])), // e f: f refused by HBase, e written
-            Some(Err(failure())),                     // g h: may have been written
-            None,                                     // i j: never sent
+            Some(Ok(Vec::new())), // a b: written
+            Some(Err(missing)),   // c d: refused before writing
+            // e f: f refused by HBase, e written
+            Some(Ok(vec![Refused { row: Bytes::from_static(b"f"), error: failure(), in_doubt: false }])),
+            Some(Err(failure())), // g h: may have been written
+            None,                 // i j: never sent
         ];
         match settle(&chunks, outcomes, row_of(&rows)) {
             Err(Error::BatchFailed { confirmed, not_confirmed, in_doubt, source }) => {

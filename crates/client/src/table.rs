@@ -167,9 +167,15 @@ impl Table {
         self.check_key(put.row())?;
         put.validate(self.client.inner.max_value_bytes)?;
         let puts = [put];
-        self.attempts()
+        let failures = self
+            .attempts()
             .run(Operation::Put, Some(&self.name), Idempotence::Idempotent, |t| t.put(&self.name, &puts))
-            .await
+            .await?;
+        // One write: a failure of it fails the attempt (transports report it so).
+        match failures.into_iter().next() {
+            Some(failure) => Err(failure.error),
+            None => Ok(()),
+        }
     }
 
     /// Writes many rows, `batch_rows` per `putMultiple` call, with up to
@@ -191,12 +197,7 @@ impl Table {
         let chunks = batch::plan(puts.len(), self.batch_rows, |i| puts[i].row());
         let outcomes = batch::send_chunks(&chunks, self.write_concurrency(), |i| {
             let chunk = &puts[chunks[i].items.clone()];
-            async move {
-                let sent = self
-                    .attempts()
-                    .run(Operation::PutMany, Some(&self.name), Idempotence::Idempotent, |t| t.put(&self.name, chunk));
-                sent.await.map(|()| Vec::new())
-            }
+            async move { batch::write_chunk(self.attempts(), &self.name, chunk).await }
         })
         .await;
         batch::settle(&chunks, outcomes, |i| puts[i].row().clone())
@@ -230,12 +231,7 @@ impl Table {
         let chunks = batch::plan(parts.len(), self.batch_rows, |i| parts[i].row_key());
         let outcomes = batch::send_chunks(&chunks, self.write_concurrency(), |i| {
             let chunk = &parts[chunks[i].items.clone()];
-            async move {
-                let sent = self.attempts().run(Operation::DeleteMany, Some(&self.name), Idempotence::Idempotent, |t| {
-                    t.delete(&self.name, chunk)
-                });
-                sent.await
-            }
+            async move { batch::write_chunk(self.attempts(), &self.name, chunk).await }
         })
         .await;
         batch::settle(&chunks, outcomes, |i| parts[i].row_key().clone())

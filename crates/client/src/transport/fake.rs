@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
+use super::WriteFailure;
 use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, Delivery, MoreRows, Operation, OperationNonce, Page,
     ScanRequest, Scanner, Transport,
@@ -19,6 +20,10 @@ use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::pool::PoolStats;
 use crate::region::RegionLocation;
 use crate::row::{Cell, Row};
+
+/// A write a put attempt refuses: its position in the attempt, its error, and whether
+/// it may have run.
+pub(crate) type Refusal = (usize, fn() -> Error, bool);
 
 /// A failure to play: the delivery it reports and the error it carries.
 pub(crate) type Failure = (Delivery, fn() -> Error);
@@ -38,6 +43,11 @@ pub(crate) struct FakeTransport {
     pub(crate) nonces: Mutex<Vec<OperationNonce>>,
     /// Whether the fake claims its servers deduplicate by nonce.
     pub(crate) dedups: bool,
+    /// Per put attempt, in order: the writes (by position in the attempt) the servers
+    /// refuse, with the error and whether it may have run.
+    pub(crate) put_refusals: Mutex<VecDeque<Vec<Refusal>>>,
+    /// The rows of every put attempt.
+    pub(crate) put_rows: Mutex<Vec<Vec<Bytes>>>,
 }
 
 impl FakeTransport {
@@ -164,11 +174,19 @@ impl Transport for SharedFake {
         })
     }
 
-    fn put<'a>(&'a self, _table: &'a str, _puts: &'a [Put]) -> AttemptFuture<'a, ()> {
-        Box::pin(async move { self.0.attempt(Operation::Put) })
+    fn put<'a>(&'a self, _table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, Vec<WriteFailure>> {
+        Box::pin(async move {
+            self.0.attempt(Operation::Put)?;
+            self.0.put_rows.lock().unwrap().push(puts.iter().map(|p| p.row().clone()).collect());
+            let refusals = self.0.put_refusals.lock().unwrap().pop_front().unwrap_or_default();
+            Ok(refusals
+                .into_iter()
+                .map(|(index, error, may_have_run)| WriteFailure { index, error: error(), may_have_run })
+                .collect())
+        })
     }
 
-    fn delete<'a>(&'a self, _table: &'a str, _deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<Bytes>> {
+    fn delete<'a>(&'a self, _table: &'a str, _deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<WriteFailure>> {
         Box::pin(async move { self.0.attempt(Operation::Delete).map(|()| Vec::new()) })
     }
 

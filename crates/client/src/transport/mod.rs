@@ -84,6 +84,19 @@ impl AttemptError {
     }
 }
 
+/// One write of a batch that the servers did not apply; the others were applied.
+#[derive(Debug)]
+pub struct WriteFailure {
+    /// The write's position in the batch given to the transport.
+    pub index: usize,
+    /// Why it failed: the server's exception for this write (final or not), or the
+    /// failure of the call that carried it.
+    pub error: Error,
+    /// Whether it may have been applied all the same (an attempt of it timed out or
+    /// lost its connection after sending).
+    pub may_have_run: bool,
+}
+
 /// Whether rows may follow a page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MoreRows {
@@ -174,11 +187,12 @@ pub trait Transport: Send + Sync + 'static {
     fn get_many<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<Row>>;
     /// Whether each get finds something.
     fn exists<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<bool>>;
-    /// Writes puts (one call, applied row by row).
-    fn put<'a>(&'a self, table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, ()>;
-    /// Applies deletes, each of a single kind (see `Delete::split_by_kind`); returns
-    /// the rows of those the server reports it did not apply.
-    fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<Bytes>>;
+    /// Writes puts (applied row by row); the ones the servers did not apply, each with
+    /// its own error (an error of the attempt itself when the call as a whole failed).
+    fn put<'a>(&'a self, table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, Vec<WriteFailure>>;
+    /// Applies deletes, each of a single kind (see `Delete::split_by_kind`); the ones
+    /// the servers did not apply, as for [`Transport::put`].
+    fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<WriteFailure>>;
     /// Puts and deletes applied to one row atomically.
     fn mutate_row<'a>(&'a self, table: &'a str, mutations: &'a RowMutations) -> AttemptFuture<'a, ()>;
     /// Applies `write` if `condition` holds; true when applied.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use basalt_thrift::{CallError, SecureError};
+use bytes::Bytes;
 
 use super::fake::{FakeTransport, SharedFake};
 use super::{Delivery, Operation};
@@ -284,4 +285,27 @@ async fn an_increment_once_sent_is_never_resent_where_nonces_cannot_travel() {
     let error = client_on(&fake).table("t").unwrap().increment(Increment::new("a").add("d", "q", 1)).await.unwrap_err();
     assert!(matches!(error, Error::WriteOutcomeUnknown { .. }), "{error:?}");
     assert_eq!(fake.attempts_of(Operation::Increment), 1);
+}
+
+#[tokio::test]
+async fn a_batch_resends_only_its_retryable_failures_and_answers_per_write() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    // First attempt: "b" timed out (retryable, may have run), "c" refused for good.
+    fake.put_refusals.lock().unwrap().push_back(vec![
+        (1, || Error::Timeout { operation: Operation::PutMany, after: Duration::from_secs(1) }, true),
+        (2, || Error::Server { message: "DoNotRetryIOException: cell too large".into(), can_retry: false }, false),
+    ]);
+    let table = client_on(&fake).table("t").unwrap();
+    let puts = ["a", "b", "c", "d"].map(|r| Put::new(r).cell("d", "q", "v"));
+    let error = table.put_many(puts).await.unwrap_err();
+    let sent: Vec<Vec<Bytes>> = fake.put_rows.lock().unwrap().clone();
+    assert_eq!(sent, vec![vec!["a", "b", "c", "d"], vec!["b"]], "only the retryable write is resent");
+    match error {
+        Error::BatchFailed { confirmed, not_confirmed, in_doubt, source } => {
+            assert_eq!((confirmed, in_doubt), (3, 0));
+            assert_eq!(not_confirmed, ["c"]);
+            assert!(matches!(*source, Error::Server { can_retry: false, .. }), "{source:?}");
+        }
+        other => panic!("expected BatchFailed, got {other:?}"),
+    }
 }

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use basalt_thrift::{CallError, Connection, RowBatch};
-use bytes::Bytes;
 use futures::{StreamExt, TryStreamExt};
 use tracing::Instrument;
 
 use super::thrift_encode as encode;
+use super::WriteFailure;
 use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, OperationNonce, Page, ScanRequest,
     Scanner, Transport,
@@ -294,21 +294,24 @@ impl Transport for ThriftTransport {
         })
     }
 
-    fn put<'a>(&'a self, table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, ()> {
+    fn put<'a>(&'a self, table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, Vec<WriteFailure>> {
         Box::pin(async move {
             if let [put] = puts {
                 let op = Operation::Put;
                 let tput = encode::put(put, self.shared.max_value_bytes).map_err(|e| invalid(op, e))?;
                 let name = table.as_bytes().to_vec();
-                return on_connection!(&self.shared, op, Some(table), |c| c.put(name, tput));
+                on_connection!(&self.shared, op, Some(table), |c| c.put(name, tput))?;
+                return Ok(Vec::new());
             }
             // Each attempt encodes the chunk from the caller's puts: nothing is copied.
+            // The gateway answers for the whole call: it names no write that failed.
             let name = table.as_bytes();
-            on_connection!(&self.shared, Operation::PutMany, Some(table), |c| c.put_rows(name, puts))
+            on_connection!(&self.shared, Operation::PutMany, Some(table), |c| c.put_rows(name, puts))?;
+            Ok(Vec::new())
         })
     }
 
-    fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<Bytes>> {
+    fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<WriteFailure>> {
         Box::pin(async move {
             let single = deletes.len() == 1;
             let op = if single { Operation::Delete } else { Operation::DeleteMany };
@@ -324,8 +327,23 @@ impl Transport for ThriftTransport {
             }
             let name = table.as_bytes();
             let failed = on_connection!(&self.shared, op, Some(table), |c| c.delete_rows(name, &tdeletes))?;
-            // HBase names the deletes it could not apply (never, in HBase 2).
-            Ok(failed.into_iter().map(|d| Bytes::from(d.row)).collect())
+            // HBase names the deletes it could not apply (never, in HBase 2), by row:
+            // each is placed at the first delete of that row not placed yet.
+            let mut placed = vec![false; deletes.len()];
+            let mut failures = Vec::with_capacity(failed.len());
+            for refused in failed {
+                let at = deletes.iter().enumerate().position(|(i, d)| !placed[i] && d.row == refused.row.as_slice());
+                let index = at.unwrap_or(0);
+                if let Some(slot) = placed.get_mut(index) {
+                    *slot = true;
+                }
+                let error = Error::Server {
+                    message: "deleteMultiple reported this delete as not applied".into(),
+                    can_retry: true,
+                };
+                failures.push(WriteFailure { index, error, may_have_run: false });
+            }
+            Ok(failures)
         })
     }
 

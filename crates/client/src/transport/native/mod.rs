@@ -21,12 +21,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use basalt_rpc::{RowResult, RpcClient, RpcError};
-use bytes::Bytes;
 
 use super::thrift::ThriftTransport;
 use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, OperationNonce, Page, ScanRequest,
-    Scanner, Transport,
+    Scanner, Transport, WriteFailure,
 };
 
 use crate::error::Error;
@@ -144,6 +143,33 @@ impl NativeTransport {
     }
 }
 
+/// The writes of a batch the servers did not apply, one failure per caller's write
+/// (`owners[i]` is the caller's write that batch write `i` comes from). A single write
+/// that failed fails the attempt itself, so the core's retry policy decides on it as on
+/// any call.
+fn write_failures(
+    op: Operation,
+    table: &str,
+    owners: &[usize],
+    outcomes: Vec<Result<(), RpcError>>,
+) -> Result<Vec<WriteFailure>, AttemptError> {
+    let single = owners.first().is_some_and(|first| owners.iter().all(|o| o == first));
+    let mut failures: Vec<WriteFailure> = Vec::new();
+    for (position, outcome) in outcomes.into_iter().enumerate() {
+        let Err(error) = outcome else { continue };
+        if single {
+            return Err(attempt_error(op, Some(table), &error));
+        }
+        let index = owners.get(position).copied().unwrap_or(0);
+        if failures.last().is_some_and(|f| f.index == index) {
+            continue;
+        }
+        let may_have_run = error.may_have_run();
+        failures.push(WriteFailure { index, error: map_error(&error, op, Some(table)), may_have_run });
+    }
+    Ok(failures)
+}
+
 /// Gets as one multi-get, or one by one when some may read secondary replicas (each
 /// such get is planned on its own: primary first, then its region's secondaries).
 async fn get_rows(
@@ -189,7 +215,7 @@ impl Transport for NativeTransport {
         })
     }
 
-    fn put<'a>(&'a self, table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, ()> {
+    fn put<'a>(&'a self, table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, Vec<WriteFailure>> {
         Box::pin(async move {
             let op = if puts.len() == 1 { Operation::Put } else { Operation::PutMany };
             let max = self.shared.settings.max_value_bytes;
@@ -199,25 +225,23 @@ impl Transport for NativeTransport {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| invalid(op, e))?;
             let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
-            match outcomes.into_iter().find_map(Result::err) {
-                Some(error) => Err(attempt_error(op, Some(table), &error)),
-                None => Ok(()),
-            }
+            let owners: Vec<usize> = (0..puts.len()).collect();
+            write_failures(op, table, &owners, outcomes)
         })
     }
 
-    fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<Bytes>> {
+    fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<WriteFailure>> {
         Box::pin(async move {
             let op = if deletes.len() == 1 { Operation::Delete } else { Operation::DeleteMany };
             let mut writes = Vec::with_capacity(deletes.len());
-            for delete in deletes {
+            // The delete each write comes from.
+            let mut owners = Vec::with_capacity(deletes.len());
+            for (index, delete) in deletes.iter().enumerate() {
                 DeleteWrite::push(delete, &mut writes).map_err(|e| invalid(op, e))?;
+                owners.resize(writes.len(), index);
             }
             let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
-            match outcomes.into_iter().find_map(Result::err) {
-                Some(error) => Err(attempt_error(op, Some(table), &error)),
-                None => Ok(Vec::new()),
-            }
+            write_failures(op, table, &owners, outcomes)
         })
     }
 
