@@ -30,6 +30,7 @@ mod idl;
 mod native;
 mod native_client;
 mod native_faults;
+mod native_nonces;
 mod native_secure;
 mod native_zookeeper;
 mod outage;
@@ -45,6 +46,7 @@ mod secure;
 mod support;
 mod tally;
 mod transport;
+mod write_refusals;
 
 use std::process::ExitCode;
 
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
         answers::trials(),
         filters::trials(),
         differential::trials(),
+        write_refusals::trials(),
     ]
     .into_iter()
     .flatten()
@@ -135,7 +138,8 @@ fn main() -> ExitCode {
     ));
     // The native transport alone, as `native::NAME`: region servers behind fault
     // proxies (through the address map).
-    lists.push((Registration::NativeOnly, native_faults::trials()));
+    lists
+        .push((Registration::NativeOnly, native_faults::trials().into_iter().chain(native_nonces::trials()).collect()));
     if args.list {
         return libtest_mimic::run(&args, support::into_trials(lists, None)).exit_code();
     }

@@ -245,20 +245,23 @@ pub enum Error {
         message: String,
     },
     /// A batched write failed part-way: `confirmed` rows were written; the rows in
-    /// `not_confirmed` were not confirmed. Its first `in_doubt` entries are the failing
-    /// chunk, which HBase applies row by row: any of them may have been written (a
-    /// chunk that fails on one row's unknown family still writes the others). The rest
-    /// were never sent or were refused before anything was written. Chunks run
+    /// `not_confirmed` were not confirmed. Its first `in_doubt` entries may have been
+    /// written: a failing call that named no row (through the gateway, whose answer is
+    /// for the whole call: HBase applies it row by row, so a chunk that fails on one
+    /// row's unknown family still writes the others), or writes whose reply was lost.
+    /// The rest were not written: never sent, or refused by HBase each with its own
+    /// answer (native RPC). Chunks run
     /// concurrently, so confirmed rows need not be a prefix of the batch: every row
     /// not in `not_confirmed` was written.
     #[error(
-        "batch failed: {confirmed} rows confirmed written, {in_doubt} rows may or may not have been written, {} rows not sent: {source}",
+        "batch failed: {confirmed} rows confirmed written, {in_doubt} rows may or may not have been written, {} rows not written: {source}",
         not_confirmed.len().saturating_sub(*in_doubt)
     )]
     BatchFailed {
         /// Rows known to be written (the chunks that succeeded).
         confirmed: usize,
-        /// Row keys of the failing chunks and of the chunks never sent.
+        /// Row keys not known to be written: those in doubt first, then those not
+        /// written.
         not_confirmed: Vec<Bytes>,
         /// How many of `not_confirmed` (its first entries) were sent and may have been
         /// written.
