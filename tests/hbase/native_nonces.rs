@@ -23,8 +23,11 @@ pub fn trials() -> Vec<Test> {
     tests![increments_and_appends_apply_once_behind_a_flapping_connection]
 }
 
-/// Calls in the stream (half increments, half appends).
-const CALLS: usize = 6_000;
+/// Most calls in the stream (half increments, half appends); it ends earlier once it
+/// has run for [`RUN`].
+const CALLS: usize = 50_000;
+/// How long the stream runs: four of the proxies' cycles.
+const RUN: Duration = Duration::from_secs(24);
 /// Calls in flight at once.
 const IN_FLIGHT: usize = 32;
 /// The proxies' cycle: up, then down (refusing and cutting) for longer than the
@@ -70,6 +73,7 @@ async fn increments_and_appends_apply_once_behind_a_flapping_connection(env: Env
     let through = &through;
     let stream = async {
         let reported: Vec<(usize, Reported)> = futures::stream::iter(0..CALLS)
+            .take_while(|_| std::future::ready(started.elapsed() < RUN))
             .map(|i| async move {
                 let outcome = if i % 2 == 0 {
                     through.increment(Increment::new(row(i)).add("d", "n", 1)).await.map(|_| ())
@@ -94,8 +98,9 @@ async fn increments_and_appends_apply_once_behind_a_flapping_connection(env: Env
 
     // Read every cell back without the proxies.
     let direct = env.client().table(&name)?;
-    let mut rows = Vec::with_capacity(CALLS);
-    for chunk in (0..CALLS).collect::<Vec<_>>().chunks(500) {
+    let calls = reported.len();
+    let mut rows = Vec::with_capacity(calls);
+    for chunk in (0..calls).collect::<Vec<_>>().chunks(500) {
         rows.extend(direct.get_many(chunk.iter().map(|&i| Get::new(row(i)))).await?);
     }
     let (mut acknowledged, mut unknown, mut failed) = (0, 0, 0);
@@ -121,7 +126,7 @@ async fn increments_and_appends_apply_once_behind_a_flapping_connection(env: Env
         }
     }
     eprintln!(
-        "nonce figures: {CALLS} increments and appends in {:.1} s behind proxies flapping {cycles} times ({killed} \
+        "nonce figures: {calls} increments and appends in {:.1} s behind proxies flapping {cycles} times ({killed} \
          connections cut): acknowledged {acknowledged}, applied {applied}, applied twice {twice}, acknowledged but \
          lost {lost}, reported unknown {unknown} ({unknown_applied} of them applied), failed {failed}",
         took.as_secs_f64()
