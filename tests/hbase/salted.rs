@@ -59,7 +59,11 @@ async fn fill(salted: &SaltedTable, rows: usize, users: u64, seed: u64) -> Resul
         tasks.push(tokio::spawn(async move { table.put_many(part).await }));
     }
     for task in tasks {
-        task.await.map_err(|e| basalt::Error::Server { message: e.to_string(), can_retry: false })??;
+        task.await.map_err(|e| basalt::Error::Server {
+            message: e.to_string(),
+            can_retry: false,
+            exception: None,
+        })??;
     }
     Ok(expected.into_iter().collect())
 }

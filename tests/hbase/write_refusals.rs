@@ -28,6 +28,11 @@ async fn an_oversized_cell_is_refused_at_once_alone_and_in_a_batch(env: Env) -> 
     if error.is_retryable() {
         return Err(format!("the refusal of an oversized cell is called retryable: {error}").into());
     }
+    // Native RPC names HBase's exception as a type, not only in the message.
+    let refusal = Some("org.apache.hadoop.hbase.DoNotRetryIOException");
+    if env.transport() == Transport::Native && error.exception_class() != refusal {
+        return Err(format!("the refusal names {:?}: {error}", error.exception_class()).into());
+    }
 
     let rows: Vec<Bytes> = (0..50).map(|i| Bytes::from(format!("r{i:02}"))).collect();
     let puts = rows.iter().enumerate().map(|(i, row)| {
@@ -60,6 +65,9 @@ async fn an_oversized_cell_is_refused_at_once_alone_and_in_a_batch(env: Env) -> 
     match env.transport() {
         // Native RPC answers per write, and HBase answered every one: none in doubt.
         Transport::Native => {
+            if error.exception_class() != refusal {
+                return Err(format!("the batch's refusal names {:?}: {error}", error.exception_class()).into());
+            }
             if !doubtful.is_empty() || *confirmed + unwritten.len() != 50 || !unwritten.contains(&rows[17]) {
                 return Err(format!("native: {confirmed} confirmed, {} in doubt: {error}", doubtful.len()).into());
             }

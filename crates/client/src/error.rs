@@ -134,13 +134,17 @@ pub enum Error {
         /// HBase's message.
         message: String,
     },
-    /// HBase raised an I/O error (`TIOError`).
+    /// HBase raised an exception (through the gateway: a `TIOError`).
     #[error("HBase I/O error: {message}")]
     Server {
         /// HBase's message.
         message: String,
         /// HBase's verdict: may the same call succeed if tried again?
         can_retry: bool,
+        /// The Java class of HBase's exception
+        /// (`org.apache.hadoop.hbase.DoNotRetryIOException`), when known: native RPC
+        /// always names it; through the gateway, when its message starts with it.
+        exception: Option<String>,
     },
     /// HBase is too busy to take the call now (a region over its memstore limit, a
     /// full call queue): retried with a longer back-off than other failures.
@@ -273,6 +277,31 @@ pub enum Error {
 }
 
 impl Error {
+    /// The Java class of the exception HBase raised, when the error is one and the
+    /// transport named it (see [`Error::Server`]).
+    pub fn exception_class(&self) -> Option<&str> {
+        match self {
+            Error::Server { exception, .. } => exception.as_deref(),
+            Error::WriteOutcomeUnknown { source, .. } | Error::BatchFailed { source, .. } => source.exception_class(),
+            Error::InvalidInput(_)
+            | Error::TableNotFound { .. }
+            | Error::NamespaceNotFound { .. }
+            | Error::AlreadyExists { .. }
+            | Error::NoSuchColumnFamily { .. }
+            | Error::ScannerExpired { .. }
+            | Error::IllegalArgument { .. }
+            | Error::Busy { .. }
+            | Error::Transport { .. }
+            | Error::Protocol { .. }
+            | Error::GatewayDropped { .. }
+            | Error::Timeout { .. }
+            | Error::NoGateway { .. }
+            | Error::ClientClosed
+            | Error::ServerInternal { .. }
+            | Error::ScanIntegrity { .. } => None,
+        }
+    }
+
     /// Whether the same call may succeed if tried again: transport failures,
     /// timeouts, expired scanners and server errors HBase marks retryable.
     pub fn is_retryable(&self) -> bool {
@@ -547,7 +576,21 @@ fn classify_server(message: String, can_retry: bool, table: Option<&str>) -> Err
     if first_line.contains("UnknownScannerException") {
         return Error::ScannerExpired { message };
     }
-    Error::Server { message, can_retry }
+    let exception = java_class_prefix(first_line).map(str::to_owned);
+    Error::Server { message, can_retry, exception }
+}
+
+/// The Java class a message starts with (`org.apache.hadoop.hbase.X: ...`), if it does:
+/// dotted lower-case packages, then a class name ending in `Exception` or `Error`.
+fn java_class_prefix(line: &str) -> Option<&str> {
+    let name = line.split([':', ' ']).next()?;
+    let (package, class) = name.rsplit_once('.')?;
+    let package_ok = !package.is_empty()
+        && package.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
+    let class_ok = class.bytes().next().is_some_and(|b| b.is_ascii_uppercase())
+        && class.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'$')
+        && (class.ends_with("Exception") || class.ends_with("Error"));
+    (package_ok && class_ok).then_some(name)
 }
 
 fn extract_after(line: &str, marker: &str) -> String {
@@ -640,6 +683,20 @@ mod tests {
         let e = Error::from_call("h:1", None, CallError::Closed);
         assert!(matches!(e, Error::Transport { .. }));
         assert!(e.is_retryable());
+        let e = Error::from_call(
+            "h:1",
+            None,
+            CallError::Server {
+                message: "org.apache.hadoop.hbase.DoNotRetryIOException: Cell too large\n\tat x".into(),
+                can_retry: Some(false),
+            },
+        );
+        assert_eq!(e.exception_class(), Some("org.apache.hadoop.hbase.DoNotRetryIOException"));
+        assert!(!e.is_retryable());
+        for message in ["busy", "Some.Thing: x", "org.apache.x: y", "a..B Exception", ""] {
+            assert_eq!(java_class_prefix(message), None, "{message}");
+        }
+        assert_eq!(java_class_prefix("java.io.IOException"), Some("java.io.IOException"));
         let e = Error::from_call("h:1", None, CallError::Server { message: "busy".into(), can_retry: Some(true) });
         assert!(e.is_retryable());
         // An NPE in HBase's code, even below the first line and marked retryable, is not.

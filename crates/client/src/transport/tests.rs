@@ -293,7 +293,15 @@ async fn a_batch_resends_only_its_retryable_failures_and_answers_per_write() {
     // First attempt: "b" timed out (retryable, may have run), "c" refused for good.
     fake.put_refusals.lock().unwrap().push_back(vec![
         (1, || Error::Timeout { operation: Operation::PutMany, after: Duration::from_secs(1) }, true),
-        (2, || Error::Server { message: "DoNotRetryIOException: cell too large".into(), can_retry: false }, false),
+        (
+            2,
+            || Error::Server {
+                message: "DoNotRetryIOException: cell too large".into(),
+                can_retry: false,
+                exception: Some("org.apache.hadoop.hbase.DoNotRetryIOException".into()),
+            },
+            false,
+        ),
     ]);
     let table = client_on(&fake).table("t").unwrap();
     let puts = ["a", "b", "c", "d"].map(|r| Put::new(r).cell("d", "q", "v"));

@@ -340,6 +340,7 @@ impl Transport for ThriftTransport {
                 let error = Error::Server {
                     message: "deleteMultiple reported this delete as not applied".into(),
                     can_retry: true,
+                    exception: None,
                 };
                 failures.push(WriteFailure { index, error, may_have_run: false });
             }

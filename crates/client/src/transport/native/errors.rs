@@ -66,7 +66,11 @@ pub(super) fn map_error(error: &RpcError, op: Operation, table: Option<&str>) ->
                 | Kind::Throttled
                 | Kind::FatalConnection
                 | Kind::DoNotRetry
-                | Kind::Other => Error::Server { message, can_retry: remote.is_retryable() },
+                | Kind::Other => Error::Server {
+                    message,
+                    can_retry: remote.is_retryable(),
+                    exception: Some(remote.exception.class_name.clone()),
+                },
             }
         }
         // A refused connection is an outage to the core (retried for its whole budget).
@@ -87,7 +91,7 @@ pub(super) fn map_error(error: &RpcError, op: Operation, table: Option<&str>) ->
             Error::Protocol { addr: addr.clone(), source: CallError::Io(std::io::Error::other(reason.clone())) }
         }
         RpcError::Bootstrap(_) | RpcError::RegionUnavailable(_) => {
-            Error::Server { message: error.to_string(), can_retry: error.is_retryable() }
+            Error::Server { message: error.to_string(), can_retry: error.is_retryable(), exception: None }
         }
     }
 }
