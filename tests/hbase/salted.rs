@@ -163,9 +163,9 @@ async fn telecom_months_plan_one_salt_each(env: Env) -> TestResult {
         .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
         .literal("_")
         .field("calltime", FieldType::Decimal { digits: 14 })
-        .salt(Salt::seed003("phone", "calltime", 6))
+        .salt(Salt::call_record("phone", "calltime", 6))
         .build()?;
-    let splits: Vec<Bytes> = basalt_rowkey::split::seed003_split_keys(6).into_iter().collect();
+    let splits: Vec<Bytes> = basalt_rowkey::split::call_record_split_keys(6).into_iter().collect();
     let salted = salted_table(&env, schema, splits).await?;
     let phones = ["13812345678", "13900001111", "15011112222"];
     let mut puts: Vec<Put> = Vec::new();

@@ -213,7 +213,7 @@ mod tests {
     #[test]
     fn samples_follow_the_schema() {
         let s = Schema::from_toml_str(
-            "[salt]\nstrategy = \"seed003\"\nbuckets = 6\ninputs = [\"phone\", \"t\"]\n\
+            "[salt]\nstrategy = \"call_record\"\nbuckets = 6\ninputs = [\"phone\", \"t\"]\n\
              [[fields]]\nname = \"phone\"\ntype = \"string\"\nwidth = 11\n\
              [[fields]]\ntype = \"literal\"\nvalue = \"_\"\n\
              [[fields]]\nname = \"t\"\ntype = \"decimal\"\ndigits = 14\n",

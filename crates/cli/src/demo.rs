@@ -323,7 +323,7 @@ async fn demo(args: &DemoArgs, client: &Client, addr: &str) -> CliResult<Checks>
         Err(e) => return Err(e.into()),
     }
     let (calls_t, plain_t, logs_t) = (format!("{ns}:calls"), format!("{ns}:calls_plain"), format!("{ns}:logs"));
-    let calls_splits = split::seed003_split_keys(args.regions);
+    let calls_splits = split::call_record_split_keys(args.regions);
     let log_splits = split::bucket_split_keys(&logs_schema);
     let calls_table = recreate(client, &calls_t, &calls_splits).await?.with_batch_rows(args.batch);
     let plain_table = recreate(client, &plain_t, &calls_splits).await?.with_batch_rows(args.batch);

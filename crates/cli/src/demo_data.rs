@@ -49,7 +49,7 @@ pub struct Log {
 
 /// Salted call records: `XX_phone_yyyyMMddHHmmss`, XX from the phone and the month, `regions` buckets.
 pub fn calls_schema(regions: u32) -> CliResult<Schema> {
-    calls_builder().salt(Salt::seed003("phone", "calltime", regions)).build().map_err(schema_err)
+    calls_builder().salt(Salt::call_record("phone", "calltime", regions)).build().map_err(schema_err)
 }
 
 /// The same key without the salt: the hotspot-prone design.

@@ -125,7 +125,7 @@ pub enum SplitAlgo {
     /// One region per salt bucket of the schema.
     Buckets,
     /// `0|, 1|, ...`: zero-padded bucket numbers, as the salted call records split.
-    #[value(name = "numbered", alias = "seed003")]
+    #[value(name = "numbered")]
     Numbered,
     /// HBase HexStringSplit.
     Hex,
@@ -145,7 +145,7 @@ pub enum SplitBy {
     /// Quantiles of the first 10% of the sample (pre-split on early data).
     Sample,
     /// `0|, 1|, ...`: zero-padded bucket numbers, as the salted call records split.
-    #[value(name = "numbered", alias = "seed003")]
+    #[value(name = "numbered")]
     Numbered,
     /// HBase HexStringSplit.
     Hex,
@@ -221,7 +221,7 @@ fn algo_splits(algo: SplitAlgo, schema: Option<&Schema>, regions: Option<u32>) -
             }
             split::bucket_split_keys(schema)
         }
-        SplitAlgo::Numbered => split::seed003_split_keys(n),
+        SplitAlgo::Numbered => split::call_record_split_keys(n),
         SplitAlgo::Hex => split::hex_string_split(n),
         SplitAlgo::Decimal => split::decimal_string_split(n),
         SplitAlgo::Uniform => split::uniform_split(n),
@@ -400,7 +400,7 @@ mod tests {
     fn decoding_arbitrary_hex_and_escapes_gives_errors_not_panics() {
         let path = schema_file(
             "salted.toml",
-            "[salt]\nstrategy = \"seed003\"\nbuckets = 6\ninputs = [\"p\", \"t\"]\n\
+            "[salt]\nstrategy = \"call_record\"\nbuckets = 6\ninputs = [\"p\", \"t\"]\n\
              [[fields]]\nname = \"p\"\ntype = \"string\"\nwidth = 11\n\
              [[fields]]\ntype = \"literal\"\nvalue = \"_\"\n\
              [[fields]]\nname = \"t\"\ntype = \"decimal\"\ndigits = 14\n\

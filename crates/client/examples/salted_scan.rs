@@ -27,14 +27,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
         .literal("_")
         .field("calltime", FieldType::Decimal { digits: 14 })
-        .salt(Salt::seed003("phone", "calltime", 6))
+        .salt(Salt::call_record("phone", "calltime", 6))
         .build()?;
     let name = "basalt_example_calls";
     let admin = client.admin();
     if admin.table_exists(name).await? {
         admin.delete_table(name).await?;
     }
-    let splits: Vec<Bytes> = split::seed003_split_keys(6).into_iter().collect();
+    let splits: Vec<Bytes> = split::call_record_split_keys(6).into_iter().collect();
     admin.create_table(&TableDescriptor::new(name).family(ColumnFamily::new("d")), &splits).await?;
     let calls = client.table(name)?.salted(schema);
 

@@ -160,7 +160,7 @@
 //!     .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
 //!     .literal("_")
 //!     .field("calltime", FieldType::Decimal { digits: 14 })
-//!     .salt(Salt::seed003("phone", "calltime", 6)) // the call-record salt
+//!     .salt(Salt::call_record("phone", "calltime", 6)) // the call-record salt
 //!     .build()?;
 //! let desc = TableDescriptor::new("calls").family(ColumnFamily::new("d"));
 //! client.admin().create_table(&desc, &split::bucket_split_keys(&schema)).await?;

@@ -86,7 +86,7 @@ fn absurd_salt_renderings_do_not_panic() {
 
 fn hostile_schemas() -> Vec<Schema> {
     let texts = [
-        "[salt]\nstrategy = \"seed003\"\nbuckets = 6\ninputs = [\"p\", \"t\"]\n\
+        "[salt]\nstrategy = \"call_record\"\nbuckets = 6\ninputs = [\"p\", \"t\"]\n\
          [[fields]]\nname = \"p\"\ntype = \"string\"\nwidth = 11\n\
          [[fields]]\ntype = \"literal\"\nvalue = \"_\"\n\
          [[fields]]\nname = \"t\"\ntype = \"decimal\"\ndigits = 20\n",

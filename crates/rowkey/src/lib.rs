@@ -53,7 +53,7 @@
 //! `cycle`, `value`), an optional `[salt]` table (`strategy` = `hash`, `logical_key_hash`,
 //! `java_hash`, `md5_hex`, `modulo`, `random`, `round_robin`, `xor_java_hash`, `sum_mod`,
 //! `first_hex_char` or a compatibility preset `phoenix`, `hbasewd_hash_prefix`,
-//! `hbasewd_one_byte_prefix`, `opentsdb`, `socorro`, `seed002`, `seed003`, `seed004`;
+//! `hbasewd_one_byte_prefix`, `opentsdb`, `socorro`, `hbase_book`, `call_record`, `phone_year`;
 //! `buckets`, `algorithm`, `seed`, `form` (of `java_hash`), `inputs` =
 //! `["field:part", ...]` with parts `text`, `encoded`, `firstN`, `lastN`, `year`, `month`,
 //! `day`; `chars`, `width`, `rendering` = `byte|bytes|decimal|hex`, `separator`) and

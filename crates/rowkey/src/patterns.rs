@@ -114,7 +114,7 @@
 //!     .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
 //!     .literal("_")
 //!     .field("calltime", FieldType::Decimal { digits: 14 })
-//!     .salt(Salt::seed003("phone", "calltime", 6))
+//!     .salt(Salt::call_record("phone", "calltime", 6))
 //!     .build()?;
 //! let key = calls.encode(&[Value::str("13812345678"), Value::UInt(20210915123045)])?;
 //! assert_eq!(&key[..], b"2_13812345678_20210915123045");
@@ -125,7 +125,7 @@
 //! assert_eq!(&plan.ranges[1].start[..], b"4_13812345678_20211000000000");
 //! assert_eq!(&plan.ranges[1].stop[..], b"4_13812345678_20211100000000");
 //! // Pre-split in the design's own format: 0|, 1|, ... 4|
-//! assert_eq!(split::seed003_split_keys(6).len(), 5);
+//! assert_eq!(split::call_record_split_keys(6).len(), 5);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!

@@ -68,10 +68,10 @@ impl Salt {
     /// `byte prefix = (byte) (Long.hashCode(timestamp) % regionservers)` written with
     /// `Bytes.toBytes(prefix)`, which Java resolves to `Bytes.toBytes(short)`: two bytes,
     /// sign-extended. Negative prefixes (every negative hash) are kept as Java writes
-    /// them (`FF FD` for -3), as extra buckets `regionservers..`. The seed's key is
+    /// them (`FF FD` for -3), as extra buckets `regionservers..`. The original key is
     /// `prefix + Bytes.toBytes(timestamp)`: declare `ts_field` as `u64` (Java's raw
     /// big-endian `long` of a non-negative timestamp).
-    pub fn seed002(ts_field: &str, regionservers: u32) -> Salt {
+    pub fn hbase_book_timestamp(ts_field: &str, regionservers: u32) -> Salt {
         Salt::java_hash(JavaHash::Long, JavaBucketForm::ByteOfRem, &[ts_field], regionservers, SaltRendering::Bytes(2))
     }
 
@@ -100,13 +100,13 @@ impl Salt {
     /// yyyyMM.hashCode()) % regions`, zero-padded by `NumberUtils.format` to
     /// `Integer.toString(regions - 2).length()` digits (2 for one region: `00_`), then
     /// `_`. `calltime` is a `yyyyMMddHHmmss` decimal or string field. Refused: a region
-    /// count of `10^k + 1` (11, 101, ..), where the seed writes the last salt one digit
+    /// count of `10^k + 1` (11, 101, ..), where the original code writes the last salt one digit
     /// wider than the others and its own split keys misplace it; and the keys whose two
-    /// hashes XOR to `Integer.MIN_VALUE` (only non-digit text), where the seed writes a
+    /// hashes XOR to `Integer.MIN_VALUE` (only non-digit text), where the original code writes a
     /// negative salt (`-2_`) of another width; and phones shorter than 4 UTF-16 units
-    /// (the seed's `substring(length - 4)` throws). The last four are UTF-16 units, as
+    /// (the original code's `substring(length - 4)` throws). The last four are UTF-16 units, as
     /// Java counts them (a character outside the BMP is two).
-    pub fn seed003(phone: &str, calltime: &str, regions: u32) -> Salt {
+    pub fn call_record(phone: &str, calltime: &str, regions: u32) -> Salt {
         let w = java_int_text_len(i64::from(regions) - 2);
         Salt::new(
             SaltStrategy::XorJavaHash {
@@ -120,7 +120,7 @@ impl Salt {
 
     /// The phone-and-year salt (stated in prose only): `(phone + year) % regions` on the numbers,
     /// zero-padded to the digits of `regions - 1`, then `_`.
-    pub fn seed004(phone: &str, calltime: &str, regions: u32) -> Salt {
+    pub fn phone_year(phone: &str, calltime: &str, regions: u32) -> Salt {
         let w = crate::salt::decimal_digits(u64::from(regions.saturating_sub(1)));
         Salt::new(
             SaltStrategy::SumMod {

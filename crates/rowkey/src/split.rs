@@ -36,7 +36,7 @@ pub fn rendering_split_keys(rendering: SaltRendering, buckets: u32) -> Vec<Bytes
 /// The salted call records' `getSplitKeys(regionCount)`: `regions - 1` keys `i` zero-padded to the
 /// width of `regions - 2`, followed by `|` (`0|`, `1|`, ...). Because `|` sorts after
 /// `_`, region `i` holds keys with salt `i_` (bucket `regions - 1` goes to the last).
-pub fn seed003_split_keys(regions: u32) -> Vec<Bytes> {
+pub fn call_record_split_keys(regions: u32) -> Vec<Bytes> {
     let w = usize::from(decimal_digits(u64::from(regions.saturating_sub(2))));
     (0..regions.saturating_sub(1)).map(|i| Bytes::from(format!("{i:0w$}|"))).collect()
 }
@@ -116,10 +116,10 @@ mod tests {
     }
 
     #[test]
-    fn seed003() {
-        let k = seed003_split_keys(6);
+    fn call_record() {
+        let k = call_record_split_keys(6);
         assert_eq!(k, vec!["0|", "1|", "2|", "3|", "4|"]);
-        let k = seed003_split_keys(12);
+        let k = call_record_split_keys(12);
         assert_eq!(k.first().map(|b| b.as_ref()), Some(&b"00|"[..]));
         assert_eq!(k.len(), 11);
     }

@@ -242,12 +242,12 @@ fn salt_of(s: SaltSpec) -> Result<Salt, SchemaError> {
             })?;
             generic(SaltStrategy::JavaHash { hash, form, inputs: inputs.clone(), buckets: need_buckets()? })
         }
-        "seed002" => Salt::seed002(nth(0)?, need_buckets()?),
+        "hbase_book" => Salt::hbase_book_timestamp(nth(0)?, need_buckets()?),
         "phoenix" => Salt::phoenix(need_buckets()?),
         "hbasewd_hash_prefix" => Salt::hbasewd_hash_prefix(need_buckets()?),
         "opentsdb" => Salt::opentsdb(s.width.unwrap_or(1), need_buckets()?, &names),
-        "seed003" => Salt::seed003(nth(0)?, nth(1)?, need_buckets()?),
-        "seed004" => Salt::seed004(nth(0)?, nth(1)?, need_buckets()?),
+        "call_record" => Salt::call_record(nth(0)?, nth(1)?, need_buckets()?),
+        "phone_year" => Salt::phone_year(nth(0)?, nth(1)?, need_buckets()?),
         other => return Err(SchemaError::InvalidSalt(format!("unknown strategy `{other}`"))),
     };
     if let Some(r) = s.rendering.as_deref() {
@@ -273,7 +273,7 @@ impl Schema {
     /// ```
     /// let s = basalt_rowkey::Schema::from_toml_str(r#"
     ///     [salt]
-    ///     strategy = "seed003"
+    ///     strategy = "call_record"
     ///     buckets = 6
     ///     inputs = ["phone", "calltime"]
     ///

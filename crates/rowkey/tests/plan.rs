@@ -4,7 +4,7 @@
 use std::ops::Bound;
 
 use basalt_rowkey::hotspot::{analyze, sample_keys, SampleRng};
-use basalt_rowkey::split::{bucket_split_keys, bucket_sub_split_keys, seed003_split_keys};
+use basalt_rowkey::split::{bucket_split_keys, bucket_sub_split_keys, call_record_split_keys};
 use basalt_rowkey::{
     prefix_successor, FieldType, HashAlgo, KeyError, KeyWarning, Pad, Query, Salt, Schema, SchemaError, TimeUnit,
     TsFormat, Value, Width,
@@ -15,7 +15,7 @@ fn p5() -> Schema {
         .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
         .literal("_")
         .field("calltime", FieldType::Decimal { digits: 14 })
-        .salt(Salt::seed003("phone", "calltime", 6))
+        .salt(Salt::call_record("phone", "calltime", 6))
         .build()
         .unwrap()
 }
@@ -239,7 +239,7 @@ fn builder_and_toml_agree() {
     let toml = r#"
         soft_limit = 64
         [salt]
-        strategy = "seed003"
+        strategy = "call_record"
         buckets = 6
         inputs = ["phone", "calltime"]
         [[fields]]
@@ -260,7 +260,7 @@ fn builder_and_toml_agree() {
         .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
         .literal("_")
         .field("calltime", FieldType::Decimal { digits: 14 })
-        .salt(Salt::seed003("phone", "calltime", 6))
+        .salt(Salt::call_record("phone", "calltime", 6))
         .soft_limit(64)
         .build()
         .unwrap();
@@ -272,7 +272,7 @@ fn builder_and_toml_agree() {
 #[test]
 fn split_keys_and_hotspots() {
     let s = p5();
-    assert_eq!(seed003_split_keys(6).len(), 5);
+    assert_eq!(call_record_split_keys(6).len(), 5);
     let splits = bucket_split_keys(&s);
     assert_eq!(splits.len(), 5);
     let sub = bucket_sub_split_keys(&s, 4);
@@ -366,7 +366,7 @@ fn seed003_edge_region_counts() {
             .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
             .literal("_")
             .field("calltime", FieldType::Decimal { digits: 14 })
-            .salt(Salt::seed003("phone", "calltime", n))
+            .salt(Salt::call_record("phone", "calltime", n))
             .build()
     };
     let key = calls(1).unwrap().encode(&[Value::str("13812345678"), Value::UInt(20210915123045)]).unwrap();

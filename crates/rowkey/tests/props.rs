@@ -191,7 +191,7 @@ proptest! {
             .field("phone", FieldType::Decimal { digits: 11 })
             .literal("_")
             .field("calltime", FieldType::Decimal { digits: 14 })
-            .salt(Salt::seed003("phone", "calltime", 6))
+            .salt(Salt::call_record("phone", "calltime", 6))
             .build().unwrap();
         let month = |m: u64| 202_000 + (m / 12) * 100 + m % 12 + 1;
         let lo = month(start) * 100_000_000;
@@ -236,8 +236,8 @@ proptest! {
             Salt::hash(HashAlgo::Murmur3 { seed: 9 }, &["t"], n),
             Salt::modulo("t", n),
             // The seed pads to the width of N - 2: N = 11 or 101 would mix widths (rejected).
-            Salt::seed003("phone", "t", if n == 11 || n == 101 { n + 1 } else { n.max(3) }),
-            Salt::seed004("phone", "t", n),
+            Salt::call_record("phone", "t", if n == 11 || n == 101 { n + 1 } else { n.max(3) }),
+            Salt::phone_year("phone", "t", n),
             Salt::random(n),
             Salt::phoenix(n.min(256)),
             Salt::md5_hex_prefix(&["phone"], 2),
@@ -283,7 +283,7 @@ fn fuzz_schemas() -> Vec<Schema> {
             .literal("_")
             .field("d", FieldType::Decimal { digits: 20 })
             .field_desc("s", FieldType::Str(Width::Delimited(b'|')))
-            .salt(Salt::seed003("p", "d", 12))
+            .salt(Salt::call_record("p", "d", 12))
             .build()
             .unwrap(),
         // Phoenix-style columns with HBaseWD's hash prefix (extra negative bucket).
@@ -302,7 +302,7 @@ fn fuzz_schemas() -> Vec<Schema> {
             .salt(Salt::opentsdb(8, 20, &["m", "tags"]))
             .build()
             .unwrap(),
-        Schema::builder().field("ts", FieldType::U64).salt(Salt::seed002("ts", 16)).build().unwrap(),
+        Schema::builder().field("ts", FieldType::U64).salt(Salt::hbase_book_timestamp("ts", 16)).build().unwrap(),
         Schema::builder()
             .field("date", FieldType::Decimal { digits: 6 })
             .field("ooid", FieldType::Str(Width::Fixed { len: 36, pad: Pad::Right(b' ') }))

@@ -288,7 +288,7 @@ fn seed003() {
         let schema = Schema::builder()
             .field("phone", FieldType::Str(Width::Delimited(b'_')))
             .field("calltime", FieldType::Str(Width::Rest))
-            .salt(Salt::seed003("phone", "calltime", n))
+            .salt(Salt::call_record("phone", "calltime", n))
             .build();
         let want = unhex(&r[3]);
         let values = [Value::str(tel.as_str()), Value::str(date.as_str())];
@@ -319,7 +319,7 @@ fn seed003() {
         let n: u32 = r[0].parse().unwrap();
         let want: Vec<Vec<u8>> =
             r.get(1).map(|k| k.split(' ').filter(|x| !x.is_empty()).map(unhex).collect()).unwrap_or_default();
-        let got: Vec<Vec<u8>> = split::seed003_split_keys(n).iter().map(|b| b.to_vec()).collect();
+        let got: Vec<Vec<u8>> = split::call_record_split_keys(n).iter().map(|b| b.to_vec()).collect();
         t.check(got == want, || format!("splits n={n}"));
     }
     t.finish();
@@ -337,7 +337,7 @@ fn seed003_utf16_units() {
         let schema = Schema::builder()
             .field("phone", FieldType::Str(Width::Delimited(b'_')))
             .field("calltime", FieldType::Str(Width::Rest))
-            .salt(Salt::seed003("phone", "calltime", n))
+            .salt(Salt::call_record("phone", "calltime", n))
             .build()
             .unwrap();
         let values = [Value::str(tel.as_str()), Value::str(date.as_str())];
@@ -358,7 +358,8 @@ fn seed002() {
     let mut t = Tally::new("seed 002 (byte) (Long.hashCode(ts) % N)");
     for r in rows("seed002.tsv") {
         let n: u32 = r[0].parse().unwrap();
-        let s = Schema::builder().field("ts", FieldType::U64).salt(Salt::seed002("ts", n)).build().unwrap();
+        let s =
+            Schema::builder().field("ts", FieldType::U64).salt(Salt::hbase_book_timestamp("ts", n)).build().unwrap();
         let res = same_key(&s, &[Value::UInt(r[1].parse().unwrap())], &unhex(&r[2]));
         t.check(res.is_ok(), || format!("{r:?}: {res:?}"));
     }
@@ -374,7 +375,7 @@ fn seed004() {
             .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))
             .literal("_")
             .field("calltime", FieldType::Decimal { digits: 14 })
-            .salt(Salt::seed004("phone", "calltime", n))
+            .salt(Salt::phone_year("phone", "calltime", n))
             .build()
             .unwrap();
         let res = same_key(&s, &[Value::str(r[1].as_str()), Value::UInt(r[2].parse().unwrap())], &unhex(&r[3]));

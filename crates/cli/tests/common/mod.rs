@@ -102,7 +102,7 @@ pub fn basalt(env: &Env, args: &[&str]) -> Out {
 /// Seed 003's call records: a six-bucket salt over phone and call time.
 pub const CALLS_TOML: &str = r#"
 [salt]
-strategy = "seed003"
+strategy = "call_record"
 buckets = 6
 inputs = ["phone", "calltime"]
 
