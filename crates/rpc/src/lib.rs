@@ -23,6 +23,7 @@
 //!   (SASL GSSAPI with auth, auth-int or auth-conf) with the cargo feature `kerberos`;
 //!   without either, simple authentication (the user name in the connection header).
 
+pub mod admin;
 mod atomic;
 mod batch;
 mod cells;
@@ -51,6 +52,7 @@ pub use basalt_security::{KerberosOptions, Qop, QopChoice, SecurityError, TlsOpt
 #[cfg(feature = "bench-internals")]
 #[doc(hidden)]
 pub use batch::bench_internals;
+pub use admin::RpcAdmin;
 pub use batch::{BatchAction, BatchResults};
 pub use cells::RowResult;
 pub use client::{Get, RpcClient, RpcClientBuilder};
