@@ -10,6 +10,8 @@
 //! - Calls that the master runs as procedures wait for their procedure
 //!   ([`RpcAdmin::wait_procedure`]) until the admin's deadline; when it passes, the error
 //!   names what is still running (see [`PROCEDURE_TIMEOUT`]).
+//! - Method names are the service's as HBase spells them: most are CamelCase, but
+//!   `getProcedureResult` and `truncateTable` are not.
 //! - A master that is starting (`PleaseHoldException`, `ServerNotRunningYetException`,
 //!   `MasterNotRunningException`), busy, or unreachable is retried until the deadline,
 //!   asking the bootstrap servers again for the active master. Every request that
@@ -20,9 +22,11 @@
 //!   (`TableExistsException`, `TableNotFoundException`, `NamespaceNotFoundException`,
 //!   `TableNotDisabledException`, ...); names and inputs are checked before sending.
 
+mod cluster;
 mod names;
 mod namespaces;
 mod procedures;
+mod regions;
 mod schema;
 mod tables;
 
@@ -37,9 +41,11 @@ use crate::conn::Reply;
 use crate::error::{RemoteError, RpcError};
 use crate::registry;
 
+pub use cluster::{ClusterStatus, RegionInTransition, ServerStatus};
 pub use names::{validate_namespace, DEFAULT_NAMESPACE, SYSTEM_NAMESPACE};
 pub use namespaces::NamespaceDescriptor;
 pub use procedures::{ProcedureState, PROCEDURE_TIMEOUT};
+pub use regions::BalanceResult;
 pub use schema::{BlockEncoding, BloomFilter, Compression, FamilyDescriptor, TableSchema};
 pub use tables::{TableFilter, TableState};
 

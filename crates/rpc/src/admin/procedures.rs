@@ -51,7 +51,7 @@ impl RpcAdmin {
     async fn procedure_state_until(&self, proc_id: u64, deadline: Instant) -> Result<ProcedureState, RpcError> {
         let request = pb::GetProcedureResultRequest { proc_id };
         let response: pb::GetProcedureResultResponse =
-            self.master_call_until("GetProcedureResult", &request, Repeat::Safe, deadline).await?;
+            self.master_call_until("getProcedureResult", &request, Repeat::Safe, deadline).await?;
         Ok(match response.state() {
             State::Running => ProcedureState::Running,
             State::NotFound => ProcedureState::NotFound,

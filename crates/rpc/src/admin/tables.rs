@@ -221,7 +221,7 @@ impl RpcAdmin {
         let (nonce_group, nonce) = self.nonce();
         let request = pb::TruncateTableRequest { table_name, preserve_splits: Some(preserve_splits), nonce_group, nonce };
         let response: pb::TruncateTableResponse =
-            self.master_call_until("TruncateTable", &request, Repeat::Safe, deadline).await?;
+            self.master_call_until("truncateTable", &request, Repeat::Safe, deadline).await?;
         self.wait_optional(response.proc_id, &format!("truncate table {name}"), deadline).await
     }
 
