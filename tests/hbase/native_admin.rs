@@ -11,8 +11,12 @@ use basalt_rpc::admin::{
     is_remote_class, BloomFilter, Compression, FamilyDescriptor, TableFilter, TableSchema, TableState,
     PROCEDURE_TIMEOUT,
 };
-use basalt_rpc::{Get, Mutation, RemoteExceptionKind, RpcClient, RpcError};
+use basalt_rpc::{
+    pb, Connection, ConnectionOptions, Get, Mutation, RegionLocation, RemoteExceptionKind, RpcClient, RpcError,
+    Service,
+};
 use bytes::Bytes;
+use prost::Message;
 
 use crate::native::region_servers;
 use crate::support::{Env, Test, TestResult};
@@ -24,6 +28,8 @@ pub fn trials() -> Vec<Test> {
         native_admin_table_lifecycle,
         native_admin_families_and_modify,
         native_admin_deadlines_and_refusals,
+        native_admin_regions_and_balancer,
+        native_admin_snapshots_and_status,
     ]
 }
 
@@ -245,5 +251,155 @@ async fn native_admin_deadlines_and_refusals(env: Env) -> TestResult {
     }
     admin.disable_table(&name).await?;
     admin.delete_table(&name).await?;
+    Ok(())
+}
+
+/// The store files of `family` in the region, as its server lists them
+/// (`AdminService.GetStoreFile` on a connection of the test's own).
+async fn store_files(region: &RegionLocation, family: &str) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+    let conn = Connection::connect(&region.server, Service::Admin, &ConnectionOptions::default()).await?;
+    let request = pb::GetStoreFileRequest {
+        region: pb::RegionSpecifier {
+            r#type: pb::region_specifier::RegionSpecifierType::RegionName as i32,
+            value: region.region_name.clone(),
+        },
+        family: vec![Bytes::copy_from_slice(family.as_bytes())],
+    };
+    let reply = conn.call("GetStoreFile", &request, None, Duration::from_secs(10)).await?;
+    Ok(pb::GetStoreFileResponse::decode(reply.param.clone())?.store_file.len())
+}
+
+/// The start keys of the table's regions in meta.
+async fn boundaries(client: &RpcClient, table: &str) -> Result<Vec<Bytes>, RpcError> {
+    Ok(client.table_regions(table).await?.into_iter().map(|r| r.start_key).collect())
+}
+
+async fn native_admin_regions_and_balancer(env: Env) -> TestResult {
+    let client = rpc_client(&env).await?;
+    let admin = client.admin();
+    let name = env.unique("reg");
+    let splits = [Bytes::from("f"), Bytes::from("m"), Bytes::from("t")];
+    admin.create_table(&TableSchema::new(&name).family(FamilyDescriptor::new("d")), &splits).await?;
+    let table = env.client().table(&name)?;
+
+    // Flush: the table's memstores become files, one per flush.
+    client.mutate(&name, &Mutation::put("a1").column("d", "q", "1")).await?;
+    admin.flush_table(&name, &[]).await?;
+    let first = client.locate(&name, b"a1").await?;
+    assert_eq!(store_files(&first, "d").await?, 1);
+    client.mutate(&name, &Mutation::put("a2").column("d", "q", "2")).await?;
+    assert!(admin.flush_region(&first, None).await?);
+    assert_eq!(store_files(&first, "d").await?, 2);
+    // A major compaction leaves one file.
+    admin.compact_table(&name, true, None).await?;
+    let until = Instant::now() + Duration::from_secs(20);
+    while store_files(&first, "d").await? != 1 || admin.compaction_running(&first).await? {
+        if Instant::now() > until {
+            return Err("the major compaction did not finish in 20 s".into());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(table.get(basalt::Get::new("a2")).await?.value(b"d", b"q"), Some(&b"2"[..]));
+
+    // Merge the first two regions, split the third: meta has the new boundaries.
+    let regions = client.table_regions(&name).await?;
+    admin.merge_regions(&regions[..2], false).await?;
+    admin.split_region(&name, b"p").await?;
+    let expected: Vec<Bytes> = ["", "m", "p", "t"].iter().map(|k| Bytes::from(k.as_bytes().to_vec())).collect();
+    assert_eq!(boundaries(&client, &name).await?, expected);
+    assert!(matches!(admin.split_region(&name, b"p").await, Err(RpcError::InvalidArgument(_))));
+    assert_eq!(table.get(basalt::Get::new("a1")).await?.value(b"d", b"q"), Some(&b"1"[..]));
+
+    // Move the last region to another server (or its own, with one server): meta says
+    // where it went.
+    let servers = region_servers(&env).await?;
+    let last = client.locate(&name, b"z").await?;
+    let to = servers.iter().find(|s| **s != last.server).unwrap_or(&last.server).clone();
+    admin.move_region(&last, Some(&to)).await?;
+    assert_eq!(client.table_regions(&name).await?.last().map(|r| r.server.clone()), Some(to.clone()));
+    assert!(matches!(admin.move_region(&last, Some("nowhere.invalid:1")).await, Err(RpcError::InvalidArgument(_))));
+
+    // Unassign: the region stops serving (a short native get fails); assign: it serves.
+    let last = client.locate(&name, b"z").await?;
+    admin.unassign_region(&last, false).await?;
+    let short = client.with_timeouts(Duration::from_secs(2), Duration::from_secs(2));
+    assert!(short.get(&name, &Get::new("z1")).await.is_err(), "a get from an unassigned region");
+    admin.assign_region(&last).await?;
+    client.mutate(&name, &Mutation::put("z1").column("d", "q", "back")).await?;
+    assert_eq!(table.get(basalt::Get::new("z1")).await?.value(b"d", b"q"), Some(&b"back"[..]));
+
+    // The balancer: off, seen in the cluster status, a run that does not run; back on.
+    let was_on = admin.set_balancer_running(false, true).await?;
+    assert!(!admin.is_balancer_enabled().await?);
+    assert!(!admin.cluster_status().await?.balancer_on);
+    assert!(!admin.balance(false, false).await?.ran);
+    assert!(!admin.set_balancer_running(was_on, true).await?);
+    assert_eq!(admin.cluster_status().await?.balancer_on, was_on);
+    if was_on {
+        let dry = admin.balance(true, true).await?;
+        assert_eq!(dry.moves_executed, 0, "{dry:?}");
+    }
+
+    admin.disable_table(&name).await?;
+    admin.delete_table(&name).await?;
+    Ok(())
+}
+
+async fn native_admin_snapshots_and_status(env: Env) -> TestResult {
+    let client = rpc_client(&env).await?;
+    let admin = client.admin();
+    let gateway = env.client().admin();
+
+    // The status against the registry (cluster id, master) and the region tool (servers).
+    let status = admin.cluster_status().await?;
+    assert!(status.version.starts_with("2.6"), "{status:?}");
+    assert_eq!(status.cluster_id, client.cluster().cluster_id);
+    assert_eq!(status.master, client.cluster().active_master);
+    let mut live: Vec<String> = status.live_servers.iter().map(|s| s.addr.clone()).collect();
+    let mut listed = region_servers(&env).await?;
+    live.sort();
+    listed.sort();
+    assert_eq!(live, listed);
+    assert!(status.live_servers.iter().all(|s| s.start_code > 0 && s.port > 0), "{status:?}");
+
+    // A snapshot, then a row it does not have.
+    let name = env.unique("snap");
+    let snapshot = format!("{name}_s");
+    admin.create_table(&TableSchema::new(&name).family(FamilyDescriptor::new("d")), &[Bytes::from("m")]).await?;
+    client.mutate(&name, &Mutation::put("r1").column("d", "q", "before")).await?;
+    admin.snapshot(&snapshot, &name).await?;
+    client.mutate(&name, &Mutation::put("r2").column("d", "q", "after")).await?;
+    let listed = admin.list_snapshots().await?;
+    let info = listed.iter().find(|s| s.name == snapshot).ok_or("the snapshot is not listed")?;
+    assert_eq!(info.table, name);
+    assert!(info.creation_time > 1_600_000_000_000);
+    expect_class(admin.snapshot(&snapshot, &name).await, "SnapshotExistsException")?;
+
+    // A clone has the snapshot's rows; cloning onto an existing table is refused.
+    let clone = format!("{name}_c");
+    admin.clone_snapshot(&snapshot, &clone).await?;
+    let cloned = env.client().table(&clone)?;
+    assert_eq!(cloned.get(basalt::Get::new("r1")).await?.value(b"d", b"q"), Some(&b"before"[..]));
+    assert!(cloned.get(basalt::Get::new("r2")).await?.is_empty());
+    assert_eq!(remote_kind(admin.clone_snapshot(&snapshot, &clone).await)?, RemoteExceptionKind::TableExists);
+
+    // Restore needs the table disabled; restored, the later row is gone.
+    expect_class(admin.restore_snapshot(&snapshot).await, "TableNotDisabledException")?;
+    admin.disable_table(&name).await?;
+    admin.restore_snapshot(&snapshot).await?;
+    admin.enable_table(&name).await?;
+    let table = env.client().table(&name)?;
+    assert_eq!(table.get(basalt::Get::new("r1")).await?.value(b"d", b"q"), Some(&b"before"[..]));
+    assert!(table.get(basalt::Get::new("r2")).await?.is_empty());
+
+    admin.delete_snapshot(&snapshot).await?;
+    assert!(!admin.list_snapshots().await?.iter().any(|s| s.name == snapshot));
+    expect_class(admin.delete_snapshot(&snapshot).await, "SnapshotDoesNotExistException")?;
+    assert!(matches!(admin.snapshot("bad name", &name).await, Err(RpcError::InvalidArgument(_))));
+    for table in [&name, &clone] {
+        admin.disable_table(table).await?;
+        admin.delete_table(table).await?;
+        assert!(!gateway.table_exists(table).await?);
+    }
     Ok(())
 }

@@ -28,6 +28,7 @@ mod namespaces;
 mod procedures;
 mod regions;
 mod schema;
+mod snapshots;
 mod tables;
 
 use std::sync::{Arc, Mutex};
@@ -46,6 +47,7 @@ pub use names::{validate_namespace, DEFAULT_NAMESPACE, SYSTEM_NAMESPACE};
 pub use namespaces::NamespaceDescriptor;
 pub use procedures::{ProcedureState, PROCEDURE_TIMEOUT};
 pub use regions::BalanceResult;
+pub use snapshots::SnapshotInfo;
 pub use schema::{BlockEncoding, BloomFilter, Compression, FamilyDescriptor, TableSchema};
 pub use tables::{TableFilter, TableState};
 

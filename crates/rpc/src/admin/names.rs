@@ -49,6 +49,11 @@ fn validate_qualifier(full: &str, qualifier: &str) -> Result<(), RpcError> {
     Ok(())
 }
 
+/// Checks a snapshot name: the rules of a table qualifier.
+pub(crate) fn validate_snapshot_name(name: &str) -> Result<(), RpcError> {
+    validate_qualifier(name, name).map_err(|_| invalid("snapshot name", name, "the rules of a table qualifier apply"))
+}
+
 /// A table's name split as HBase holds it; `default:t` and `t` are the same table.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TableName {
