@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::names::{validate_snapshot_name, TableName};
+use super::names::{table_string, validate_snapshot_name, TableName};
 use super::{remote, Repeat, RpcAdmin, PROCEDURE_TIMEOUT};
 use crate::error::RpcError;
 use crate::pb;
@@ -38,7 +38,8 @@ impl RpcAdmin {
     pub async fn snapshot(&self, name: &str, table: &str) -> Result<(), RpcError> {
         validate_snapshot_name(name)?;
         let table = TableName::parse(table)?;
-        let mut snapshot = description(name, Some(format!("{}:{}", table.namespace, table.qualifier)));
+        // In HBase's spelling: the master compares it with the descriptor's name.
+        let mut snapshot = description(name, Some(table_string(&table.to_proto())));
         snapshot.r#type = Some(SnapshotType::Flush as i32);
         let deadline = self.deadline();
         let (nonce_group, nonce) = self.nonce();
