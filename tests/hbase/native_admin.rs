@@ -12,8 +12,7 @@ use basalt_rpc::admin::{
     PROCEDURE_TIMEOUT,
 };
 use basalt_rpc::{
-    pb, Connection, ConnectionOptions, Get, Mutation, RegionLocation, RemoteExceptionKind, RpcClient, RpcError,
-    Service,
+    pb, Connection, ConnectionOptions, Get, Mutation, RegionLocation, RemoteExceptionKind, RpcClient, RpcError, Service,
 };
 use bytes::Bytes;
 use prost::Message;

@@ -46,13 +46,13 @@ mod zookeeper;
 
 pub use basalt_rpc_protocol::{call::Service, pb};
 
+pub use admin::RpcAdmin;
 pub use basalt_rpc_protocol::cellblock::{Cell, CellType};
 pub use basalt_rpc_protocol::exception::{MovedTo, RemoteException, RemoteExceptionKind};
 pub use basalt_security::{KerberosOptions, Qop, QopChoice, SecurityError, TlsOptions, KERBEROS_SUPPORTED};
 #[cfg(feature = "bench-internals")]
 #[doc(hidden)]
 pub use batch::bench_internals;
-pub use admin::RpcAdmin;
 pub use batch::{BatchAction, BatchResults};
 pub use cells::RowResult;
 pub use client::{Get, RpcClient, RpcClientBuilder};

@@ -47,8 +47,8 @@ pub use names::{validate_namespace, DEFAULT_NAMESPACE, SYSTEM_NAMESPACE};
 pub use namespaces::NamespaceDescriptor;
 pub use procedures::{ProcedureState, PROCEDURE_TIMEOUT};
 pub use regions::BalanceResult;
-pub use snapshots::SnapshotInfo;
 pub use schema::{BlockEncoding, BloomFilter, Compression, FamilyDescriptor, TableSchema};
+pub use snapshots::SnapshotInfo;
 pub use tables::{TableFilter, TableState};
 
 /// Master exceptions that mean "not now": the master is starting, is a backup, or is
@@ -85,7 +85,11 @@ pub struct RpcAdmin {
 impl RpcClient {
     /// Administration through the active master and the region servers.
     pub fn admin(&self) -> RpcAdmin {
-        RpcAdmin { client: self.clone(), master: Arc::new(Mutex::new(self.cluster().active_master.clone())), timeout: None }
+        RpcAdmin {
+            client: self.clone(),
+            master: Arc::new(Mutex::new(self.cluster().active_master.clone())),
+            timeout: None,
+        }
     }
 }
 

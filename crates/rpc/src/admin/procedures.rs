@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use super::{remote, RpcAdmin, Repeat};
+use super::{remote, Repeat, RpcAdmin};
 use crate::error::RpcError;
 use crate::pb;
 use crate::pb::get_procedure_result_response::State;
@@ -109,7 +109,12 @@ impl RpcAdmin {
 
     /// Waits for the procedure of a reply that may carry one (`None`: the master ran
     /// the operation in the call itself).
-    pub(crate) async fn wait_optional(&self, proc_id: Option<u64>, what: &str, deadline: Instant) -> Result<(), RpcError> {
+    pub(crate) async fn wait_optional(
+        &self,
+        proc_id: Option<u64>,
+        what: &str,
+        deadline: Instant,
+    ) -> Result<(), RpcError> {
         match proc_id {
             Some(proc_id) => self.wait_procedure_until(proc_id, what, deadline).await,
             None => Ok(()),
@@ -137,7 +142,10 @@ impl RpcAdmin {
             .iter()
             .filter(|p| family.contains(&p.proc_id))
             .filter(|p| {
-                !matches!(p.state(), pb::ProcedureState::Success | pb::ProcedureState::Failed | pb::ProcedureState::Rolledback)
+                !matches!(
+                    p.state(),
+                    pb::ProcedureState::Success | pb::ProcedureState::Failed | pb::ProcedureState::Rolledback
+                )
             })
             .take(MAX_REPORTED)
             .map(|p| {

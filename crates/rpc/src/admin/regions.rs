@@ -106,7 +106,12 @@ impl RpcAdmin {
     }
 
     /// Asks the region's server to compact it (`AdminService.CompactRegion`).
-    pub async fn compact_region(&self, region: &RegionLocation, major: bool, family: Option<&[u8]>) -> Result<(), RpcError> {
+    pub async fn compact_region(
+        &self,
+        region: &RegionLocation,
+        major: bool,
+        family: Option<&[u8]>,
+    ) -> Result<(), RpcError> {
         if let Some(family) = family {
             validate_family_name(family)?;
         }
@@ -228,8 +233,7 @@ impl RpcAdmin {
     /// Runs the balancer once (`dry_run`: only plans), ignoring regions in transition
     /// or not.
     pub async fn balance(&self, dry_run: bool, ignore_regions_in_transition: bool) -> Result<BalanceResult, RpcError> {
-        let request =
-            pb::BalanceRequest { ignore_rit: Some(ignore_regions_in_transition), dry_run: Some(dry_run) };
+        let request = pb::BalanceRequest { ignore_rit: Some(ignore_regions_in_transition), dry_run: Some(dry_run) };
         let response: pb::BalanceResponse = self.master_call("Balance", &request, Repeat::Unsafe).await?;
         Ok(BalanceResult {
             ran: response.balancer_ran,

@@ -44,7 +44,8 @@ impl RpcAdmin {
         let deadline = self.deadline();
         let (nonce_group, nonce) = self.nonce();
         let request = pb::SnapshotRequest { snapshot: snapshot.clone(), nonce_group, nonce };
-        let response: pb::SnapshotResponse = self.master_call_until("Snapshot", &request, Repeat::Safe, deadline).await?;
+        let response: pb::SnapshotResponse =
+            self.master_call_until("Snapshot", &request, Repeat::Safe, deadline).await?;
         let what = format!("snapshot {name}");
         match response.proc_id.and_then(|id| u64::try_from(id).ok()) {
             Some(proc_id) => self.wait_procedure_until(proc_id, &what, deadline).await,
@@ -53,7 +54,12 @@ impl RpcAdmin {
     }
 
     /// Polls `IsSnapshotDone` (masters that take snapshots without a procedure).
-    async fn wait_snapshot(&self, snapshot: pb::SnapshotDescription, what: &str, deadline: Instant) -> Result<(), RpcError> {
+    async fn wait_snapshot(
+        &self,
+        snapshot: pb::SnapshotDescription,
+        what: &str,
+        deadline: Instant,
+    ) -> Result<(), RpcError> {
         let started = Instant::now();
         let mut pause = Duration::from_millis(20);
         let request = pb::IsSnapshotDoneRequest { snapshot: Some(snapshot) };

@@ -219,7 +219,8 @@ impl RpcAdmin {
         let table_name = table_proto(name)?;
         let deadline = self.deadline();
         let (nonce_group, nonce) = self.nonce();
-        let request = pb::TruncateTableRequest { table_name, preserve_splits: Some(preserve_splits), nonce_group, nonce };
+        let request =
+            pb::TruncateTableRequest { table_name, preserve_splits: Some(preserve_splits), nonce_group, nonce };
         let response: pb::TruncateTableResponse =
             self.master_call_until("truncateTable", &request, Repeat::Safe, deadline).await?;
         self.wait_optional(response.proc_id, &format!("truncate table {name}"), deadline).await
