@@ -224,6 +224,33 @@ async fn native_admin_deadlines_and_refusals(env: Env) -> TestResult {
     // An unknown procedure.
     assert_eq!(admin.procedure_state(u64::MAX / 2).await?, basalt_rpc::admin::ProcedureState::NotFound);
 
+    // The same create sent twice with one nonce (a retry after an unknown outcome):
+    // the master answers the second with the first's procedure, not TableExists.
+    let master = admin.master().ok_or("no active master")?;
+    let conn = Connection::connect(&master, Service::Master, &ConnectionOptions::default()).await?;
+    let twice = env.unique("twice");
+    let request = pb::CreateTableRequest {
+        table_schema: pb::TableSchema {
+            table_name: Some(pb::TableName {
+                namespace: Bytes::from("default"),
+                qualifier: Bytes::from(twice.clone()),
+            }),
+            column_families: vec![pb::ColumnFamilySchema { name: Bytes::from("d"), ..Default::default() }],
+            ..Default::default()
+        },
+        split_keys: Vec::new(),
+        nonce_group: Some(0x5eed),
+        nonce: Some(u64::from(std::process::id()) << 20 | 7),
+    };
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let reply = conn.call("CreateTable", &request, None, Duration::from_secs(30)).await?;
+        ids.push(pb::CreateTableResponse::decode(reply.param.clone())?.proc_id.ok_or("no procedure id")?);
+    }
+    assert_eq!(ids[0], ids[1], "one nonce, one procedure");
+    admin.wait_procedure(ids[0]).await?;
+    assert!(gateway.table_exists(&twice).await?);
+
     // A create whose wait ends before its procedure does: the error names the procedure
     // still running; the master finishes it all the same.
     let name = env.unique("slow");
@@ -248,8 +275,10 @@ async fn native_admin_deadlines_and_refusals(env: Env) -> TestResult {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    admin.disable_table(&name).await?;
-    admin.delete_table(&name).await?;
+    for table in [&name, &twice] {
+        admin.disable_table(table).await?;
+        admin.delete_table(table).await?;
+    }
     Ok(())
 }
 

@@ -19,6 +19,10 @@
 //! - Replies are views over the reply's bytes: a [`Cell`]'s row, family, qualifier and
 //!   value are slices of the cell block, not copies.
 //!
+//! - Administration ([`RpcAdmin`], from [`RpcClient::admin`]) through the active
+//!   master's `MasterService` and the region servers' `AdminService`: namespaces,
+//!   tables, families, procedures waited on with a deadline, regions, the balancer,
+//!   snapshots and the cluster's status (see [`admin`]).
 //! - Security ([`Security`]): TLS to servers with HBase 2.6's Netty TLS, and Kerberos
 //!   (SASL GSSAPI with auth, auth-int or auth-conf) with the cargo feature `kerberos`;
 //!   without either, simple authentication (the user name in the connection header).

@@ -123,6 +123,14 @@ impl RpcAdmin {
         (Some(self.client.nonce_group()), Some(self.client.new_nonce()))
     }
 
+    /// Drops the client's cached regions of `table` (named as the caller gave it), whose
+    /// regions an admin call replaced or moved.
+    pub(crate) fn forget_regions(&self, table: &str) {
+        if let Ok(name) = names::TableName::parse(table) {
+            self.client.inner.regions.forget_table(&names::table_string(&name.to_proto()));
+        }
+    }
+
     fn set_master(&self, master: Option<String>) {
         *self.master.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = master;
     }

@@ -30,6 +30,15 @@ pub struct BalanceResult {
     pub moves_executed: u32,
 }
 
+/// Whether the server does not know the method: it answers with a
+/// `DoNotRetryIOException` wrapping `UnsupportedOperationException: METHOD`.
+fn is_unknown_method(error: &RpcError) -> bool {
+    error.remote().is_some_and(|remote| {
+        remote.exception.class_name.ends_with("DoNotRetryIOException")
+            && remote.exception.message.contains("java.lang.UnsupportedOperationException")
+    })
+}
+
 fn specifier(kind: RegionSpecifierType, value: Bytes) -> pb::RegionSpecifier {
     pb::RegionSpecifier { r#type: kind as i32, value }
 }
@@ -73,8 +82,26 @@ impl RpcAdmin {
         let (nonce_group, nonce) = self.nonce();
         let request = pb::FlushTableRequest { table_name, column_family: families.to_vec(), nonce_group, nonce };
         let response: pb::FlushTableResponse =
-            self.master_call_until("FlushTable", &request, Repeat::Safe, deadline).await?;
+            match self.master_call_until("FlushTable", &request, Repeat::Safe, deadline).await {
+                Ok(response) => response,
+                Err(error) if is_unknown_method(&error) => return self.flush_each_region(table, families).await,
+                Err(error) => return Err(error),
+            };
         self.wait_optional(response.proc_id, &format!("flush table {table}"), deadline).await
+    }
+
+    /// Flushes every region of the table on its server: for masters before 2.6, which
+    /// have no `FlushTable`.
+    async fn flush_each_region(&self, table: &str, families: &[Bytes]) -> Result<(), RpcError> {
+        for region in self.client.table_regions(table).await? {
+            if families.is_empty() {
+                self.flush_region(&region, None).await?;
+            }
+            for family in families {
+                self.flush_region(&region, Some(family)).await?;
+            }
+        }
+        Ok(())
     }
 
     /// Flushes one region on its server (`AdminService.FlushRegion`); `family` limits it
@@ -156,7 +183,9 @@ impl RpcAdmin {
         };
         let response: pb::SplitTableRegionResponse =
             self.master_call_until("SplitRegion", &request, Repeat::Safe, deadline).await?;
-        self.wait_optional(response.proc_id, &format!("split {table} at {split_row:?}"), deadline).await
+        let result = self.wait_optional(response.proc_id, &format!("split {table} at {split_row:?}"), deadline).await;
+        self.forget_regions(table);
+        result
     }
 
     /// Merges adjacent regions of one table into one (`forcible`: also regions that are
@@ -174,7 +203,12 @@ impl RpcAdmin {
         let request = pb::MergeTableRegionsRequest { region: specifiers, forcible: Some(forcible), nonce_group, nonce };
         let response: pb::MergeTableRegionsResponse =
             self.master_call_until("MergeTableRegions", &request, Repeat::Safe, deadline).await?;
-        self.wait_optional(response.proc_id, &format!("merge of {} regions", regions.len()), deadline).await
+        let result =
+            self.wait_optional(response.proc_id, &format!("merge of {} regions", regions.len()), deadline).await;
+        for region in regions {
+            self.forget_regions(&region.table);
+        }
+        result
     }
 
     /// Moves the region to the live server `to` (`host:port`), or anywhere the master
@@ -188,8 +222,9 @@ impl RpcAdmin {
             region: specifier(RegionSpecifierType::EncodedRegionName, encoded_name(region)?),
             dest_server_name,
         };
-        let _: pb::MoveRegionResponse = self.master_call("MoveRegion", &request, Repeat::Safe).await?;
-        Ok(())
+        let result = self.master_call::<pb::MoveRegionResponse>("MoveRegion", &request, Repeat::Safe).await;
+        self.forget_regions(&region.table);
+        result.map(drop)
     }
 
     /// Closes the region (it stays offline until [`assign_region`](Self::assign_region)
@@ -199,8 +234,9 @@ impl RpcAdmin {
             region: specifier(RegionSpecifierType::RegionName, region.region_name.clone()),
             force: Some(force),
         };
-        let _: pb::UnassignRegionResponse = self.master_call("UnassignRegion", &request, Repeat::Safe).await?;
-        Ok(())
+        let result = self.master_call::<pb::UnassignRegionResponse>("UnassignRegion", &request, Repeat::Safe).await;
+        self.forget_regions(&region.table);
+        result.map(drop)
     }
 
     /// Opens the region on a server the master picks.
@@ -209,8 +245,9 @@ impl RpcAdmin {
             region: specifier(RegionSpecifierType::RegionName, region.region_name.clone()),
             r#override: None,
         };
-        let _: pb::AssignRegionResponse = self.master_call("AssignRegion", &request, Repeat::Safe).await?;
-        Ok(())
+        let result = self.master_call::<pb::AssignRegionResponse>("AssignRegion", &request, Repeat::Safe).await;
+        self.forget_regions(&region.table);
+        result.map(drop)
     }
 
     /// Turns the balancer on or off; returns whether it was on. `synchronous` waits for
@@ -278,5 +315,21 @@ mod tests {
         assert_eq!(&info.table_name.namespace[..], b"ns");
         let old = RegionLocation { region_name: Bytes::from_static(b"t,,1"), ..region };
         assert!(encoded_name(&old).is_err());
+    }
+
+    #[test]
+    fn an_unknown_method_is_told_from_other_refusals() {
+        // What HBase 2.6's master said to a method it does not have.
+        let unknown = super::super::remote(
+            "m:1",
+            "org.apache.hadoop.hbase.DoNotRetryIOException",
+            "/127.0.0.1:35897 is unable to read call parameter from client 127.0.0.1; \
+             java.lang.UnsupportedOperationException: GetProcedureResult"
+                .into(),
+        );
+        assert!(is_unknown_method(&unknown));
+        let other = super::super::remote("m:1", "org.apache.hadoop.hbase.DoNotRetryIOException", "no".into());
+        assert!(!is_unknown_method(&other));
+        assert!(!is_unknown_method(&RpcError::InvalidArgument("x".into())));
     }
 }

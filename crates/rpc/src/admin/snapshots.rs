@@ -152,6 +152,9 @@ impl RpcAdmin {
         };
         let response: pb::RestoreSnapshotResponse =
             self.master_call_until("RestoreSnapshot", &request, Repeat::Safe, deadline).await?;
-        self.wait_procedure_until(response.proc_id, &format!("{verb} snapshot {name} to {table}"), deadline).await
+        let result =
+            self.wait_procedure_until(response.proc_id, &format!("{verb} snapshot {name} to {table}"), deadline).await;
+        self.forget_regions(table);
+        result
     }
 }

@@ -210,7 +210,9 @@ impl RpcAdmin {
         let request = pb::DeleteTableRequest { table_name, nonce_group, nonce };
         let response: pb::DeleteTableResponse =
             self.master_call_until("DeleteTable", &request, Repeat::Safe, deadline).await?;
-        self.wait_optional(response.proc_id, &format!("delete table {name}"), deadline).await
+        let result = self.wait_optional(response.proc_id, &format!("delete table {name}"), deadline).await;
+        self.forget_regions(name);
+        result
     }
 
     /// Empties the table, which must be disabled, keeping its region boundaries or not;
@@ -223,7 +225,9 @@ impl RpcAdmin {
             pb::TruncateTableRequest { table_name, preserve_splits: Some(preserve_splits), nonce_group, nonce };
         let response: pb::TruncateTableResponse =
             self.master_call_until("truncateTable", &request, Repeat::Safe, deadline).await?;
-        self.wait_optional(response.proc_id, &format!("truncate table {name}"), deadline).await
+        let result = self.wait_optional(response.proc_id, &format!("truncate table {name}"), deadline).await;
+        self.forget_regions(name);
+        result
     }
 
     /// Replaces the table's descriptor with `schema` (same name): families added,
