@@ -101,8 +101,18 @@ impl RpcAdmin {
     pub async fn delete_snapshot(&self, name: &str) -> Result<(), RpcError> {
         validate_snapshot_name(name)?;
         let request = pb::DeleteSnapshotRequest { snapshot: description(name, None) };
-        let _: pb::DeleteSnapshotResponse = self.master_call("DeleteSnapshot", &request, Repeat::Safe).await?;
-        Ok(())
+        // No nonce here: a delete whose outcome is unknown is not sent again (a second
+        // one would fail for want of the snapshot); the list says whether it went.
+        match self.master_call::<pb::DeleteSnapshotResponse>("DeleteSnapshot", &request, Repeat::Unsafe).await {
+            Ok(_) => Ok(()),
+            Err(error @ (RpcError::Timeout { .. } | RpcError::ConnectionFailed { .. })) => {
+                match self.list_snapshots().await {
+                    Ok(snapshots) if !snapshots.iter().any(|s| s.name == name) => Ok(()),
+                    _ => Err(error),
+                }
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// Restores the snapshot's table (which must be disabled) to the snapshot.
