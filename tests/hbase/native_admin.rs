@@ -255,7 +255,7 @@ async fn native_admin_deadlines_and_refusals(env: Env) -> TestResult {
     // still running; the master finishes it all the same.
     let name = env.unique("slow");
     let schema = TableSchema::new(&name).family(FamilyDescriptor::new("d"));
-    let splits: Vec<Bytes> = (1..20u8).map(|i| Bytes::from(vec![i])).collect();
+    let splits: Vec<Bytes> = (1..5u8).map(|i| Bytes::from(vec![i])).collect();
     let started = Instant::now();
     match admin.with_timeout(Duration::from_millis(1)).create_table(&schema, &splits).await {
         Err(error) if is_remote_class(&error, "TimeoutIOException") => {

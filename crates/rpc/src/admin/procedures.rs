@@ -137,7 +137,7 @@ impl RpcAdmin {
             family.extend(response.procedure.iter().filter(|p| p.parent_id == Some(parent)).map(|p| p.proc_id));
             index += 1;
         }
-        let running: Vec<String> = response
+        let unfinished: Vec<&pb::Procedure> = response
             .procedure
             .iter()
             .filter(|p| family.contains(&p.proc_id))
@@ -147,6 +147,9 @@ impl RpcAdmin {
                     pb::ProcedureState::Success | pb::ProcedureState::Failed | pb::ProcedureState::Rolledback
                 )
             })
+            .collect();
+        let mut running: Vec<String> = unfinished
+            .iter()
             .take(MAX_REPORTED)
             .map(|p| {
                 let class = p.class_name.rsplit('.').next().unwrap_or(&p.class_name);
@@ -154,6 +157,9 @@ impl RpcAdmin {
                 format!("{} {class} {:?} for {age:.1}s", p.proc_id, p.state())
             })
             .collect();
+        if unfinished.len() > MAX_REPORTED {
+            running.push(format!("{} more", unfinished.len() - MAX_REPORTED));
+        }
         if running.is_empty() {
             String::new()
         } else {
