@@ -14,7 +14,8 @@
 //!   `getProcedureResult` and `truncateTable` are not.
 //! - A master that is starting (`PleaseHoldException`, `ServerNotRunningYetException`,
 //!   `MasterNotRunningException`), busy, or unreachable is retried until the deadline,
-//!   asking the bootstrap servers again for the active master. Every request that
+//!   asking the bootstrap servers again for the active master (a client bootstrapped
+//!   through ZooKeeper keeps the master it learned there). Every request that
 //!   changes something carries a nonce (this client's group and one nonce per
 //!   operation), so the master recognises a retried create or delete whose first
 //!   attempt's outcome was unknown and answers with the first procedure's id.
@@ -57,7 +58,6 @@ const MASTER_NOT_READY: &[&str] = &[
     "org.apache.hadoop.hbase.PleaseHoldException",
     "org.apache.hadoop.hbase.MasterNotRunningException",
     "org.apache.hadoop.hbase.ipc.ServerNotRunningYetException",
-    "org.apache.hadoop.hbase.ipc.CallQueueTooBigException",
     "org.apache.hadoop.hbase.CallQueueTooBigException",
     "org.apache.hadoop.hbase.CallDroppedException",
 ];
@@ -171,19 +171,19 @@ impl RpcAdmin {
     ) -> Result<M, RpcError> {
         let mut attempt = 0;
         loop {
-            let master = match self.master() {
-                Some(master) => master,
-                None => {
-                    self.refresh_master().await;
-                    self.master().ok_or_else(|| RpcError::Bootstrap("the registry names no active master".into()))?
-                }
-            };
-            let error = match self.call_on(&master, Service::Master, method, request).await {
-                Ok(reply) => return reply.decode(&master),
-                Err(error) => error,
+            if self.master().is_none() {
+                self.refresh_master().await;
+            }
+            let error = match self.master() {
+                Some(master) => match self.call_on(&master, Service::Master, method, request).await {
+                    Ok(reply) => return reply.decode(&master),
+                    Err(error) => error,
+                },
+                // Between masters (a failover): nothing was sent, ask again.
+                None => RpcError::Bootstrap("the registry names no active master".into()),
             };
             let retry = match &error {
-                RpcError::Connect { .. } => true,
+                RpcError::Connect { .. } | RpcError::Bootstrap(_) => true,
                 RpcError::Timeout { .. } | RpcError::ConnectionFailed { .. } => repeat == Repeat::Safe,
                 RpcError::Remote(remote) => MASTER_NOT_READY.contains(&remote.exception.class_name.as_str()),
                 _ => false,
