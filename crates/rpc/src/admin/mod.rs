@@ -24,6 +24,8 @@
 //!   `TableNotDisabledException`, ...); names and inputs are checked before sending.
 
 mod cluster;
+#[cfg(test)]
+mod fake_master_tests;
 mod names;
 mod namespaces;
 mod procedures;
