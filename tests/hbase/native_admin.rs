@@ -350,7 +350,7 @@ async fn native_admin_regions_and_balancer(env: Env) -> TestResult {
     // Unassign: the region stops serving (a short native get fails); assign: it serves.
     let last = client.locate(&name, b"z").await?;
     admin.unassign_region(&last, false).await?;
-    let short = client.with_timeouts(Duration::from_secs(2), Duration::from_secs(2));
+    let short = client.with_timeouts(Duration::from_secs(1), Duration::from_secs(1));
     assert!(short.get(&name, &Get::new("z1")).await.is_err(), "a get from an unassigned region");
     admin.assign_region(&last).await?;
     client.mutate(&name, &Mutation::put("z1").column("d", "q", "back")).await?;

@@ -26,7 +26,7 @@ enum Answer {
 
 type Script = Box<dyn Fn(&str, usize, &Bytes) -> Answer + Send + Sync>;
 
-/// The requests the master received, per method, and the script.
+/// The requests the master received, per method.
 #[derive(Default)]
 struct Seen {
     calls: HashMap<String, Vec<Bytes>>,
