@@ -128,6 +128,9 @@ async fn native_admin_table_lifecycle(env: Env) -> TestResult {
     let mine = admin.describe_table(&name).await?;
     assert_eq!(mine.get_family(b"d").and_then(|f| f.get_max_versions()), Some(3));
     assert_eq!(mine.name(), name);
+    assert_eq!(admin.describe_table(&format!("default:{name}")).await?.name(), name);
+    let in_default = admin.list_table_descriptors(&TableFilter::namespace("default")).await?;
+    assert!(in_default.iter().any(|s| s.name() == name));
     client.mutate(&name, &Mutation::put("k1").column("d", "q", "v1")).await?;
     let table = env.client().table(&name)?;
     assert_eq!(table.get(basalt::Get::new("k1")).await?.value(b"d", b"q"), Some(&b"v1"[..]));
@@ -318,6 +321,9 @@ async fn native_admin_regions_and_balancer(env: Env) -> TestResult {
     client.mutate(&name, &Mutation::put("a2").column("d", "q", "2")).await?;
     assert!(admin.flush_region(&first, None).await?);
     assert_eq!(store_files(&first, "d").await?, 2);
+    client.mutate(&name, &Mutation::put("a3").column("d", "q", "3")).await?;
+    admin.flush_table(&name, &[Bytes::from("d")]).await?;
+    assert_eq!(store_files(&first, "d").await?, 3);
     // A major compaction leaves one file.
     admin.compact_table(&name, true, None).await?;
     let until = Instant::now() + Duration::from_secs(20);
