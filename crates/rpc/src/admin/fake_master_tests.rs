@@ -261,3 +261,32 @@ async fn a_procedure_past_its_deadline_names_what_still_runs() {
     assert!(!message.contains("Unrelated"), "{message}");
     assert!(master.calls("getProcedureResult").len() >= 2);
 }
+
+#[tokio::test]
+async fn a_snapshot_without_a_procedure_is_polled_and_a_clone_never_restores() {
+    let master = FakeMaster::start(Box::new(|method, count, _| match (method, count) {
+        ("Snapshot", _) => {
+            Answer::Reply(pb::SnapshotResponse { expected_timeout: 1000, proc_id: None }.encode_to_vec())
+        }
+        ("IsSnapshotDone", n) => {
+            Answer::Reply(pb::IsSnapshotDoneResponse { done: Some(n >= 3), snapshot: None }.encode_to_vec())
+        }
+        ("GetTableState", _) => Answer::Reply(
+            pb::GetTableStateResponse { table_state: pb::TableState { state: pb::table_state::State::Enabled as i32 } }
+                .encode_to_vec(),
+        ),
+        _ => Answer::Throw("java.io.IOException", "unexpected"),
+    }))
+    .await;
+    let admin = master.client().await.admin();
+    admin.snapshot("s1", "default:t").await.unwrap();
+    let sent = pb::SnapshotRequest::decode(master.calls("Snapshot")[0].clone()).unwrap();
+    assert_eq!(sent.snapshot.table.as_deref(), Some("t"), "the table as HBase spells it");
+    assert!(sent.nonce.is_some());
+    assert_eq!(master.calls("IsSnapshotDone").len(), 3);
+    // The table exists: the master would restore it, so nothing is sent.
+    let error = admin.clone_snapshot("s1", "t").await.unwrap_err();
+    assert!(is_remote_class(&error, "TableExistsException"), "{error:?}");
+    assert!(master.calls("RestoreSnapshot").is_empty());
+    assert!(matches!(admin.snapshot("bad name", "t").await, Err(RpcError::InvalidArgument(_))));
+}
