@@ -15,7 +15,11 @@ hbase_version="2.6.1"
 jar="${HOME}/.m2/repository/org/apache/hbase/hbase-protocol-shaded/$hbase_version/hbase-protocol-shaded-$hbase_version.jar"
 # What the client needs, and what those files import.
 protos=(RPC.proto Tracing.proto HBase.proto Client.proto Filter.proto Comparator.proto
-        Cell.proto MapReduce.proto Registry.proto ErrorHandling.proto)
+        Cell.proto MapReduce.proto Registry.proto ErrorHandling.proto
+        # Administration: the master's MasterService and the region servers' AdminService.
+        Master.proto Admin.proto ClusterStatus.proto ClusterId.proto FS.proto LockService.proto
+        Procedure.proto Quota.proto Replication.proto Snapshot.proto AccessControl.proto
+        RecentLogs.proto WAL.proto TooSlowLog.proto)
 
 command -v protoc >/dev/null || { echo "regen.sh: protoc is missing: apt-get install protobuf-compiler" >&2; exit 1; }
 command -v unzip >/dev/null || { echo "regen.sh: unzip is missing: apt-get install unzip" >&2; exit 1; }
@@ -28,6 +32,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/proto" "$tmp/out"
 unzip -q -o "$jar" "${protos[@]}" -d "$tmp/proto"
+# Procedure.proto imports protobuf's `Any` from hbase-thirdparty's shaded jar; only its
+# name is needed (the codegen maps it to the hand-written `pb::Any`), so a stub stands in.
+any_dir="$tmp/proto/org/apache/hbase/thirdparty/google/protobuf"
+mkdir -p "$any_dir"
+printf 'syntax = "proto3";\npackage google.protobuf;\nmessage Any {\n  string type_url = 1;\n  bytes value = 2;\n}\n' > "$any_dir/any.proto"
 CARGO_TARGET_DIR="${CODEGEN_TARGET_DIR:-$here/codegen/target}" \
   cargo run --quiet --locked --manifest-path "$here/codegen/Cargo.toml" -- \
   "$tmp/proto" "$tmp/out" "${protos[@]}"

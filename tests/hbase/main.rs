@@ -28,6 +28,7 @@ mod filters;
 mod hostile;
 mod idl;
 mod native;
+mod native_admin;
 mod native_client;
 mod native_faults;
 mod native_nonces;
@@ -134,7 +135,12 @@ fn main() -> ExitCode {
     // `basalt-rpc` on its own, as `rpc::NAME`.
     lists.push((
         Registration::RpcOnly,
-        native::trials().into_iter().chain(native_secure::trials()).chain(native_zookeeper::trials()).collect(),
+        native::trials()
+            .into_iter()
+            .chain(native_admin::trials())
+            .chain(native_secure::trials())
+            .chain(native_zookeeper::trials())
+            .collect(),
     ));
     // The native transport alone, as `native::NAME`: region servers behind fault
     // proxies (through the address map).

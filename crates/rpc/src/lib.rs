@@ -19,10 +19,15 @@
 //! - Replies are views over the reply's bytes: a [`Cell`]'s row, family, qualifier and
 //!   value are slices of the cell block, not copies.
 //!
+//! - Administration ([`RpcAdmin`], from [`RpcClient::admin`]) through the active
+//!   master's `MasterService` and the region servers' `AdminService`: namespaces,
+//!   tables, families, procedures waited on with a deadline, regions, the balancer,
+//!   snapshots and the cluster's status (see [`admin`]).
 //! - Security ([`Security`]): TLS to servers with HBase 2.6's Netty TLS, and Kerberos
 //!   (SASL GSSAPI with auth, auth-int or auth-conf) with the cargo feature `kerberos`;
 //!   without either, simple authentication (the user name in the connection header).
 
+pub mod admin;
 mod atomic;
 mod batch;
 mod cells;
@@ -45,6 +50,7 @@ mod zookeeper;
 
 pub use basalt_rpc_protocol::{call::Service, pb};
 
+pub use admin::RpcAdmin;
 pub use basalt_rpc_protocol::cellblock::{Cell, CellType};
 pub use basalt_rpc_protocol::exception::{MovedTo, RemoteException, RemoteExceptionKind};
 pub use basalt_security::{KerberosOptions, Qop, QopChoice, SecurityError, TlsOptions, KERBEROS_SUPPORTED};

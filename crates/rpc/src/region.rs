@@ -265,6 +265,12 @@ impl RegionCache {
         }
     }
 
+    /// Drops every cached region of `table` (after an admin call that deleted,
+    /// truncated, split, merged or moved its regions).
+    pub fn forget_table(&self, table: &str) {
+        self.lock().remove(table);
+    }
+
     /// How many regions are cached for `table`.
     pub fn len(&self, table: &str) -> usize {
         self.lock().get(table).map_or(0, BTreeMap::len)

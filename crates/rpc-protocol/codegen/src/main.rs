@@ -2,7 +2,8 @@
 //!
 //! Usage: `basalt-rpc-protocol-codegen PROTO_DIR OUT_DIR FILE.proto...`. `protoc` comes
 //! from `PATH` (Debian: `protobuf-compiler`) or `$PROTOC`. Every `bytes` field becomes
-//! `bytes::Bytes`, so decoding from a `Bytes` buffer slices instead of copying.
+//! `bytes::Bytes`, so decoding from a `Bytes` buffer slices instead of copying;
+//! `google.protobuf.Any` is the library's own `pb::Any`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -22,6 +23,9 @@ fn main() -> ExitCode {
     let mut config = prost_build::Config::new();
     config.out_dir(PathBuf::from(out_dir));
     config.bytes(["."]);
+    // `Procedure.proto`'s `google.protobuf.Any`: a hand-written message in the library's
+    // `pb` module, so the library needs no `prost-types`.
+    config.extern_path(".google.protobuf.Any", "crate::pb::Any");
     match config.compile_protos(&files, &[proto_dir]) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
