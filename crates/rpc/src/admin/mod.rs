@@ -172,6 +172,8 @@ impl RpcAdmin {
         deadline: Instant,
     ) -> Result<M, RpcError> {
         let mut attempt = 0;
+        // Whether an earlier attempt may have run (kept in the final error).
+        let mut may_have_run = false;
         loop {
             if self.master().is_none() {
                 self.refresh_master().await;
@@ -191,11 +193,12 @@ impl RpcAdmin {
                 _ => false,
             };
             if !retry {
-                return Err(error);
+                return Err(RpcError::after_attempts(attempt + 1, error, may_have_run, false));
             }
             if Instant::now() >= deadline {
-                return Err(RpcError::RetriesExhausted { attempts: attempt + 1, last: Box::new(error) });
+                return Err(RpcError::after_attempts(attempt + 1, error, may_have_run, true));
             }
+            may_have_run |= error.may_have_run();
             self.client.pause(attempt).await;
             if !matches!(&error, RpcError::Remote(remote) if remote.exception.class_name.contains("PleaseHold")) {
                 // Unreachable, or not the active master (any more): ask who is.
