@@ -14,7 +14,7 @@
 //! timeout, and a failure is an [`RpcError::Security`], which is not retried.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -85,7 +85,15 @@ enum Pending {
 struct Shared {
     addr: String,
     pending: Mutex<Pending>,
+    /// Bytes of requests handed to the writer and not yet written to the socket.
+    queued: AtomicUsize,
 }
+
+/// The most request bytes a connection queues for a server that does not read them: past
+/// it (a stalled peer, a long pause) a new call fails the connection instead of growing
+/// the queue; the calls already queued end with it and later ones open a new one. One
+/// request larger than this still goes when nothing else is queued.
+const MAX_QUEUED_BYTES: usize = 128 << 20;
 
 impl Shared {
     fn lock(&self) -> std::sync::MutexGuard<'_, Pending> {
@@ -126,12 +134,15 @@ struct Inner {
     shared: Arc<Shared>,
     next_id: AtomicU32,
     writer: mpsc::UnboundedSender<Bytes>,
+    /// The writer task: aborted with the connection, since a writer blocked on a peer
+    /// that stopped reading would never see its channel close.
+    writer_task: tokio::task::AbortHandle,
     reader: JoinHandle<()>,
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        // The writer ends when its channel closes (this sender is the last one).
+        self.writer_task.abort();
         self.reader.abort();
     }
 }
@@ -198,11 +209,16 @@ impl Connection {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let shared = Arc::new(Shared { addr: addr.to_owned(), pending: Mutex::new(Pending::Open(HashMap::new())) });
+        let shared = Arc::new(Shared {
+            addr: addr.to_owned(),
+            pending: Mutex::new(Pending::Open(HashMap::new())),
+            queued: AtomicUsize::new(0),
+        });
         let (tx, rx) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_loop(write_half, rx, shared.clone()));
+        let writer_task = writer.abort_handle();
         let reader = tokio::spawn(read_loop(read_half, shared.clone(), max_frame, writer));
-        Connection { inner: Arc::new(Inner { shared, next_id: AtomicU32::new(1), writer: tx, reader }) }
+        Connection { inner: Arc::new(Inner { shared, next_id: AtomicU32::new(1), writer: tx, writer_task, reader }) }
     }
 
     /// The server's `host:port`.
@@ -250,7 +266,18 @@ impl Connection {
         let block = cell_block.map(|b| &b[..]).unwrap_or_default();
         call::encode_call(&head, param, block, &mut bytes)
             .map_err(|e| RpcError::InvalidArgument(format!("a request that cannot be framed: {e}")))?;
-        if self.inner.writer.send(bytes.freeze()).is_err() {
+        let frame = bytes.freeze();
+        let queued = shared.queued.fetch_add(frame.len(), Ordering::AcqRel);
+        if queued > 0 && queued + frame.len() > MAX_QUEUED_BYTES {
+            shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
+            let reason = format!("the server is not reading: {queued} bytes of requests wait to be written");
+            shared.fail(reason);
+            return Err(shared.failure().unwrap_or_else(|| RpcError::ConnectionFailed {
+                addr: shared.addr.clone(),
+                reason: "the server is not reading".into(),
+            }));
+        }
+        if self.inner.writer.send(frame).is_err() {
             return Err(shared.failure().unwrap_or_else(|| RpcError::ConnectionFailed {
                 addr: shared.addr.clone(),
                 reason: "the writer stopped".into(),
@@ -285,10 +312,14 @@ async fn write_loop<W: AsyncWrite + Unpin>(write_half: W, mut rx: mpsc::Unbounde
     let mut out = BufWriter::with_capacity(64 << 10, write_half);
     while let Some(frame) = rx.recv().await {
         let mut result = out.write_all(&frame).await;
+        shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
         // Gather whatever else is queued into the same flush.
         while result.is_ok() {
             match rx.try_recv() {
-                Ok(frame) => result = out.write_all(&frame).await,
+                Ok(frame) => {
+                    result = out.write_all(&frame).await;
+                    shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
+                }
                 Err(_) => break,
             }
         }
@@ -520,5 +551,62 @@ mod tests {
         let ok = conn.call("GetClusterId", &param, None, Duration::from_secs(5)).await.unwrap();
         assert_eq!(ok.decode::<pb::GetClusterIdResponse>("x").unwrap().cluster_id.as_deref(), Some("on time"));
         drop(server.await.unwrap());
+    }
+    #[tokio::test]
+    async fn a_peer_that_stops_reading_bounds_the_queue_and_dropping_frees_the_writer() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap().to_string();
+        let (release, released) = oneshot::channel::<()>();
+        let server = tokio::spawn(async move {
+            let mut socket = accept_after_header(&listener).await;
+            // Reads nothing until told; then drains until the client's side closes.
+            released.await.unwrap();
+            let mut sink = vec![0u8; 1 << 20];
+            let mut total = 0usize;
+            loop {
+                match socket.read(&mut sink).await {
+                    Ok(0) | Err(_) => return total,
+                    Ok(n) => total += n,
+                }
+            }
+        });
+        let conn = Connection::connect(&addr, Service::ClientMeta, &ConnectionOptions::default()).await.unwrap();
+        let param = pb::GetClusterIdRequest {};
+        let block = Bytes::from(vec![7u8; 8 << 20]);
+        // Calls of 8 MiB each, none answered: the queue fills up to its bound, then a
+        // call fails the connection instead of queueing more.
+        let mut calls = Vec::new();
+        let mut refused = None;
+        for _ in 0..40 {
+            let conn = conn.clone();
+            let block = block.clone();
+            let call = tokio::spawn(async move {
+                conn.call("GetClusterId", &pb::GetClusterIdRequest {}, Some(&block), Duration::from_secs(30)).await
+            });
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            if call.is_finished() {
+                refused = Some(call.await.unwrap());
+                break;
+            }
+            calls.push(call);
+        }
+        match refused {
+            Some(Err(RpcError::ConnectionFailed { reason, .. })) => assert!(reason.contains("not reading"), "{reason}"),
+            other => panic!("40 unread calls of 8 MiB were all queued: {other:?}"),
+        }
+        assert!(conn.is_broken());
+        assert!(matches!(conn.call("GetClusterId", &param, None, Duration::from_secs(1)).await, Err(_)));
+        for call in calls {
+            assert!(call.await.unwrap().is_err());
+        }
+        // Dropping the connection ends its writer, blocked on the full socket: the
+        // socket closes and the peer reads to its end.
+        drop(conn);
+        release.send(()).unwrap();
+        let read =
+            tokio::time::timeout(Duration::from_secs(20), server).await.expect("the socket never closed").unwrap();
+        // Only what the kernel had buffered arrives: the queued requests were dropped,
+        // not drained into a socket nobody waits on.
+        assert!(read < MAX_QUEUED_BYTES / 2, "{read} bytes");
     }
 }
