@@ -608,16 +608,22 @@ async fn native_scanner_renews_its_own_lease(env: Env) -> TestResult {
     check_exact("auto-renewed", &got, &expected)?;
 
     // Batch mode with the lease left to expire in the middle of a row: the reopen
-    // skips the cells of that row already delivered.
+    // skips the cells of that row already delivered, by comparison with the last one
+    // delivered (not by count): while the scanner is gone, a delivered cell of that row
+    // is deleted. Skipping two cells by count would lose `c`.
+    let whole = client.scan(&name, ScanSpec::new()).collect_all().await?;
     let mut pieces_scan = client.scan(&name, ScanSpec::new().batch(2).rows_per_page(3).auto_renew(false));
     let mut pieces = pieces_scan.next_page().await?.unwrap_or_default();
-    assert!(pieces.last().is_some_and(|p| p.partial), "the first page ends inside a row");
+    let in_progress = match pieces.last() {
+        Some(last) if last.partial => last.row_bytes(),
+        Some(_) | None => return Err("the first page does not end inside a row".into()),
+    };
+    table.delete(basalt::Delete::row(in_progress).latest_version("d", "a")).await?;
     tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
     while let Some(page) = pieces_scan.next_page().await? {
         pieces.extend(page);
     }
     assert!(pieces_scan.reopened() >= 1, "the expired scanner was reopened");
-    let whole = client.scan(&name, ScanSpec::new()).collect_all().await?;
     assert_eq!(native_cells(&pieces), native_cells(&whole), "no cell lost or repeated across the reopen");
     table.client().admin().delete_table(table.name()).await?;
     Ok(())

@@ -158,6 +158,16 @@ struct Position {
     inclusive: bool,
 }
 
+/// How two cells of one row sort in HBase: by family and qualifier, then newest first,
+/// then by type, the greater code first (a delete marker before the values it hides).
+fn cell_order(a: &Cell, b: &Cell) -> std::cmp::Ordering {
+    a.family()
+        .cmp(b.family())
+        .then_with(|| a.qualifier().cmp(b.qualifier()))
+        .then_with(|| b.timestamp().cmp(&a.timestamp()))
+        .then_with(|| b.cell_type().code().cmp(&a.cell_type().code()))
+}
+
 /// An open scan over a table; pages come from [`Scanner::next_page`]. Dropping a
 /// scanner closes its server-side scanner in the background.
 pub struct Scanner {
@@ -167,11 +177,14 @@ pub struct Scanner {
     position: Position,
     open: Option<OpenScanner>,
     partial: Vec<Cell>,
-    /// Batch mode: the row whose pieces are being delivered, and how many of its cells
-    /// were delivered.
-    in_row: Option<(Bytes, usize)>,
-    /// Batch mode, after a reopen: cells of this row already delivered, to skip.
-    skip: Option<(Bytes, usize)>,
+    /// Batch mode: the row whose pieces are being delivered, and the last of its cells
+    /// delivered.
+    in_row: Option<(Bytes, Cell)>,
+    /// Batch mode, after a reopen: the row in progress and its last cell delivered; the
+    /// reopened scanner's cells of that row up to it are skipped (by comparison, as
+    /// HBase's client does: a cell deleted or added meanwhile neither loses nor repeats
+    /// another).
+    skip: Option<(Bytes, Cell)>,
     /// Batch mode: the row of the last piece delivered (a piece of another row starts
     /// a row).
     last_piece_row: Option<Bytes>,
@@ -459,27 +472,34 @@ impl Scanner {
             if piece.is_empty() {
                 continue;
             }
-            if let Some((row, left)) = &mut self.skip {
+            if let Some((row, last)) = &self.skip {
                 if piece.row() == &row[..] {
-                    let skipped = (*left).min(piece.cells.len());
-                    piece.cells.drain(..skipped);
-                    *left -= skipped;
-                    if *left == 0 || !piece.partial {
+                    let seen = piece.cells.iter().take_while(|cell| cell_order(cell, last).is_le()).count();
+                    piece.cells.drain(..seen);
+                    if !piece.cells.is_empty() || !piece.partial {
                         self.skip = None;
                     }
                 } else {
                     self.skip = None;
                 }
             }
-            let (row, delivered) = match self.in_row.take() {
-                Some((row, delivered)) if piece.is_empty() || row.as_ref() == piece.row() => (row, delivered),
+            let (row, last) = match self.in_row.take() {
+                Some((row, last)) if piece.is_empty() || row.as_ref() == piece.row() => (row, Some(last)),
                 Some(_) | None if piece.is_empty() => continue,
-                Some(_) | None => (piece.row_bytes(), 0),
+                Some(_) | None => (piece.row_bytes(), None),
             };
             if piece.partial {
-                self.in_row = Some((row, delivered + piece.cells.len()));
+                match piece.cells.last().cloned().or(last) {
+                    Some(last) => self.in_row = Some((row, last)),
+                    None => continue,
+                }
             } else {
                 self.position = Position { row, inclusive: false };
+            }
+            // A piece all of whose cells were delivered before a reopen only moves the
+            // position.
+            if piece.is_empty() {
+                continue;
             }
             self.count_piece(&piece);
             page.push(piece);
