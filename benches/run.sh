@@ -88,7 +88,7 @@ fi
 
 log "cargo build --release (worker, bench_salted)"
 (cd "$root" && cargo build --release --quiet -p basalt-benches --bin worker \
-  && cargo build --release --quiet -p basalt --example bench_salted)
+  && cargo build --release --quiet -p basalt-hbase --example bench_salted)
 
 # The worker as of another revision, built from its own sources (git archive) with
 # its own target dir, seeded once from this tree's release dependencies.

@@ -23,7 +23,7 @@ batch=${BULK_BATCH:-1000}
 conc=${BULK_CONCURRENCY:-4}
 
 echo "== build (release)"
-cargo build --release -q -p basalt-cli --manifest-path "$root/Cargo.toml"
+cargo build --release -q -p basalt-hbase-cli --manifest-path "$root/Cargo.toml"
 basalt=$target/release/basalt
 
 echo "== virtualenv with happybase ($work/venv)"

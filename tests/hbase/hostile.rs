@@ -626,7 +626,7 @@ async fn lib_framed_client_on_buffered_gateway(env: Env) -> TestResult {
 // ---- through the CLI ---------------------------------------------------------------
 
 /// The `basalt` binary beside this test binary, built first (`cargo build -p
-/// basalt-cli`) so that it is current; `BASALT_CLI_BIN` overrides.
+/// basalt-hbase-cli`) so that it is current; `BASALT_CLI_BIN` overrides.
 fn cli_bin() -> Result<String, String> {
     if let Ok(bin) = std::env::var("BASALT_CLI_BIN") {
         return Ok(bin);
@@ -641,7 +641,7 @@ fn cli_bin() -> Result<String, String> {
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
             let target = profile_dir.parent().ok_or("unexpected test binary location")?;
             let mut build = std::process::Command::new(cargo);
-            build.args(["build", "-q", "-p", "basalt-cli", "--bin", "basalt"]).env("CARGO_TARGET_DIR", target);
+            build.args(["build", "-q", "-p", "basalt-hbase-cli", "--bin", "basalt"]).env("CARGO_TARGET_DIR", target);
             if profile_dir.file_name().is_some_and(|n| n == "release") {
                 build.arg("--release");
             }

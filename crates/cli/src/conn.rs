@@ -249,13 +249,13 @@ impl ConnOpts {
 
 /// Why `--kerberos` is refused by a build without the `kerberos` feature.
 const KERBEROS_NOT_BUILT: &str = "--kerberos: this basalt was built without Kerberos support; \
-     rebuild it with the cargo feature `kerberos` (cargo install basalt-cli --features kerberos, or \
-     cargo run -p basalt-cli --features kerberos); at run time it loads the system's GSSAPI \
+     rebuild it with the cargo feature `kerberos` (cargo install basalt-hbase-cli --features kerberos, or \
+     cargo run -p basalt-hbase-cli --features kerberos); at run time it loads the system's GSSAPI \
      library (Debian: libgssapi-krb5-2)";
 
 /// Why `--native-zookeeper` is refused by a build without the `zookeeper` feature.
 const ZOOKEEPER_NOT_BUILT: &str = "--native-zookeeper: this basalt was built without ZooKeeper support; \
-     rebuild it with the cargo feature `zookeeper` (cargo install basalt-cli --features zookeeper), or give \
+     rebuild it with the cargo feature `zookeeper` (cargo install basalt-hbase-cli --features zookeeper), or give \
      --native the region servers or masters to bootstrap from";
 
 /// A builder with the CLI's retry policy and timeouts, for the gateway at `addr` if any.

@@ -44,7 +44,7 @@ Exit codes: 0 ok, 1 runtime failure, 2 bad usage or input, 3 HBase unreachable."
 
 /// The command line.
 #[derive(Debug, Parser)]
-#[command(name = "basalt", version, about = "HBase over Thrift2: local server, demo, key design, admin and data", after_help = AFTER_HELP)]
+#[command(name = "basalt", version, about = "HBase from the command line, over its native RPC or the Thrift2 gateway: local server, demo, key design, admin and data", after_help = AFTER_HELP)]
 struct Cli {
     #[command(flatten)]
     conn: ConnOpts,

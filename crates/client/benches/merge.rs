@@ -11,7 +11,7 @@
 //! time: everything runs on that thread, and on a shared, loaded machine wall time
 //! mostly measures the other processes.
 //!
-//! `cargo bench -p basalt --bench merge [--features bench-internals]`
+//! `cargo bench -p basalt-hbase --bench merge [--features bench-internals]`
 
 use basalt::{merge_ordered, Bytes, Result, Row};
 use criterion::measurement::{Measurement, ValueFormatter};

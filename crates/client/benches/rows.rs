@@ -5,7 +5,7 @@
 //! three `Bytes` handles each, rebuilt here as it was). Read the result as the ratio
 //! owned_cells / view of the same run.
 //!
-//! `cargo bench -p basalt --bench rows --features bench-internals`
+//! `cargo bench -p basalt-hbase --bench rows --features bench-internals`
 
 use basalt::{Bytes, Row};
 use basalt_chaos::{BinaryWriter, MessageType, TType};

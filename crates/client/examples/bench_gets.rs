@@ -3,7 +3,7 @@
 //! included) and again on the same client (warm).
 //!
 //! ```sh
-//! cargo run -p basalt --release --example bench_gets -- --addr 127.0.0.1:9090 \
+//! cargo run -p basalt-hbase --release --example bench_gets -- --addr 127.0.0.1:9090 \
 //!     [--table NAME] [--load ROWS] [--gets 20000] [--tasks 16] [--rounds 2] \
 //!     [--gets-in-flight N]
 //! ```

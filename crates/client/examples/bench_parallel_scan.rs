@@ -1,7 +1,7 @@
 //! Full-scan speed of the page sizes and of region-parallel scans, in one run.
 //!
 //! ```text
-//! cargo run --release -p basalt --example bench_parallel_scan -- \
+//! cargo run --release -p basalt-hbase --example bench_parallel_scan -- \
 //!     --addr 127.0.0.1:9090 [--rows 500000] [--rounds 3] [--regions 16]
 //! ```
 //!

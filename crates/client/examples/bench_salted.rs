@@ -3,7 +3,7 @@
 //! and the scanning process's peak memory for several N (it should stay flat).
 //!
 //! ```text
-//! cargo run -p basalt --release --example bench_salted -- --rows 1000000,4000000
+//! cargo run -p basalt-hbase --release --example bench_salted -- --rows 1000000,4000000
 //! ```
 //! Each scan runs in a child process of this binary so that its peak RSS (VmHWM) is
 //! the scan's own. Uses `BASALT_THRIFT_ADDR` if set, else launches a local HBase.

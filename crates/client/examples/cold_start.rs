@@ -3,7 +3,7 @@
 //! on a warm one, with a cold pool and with `Client::warm_up`, and scan paging modes.
 //!
 //! ```sh
-//! cargo run -p basalt --release --example cold_start -- [ROWS (20000)]
+//! cargo run -p basalt-hbase --release --example cold_start -- [ROWS (20000)]
 //! ```
 //!
 //! Uses `BASALT_THRIFT_ADDR` if set, else launches a standalone HBase (stopped at the

@@ -4,7 +4,7 @@
 //! into a table pre-split at the salts, a fresh one per run.
 //!
 //! ```text
-//! cargo run --release -p basalt --example put_many_concurrency -- \
+//! cargo run --release -p basalt-hbase --example put_many_concurrency -- \
 //!     --addr 127.0.0.1:9090 --rows 100000 --rounds 3 --concurrency 1,2,4,8
 //! ```
 

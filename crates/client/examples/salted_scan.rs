@@ -4,7 +4,7 @@
 //! question that needs one salt per month.
 //!
 //! ```text
-//! cargo run -p basalt --example salted_scan
+//! cargo run -p basalt-hbase --example salted_scan
 //! ```
 //! Uses `BASALT_THRIFT_ADDR` if set, else starts (and stops) a local HBase.
 

@@ -7,7 +7,7 @@
 //! against a real server configured that way (see `crates/testkit/launcher/secure.sh`).
 //!
 //! ```text
-//! cargo run --release -p basalt --features kerberos --example secure_cost
+//! cargo run --release -p basalt-hbase --features kerberos --example secure_cost
 //! ```
 
 use std::time::{Duration, Instant};

@@ -1,9 +1,10 @@
-//! Basalt: an async client for Apache HBase over its Thrift2 gateway.
+//! Basalt: an async client for Apache HBase, over its native RPC (straight to the region
+//! servers, `ClientBuilder::native`) or its Thrift2 gateway, with one API over both.
 //!
 //! This page is the guide: each section below is one step, from connecting to a
 //! secured cluster, and every example compiles. The examples that need a running
 //! HBase are marked `no_run`; to run them, start one with `basalt local start` (it
-//! prints `host:port`), or run `cargo run -p basalt --example salted_scan`, which starts
+//! prints `host:port`), or run `cargo run -p basalt-hbase --example salted_scan`, which starts
 //! and stops its own. The key-design types come from the [`basalt_rowkey`] crate.
 //!
 //! # 1. Connect
@@ -261,8 +262,9 @@
 //! [`ClientBuilder::security`] takes a [`Security`]: TLS ([`TlsOptions`], rustls; the
 //! cluster's CA, a client certificate), HTTP or HTTPS (HBase's `thrift.http` mode), and
 //! Kerberos (SASL GSSAPI, SPNEGO over HTTP) with the `kerberos` cargo feature, which
-//! links the system's GSSAPI library. Without the feature, asking for Kerberos fails
-//! at once rather than connecting without it. With [`ClientBuilder::native`], the same
+//! loads the system's GSSAPI library at run time (nothing is linked when building).
+//! Without the feature, asking for Kerberos fails at once rather than connecting
+//! without it. With [`ClientBuilder::native`], the same
 //! TLS and Kerberos settings secure the connections to the region servers.
 //!
 //! ```no_run
@@ -373,7 +375,7 @@ pub mod bench_internals {
     }
 }
 
-/// The README's Rust example, compiled by `cargo test --doc -p basalt` so that it stays
+/// The README's Rust example, compiled by `cargo test --doc -p basalt-hbase` so that it stays
 /// true (only in doctest builds: the README is outside the package).
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]

@@ -120,7 +120,7 @@ pub enum SecurityError {
     #[error(
         "Kerberos was asked for, but this build has no Kerberos support: rebuild with the cargo feature \
          `kerberos` (basalt/kerberos, basalt-thrift/kerberos or basalt-rpc/kerberos; for the command line \
-         `cargo install basalt-cli --features kerberos`); it loads the system's GSSAPI library at run time \
+         `cargo install basalt-hbase-cli --features kerberos`); it loads the system's GSSAPI library at run time \
          (Debian: libgssapi-krb5-2)"
     )]
     KerberosNotBuilt,
