@@ -17,6 +17,7 @@ mod answer;
 mod basalt_side;
 mod gen;
 mod java;
+mod mixed;
 mod model;
 
 use std::time::Instant;
