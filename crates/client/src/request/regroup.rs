@@ -19,7 +19,9 @@ pub(crate) struct Piece<C> {
 /// Regroups a batched scan's pieces as Java's `BatchScanResultCache` does: cells of one
 /// row are handed out in items of exactly `batch` cells as soon as that many arrived;
 /// the row's last item holds what is left (fewer cells) and goes out when the row ends
-/// (a piece says no more cells follow, another row begins, or the scan ends). An item
+/// (a piece says no more cells follow, or another row begins). Cells held back when the
+/// scan ends are not handed out: Java's client closes at the limit or after the last
+/// region without flushing them (its `ClientScanner.loadCache`). An item
 /// is flagged partial when the piece that completed it said more may follow or cells
 /// of the row are held back, as Java flags it; the row's last item is not.
 ///
@@ -72,8 +74,8 @@ impl<C> BatchRegrouper<C> {
         }
     }
 
-    /// The cells held back as their row's last item (when the scan ends).
-    pub(crate) fn finish(&mut self) -> Option<Piece<C>> {
+    /// The cells held back as their row's last item (another row began).
+    fn finish(&mut self) -> Option<Piece<C>> {
         let mut held = self.held.take()?;
         held.partial = false;
         Some(held)
@@ -94,7 +96,7 @@ mod tests {
         Piece { key: Bytes::from_static(key.as_bytes()), cells: cells.to_vec(), partial, stale: false }
     }
 
-    /// The items (key, cells, partial) of `pieces`, the scan ending after them.
+    /// The items (key, cells, partial) of `pieces`, then of the cells held back.
     fn regroup(batch: u32, pieces: Vec<Piece<u32>>) -> Vec<(String, Vec<u32>, bool)> {
         let mut regrouper = BatchRegrouper::new(batch);
         let mut items = Vec::new();
@@ -136,7 +138,7 @@ mod tests {
     }
 
     #[test]
-    fn another_row_or_the_end_of_the_scan_hands_out_what_is_held() {
+    fn another_row_hands_out_what_is_held() {
         let pieces = vec![piece("a", &[1, 2, 3], true), piece("b", &[4], true), piece("b", &[5], true)];
         assert_eq!(
             regroup(2, pieces),

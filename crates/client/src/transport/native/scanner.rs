@@ -65,16 +65,15 @@ impl NativeScanner {
         }
     }
 
-    /// A reply's results as the items the scan hands out (regrouped when batched); at
-    /// the end of the scan, the cells held back for the last row too.
+    /// A reply's results as the items the scan hands out (regrouped when batched).
+    /// Cells still held back when the scan ends are dropped, as Java's client drops
+    /// them: it closes at the limit or after the last region without handing out its
+    /// `BatchScanResultCache`'s partial results (`ClientScanner.loadCache`).
     fn items(&mut self, results: Vec<RowResult>) -> Vec<RowResult> {
         let Some(regrouper) = &mut self.regrouper else { return results };
         let mut items = Vec::with_capacity(results.len());
         for result in results {
             regrouper.push(to_piece(result), &mut items);
-        }
-        if self.scanner.is_finished() {
-            items.extend(regrouper.finish());
         }
         items.into_iter().map(from_piece).collect()
     }
@@ -105,16 +104,7 @@ impl NativeScanner {
                         }
                     }
                 }
-                Ok(None) => {
-                    // The cells held back for the scan's last row.
-                    if let Some(last) = self.items(Vec::new()).into_iter().next() {
-                        match page.len() < wanted {
-                            true => page.push(last),
-                            false => self.ahead.push_back(last),
-                        }
-                    }
-                    break;
-                }
+                Ok(None) => break,
                 Err(error) => {
                     if page.is_empty() {
                         return Err(attempt_error(op, Some(&self.table), &error));
