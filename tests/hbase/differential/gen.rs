@@ -302,9 +302,9 @@ pub fn writes(seed: u64, n: usize) -> Vec<Write> {
     let rows = random_rows();
     let mut w = fixture_writes();
     w.extend((0..n).map(|_| random_write(&mut rng, &rows)));
-    // After the original stream (so that its seeds keep their writes): the shapes of
-    // issue 25, from their own generator.
-    w.extend(super::mixed::writes(seed, &rows));
+    // After the original stream and on rows of their own (so that its seeds keep their
+    // data): the shapes of issue 25, from their own generator.
+    w.extend(super::mixed::writes(seed, &super::mixed::rows()));
     w
 }
 
@@ -598,6 +598,6 @@ pub fn reads(seed: u64, n: usize) -> Vec<(String, Read)> {
         };
         out.push((format!("read {i}"), read));
     }
-    out.extend(super::mixed::reads(seed, &rows, &values));
+    out.extend(super::mixed::reads(seed, &super::mixed::rows(), &values));
     out
 }
