@@ -152,11 +152,49 @@ fn large_rows(rng: &mut Rng) -> Vec<Write> {
     w
 }
 
-/// The writes of these shapes: the large rows, then random puts of versions and mixed
-/// deletes over the random rows.
+/// Rows `e1`..`e6`, each with `a:q0` at 10, 20 and 30 (and `a:q1` at 20), then one
+/// delete every client must apply as Java's one `Delete`: the latest version named twice
+/// (alone, in a batch, in row mutations, in check-and-delete and check-and-mutate), and a
+/// family delete after a column of its family (which it drops).
+fn fixture_writes() -> Vec<Write> {
+    let twice = || vec![DelSpec::Latest(b(b"a"), b(b"q0")), DelSpec::Latest(b(b"a"), b(b"q0"))];
+    let del = |row: &[u8], specs: Vec<DelSpec>| DelD { row: b(row), until: None, specs };
+    let check = |row: &[u8], via: CheckVia, specs: Vec<DelSpec>| Write::Check {
+        row: b(row),
+        family: b(b"b"),
+        qualifier: b(b"absent"),
+        op: CompareOp::Equal,
+        value: None,
+        via,
+        muts: vec![Mutation::Delete(del(row, specs))],
+    };
+    let mut w = Vec::new();
+    for row in FIXTURE_ROWS {
+        let cells = [(b"q0", 10), (b"q0", 20), (b"q0", 30), (b"q1", 20)]
+            .iter()
+            .map(|(q, ts)| (b(b"a"), b(*q), Bytes::from(format!("{ts}")), Some(*ts)))
+            .collect();
+        w.push(Write::Put(PutD { row: b(row), ts: None, cells }));
+    }
+    w.push(Write::Delete(del(b"e1", twice())));
+    w.push(Write::DeleteMany(vec![del(b"e2", twice()), del(b"e1", vec![DelSpec::Latest(b(b"a"), b(b"q1"))])]));
+    w.push(Write::MutateRow(b(b"e3"), vec![Mutation::Delete(del(b"e3", twice()))]));
+    w.push(check(b"e4", CheckVia::Delete, twice()));
+    w.push(check(b"e5", CheckVia::Mutate, twice()));
+    let cleared = vec![DelSpec::Latest(b(b"a"), b(b"q0")), DelSpec::FamilyUntil(b(b"a"), 25)];
+    w.push(Write::Delete(del(b"e6", cleared)));
+    w
+}
+
+/// The rows of [`fixture_writes`].
+const FIXTURE_ROWS: [&[u8]; 6] = [b"e1", b"e2", b"e3", b"e4", b"e5", b"e6"];
+
+/// The writes of these shapes: the fixtures, the large rows, then random puts of
+/// versions and mixed deletes over `rows`.
 pub fn writes(seed: u64, rows: &[Bytes]) -> Vec<Write> {
     let mut rng = Rng::new(seed ^ 0x2525_0001_d1ff_0001);
-    let mut w = large_rows(&mut rng);
+    let mut w = fixture_writes();
+    w.extend(large_rows(&mut rng));
     for _ in 0..WRITES {
         let row = rng.pick(rows).clone();
         w.push(match rng.below(12) {
@@ -243,6 +281,13 @@ fn reported_reads() -> Vec<(String, Read)> {
         exclude: false,
     };
     let mut out = Vec::new();
+    for row in FIXTURE_ROWS {
+        let opts = Opts { max_versions: Some(3), ..Opts::default() };
+        let read = Read::Get(GetD { row: b(row), ts: None, opts });
+        out.push((format!("issue 25: the versions left in {} by one delete", String::from_utf8_lossy(row)), read));
+    }
+    let batch_5 = ScanD { batch: Some(5), ..gen::scan(b"~", b"~9") };
+    out.push(("issue 25: batch(5) over cells of 10-40 KB".into(), Read::Scan(batch_5)));
     for row in [&b"d5"[..], b"dA", b"dz", b"d"] {
         let opts = Opts { columns: get_columns.clone(), ..Opts::default() };
         out.push((
