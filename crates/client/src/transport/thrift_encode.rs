@@ -309,7 +309,9 @@ mod tests {
 
     #[test]
     fn a_tdelete_carries_a_columns_repeats_and_a_family_delete_drops_earlier_parts() {
-        let columns = |d: &Delete| -> Vec<(Option<TDeleteType>, Vec<u8>, Option<Vec<u8>>, Option<i64>)> {
+        /// A `TDelete` column with its delete type.
+        type Named = (Option<TDeleteType>, Vec<u8>, Option<Vec<u8>>, Option<i64>);
+        let columns = |d: &Delete| -> Vec<Named> {
             delete(d)
                 .unwrap()
                 .into_iter()
