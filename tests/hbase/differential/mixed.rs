@@ -11,11 +11,11 @@ use super::gen::{self, b, Rng};
 use super::model::{CheckVia, Cmp, DelD, DelSpec, Filt, GetD, Mutation, Opts, PutD, Read, ScanD, Write};
 
 /// Random writes of these shapes per run.
-const WRITES: usize = 70;
+const WRITES: usize = 50;
 /// Random reads with mixed column selections per run.
-const COLUMN_READS: usize = 36;
+const COLUMN_READS: usize = 28;
 /// Random batched scans over the large rows per run.
-const BATCH_READS: usize = 14;
+const BATCH_READS: usize = 10;
 /// Qualifiers of the mixed deletes: few, so that parts of one delete meet.
 const DELETE_QUALIFIERS: [&[u8]; 3] = [b"q0", b"q1", b""];
 /// The large rows sort after every other row of the tables (`~` > `z`).
@@ -138,7 +138,7 @@ fn large_rows(rng: &mut Rng) -> Vec<Write> {
         let (count, huge) = match i {
             2 if rng.chance(33) => (4, true),
             2 => continue,
-            _ => (7 + rng.below(5), false),
+            _ => (6 + rng.below(3), false),
         };
         for c in 0..count {
             let len = if huge && c == 1 { 1_000_000 } else { 10_000 + rng.below(30_000) };
