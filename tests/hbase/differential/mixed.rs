@@ -140,7 +140,7 @@ fn large_rows(rng: &mut Rng) -> Vec<Write> {
         let (count, huge) = match i {
             1 if rng.chance(33) => (4, true),
             1 => continue,
-            _ => (7 + rng.below(3), false),
+            _ => (6 + rng.below(2), false),
         };
         for c in 0..count {
             let len = if huge && c == 1 { 1_000_000 } else { 10_000 + rng.below(30_000) };

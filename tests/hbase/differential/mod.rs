@@ -20,6 +20,7 @@ mod java;
 mod mixed;
 mod model;
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use basalt::{Bytes, ColumnFamily, Table, TableDescriptor};
@@ -134,8 +135,12 @@ impl Run {
     fn compare(&mut self, what: &str, left: (String, &Answer), right: (String, &Answer), masked: bool) {
         self.answers += 1;
         self.cells += left.1.cells() + right.1.cells();
-        let (l, r) = if masked { (left.1.masked(), right.1.masked()) } else { (left.1.clone(), right.1.clone()) };
-        if let (Answer::Err(x), Answer::Err(y)) = (&l, &r) {
+        // Borrowed unless masked: answers carry cells of up to ~1 MB.
+        let (l, r): (Cow<'_, Answer>, Cow<'_, Answer>) = match masked {
+            true => (Cow::Owned(left.1.masked()), Cow::Owned(right.1.masked())),
+            false => (Cow::Borrowed(left.1), Cow::Borrowed(right.1)),
+        };
+        if let (Answer::Err(x), Answer::Err(y)) = (l.as_ref(), r.as_ref()) {
             self.both_failed += 1;
             let first: String = what.lines().next().unwrap_or("").chars().take(200).collect();
             let line = format!("{first}\n      {x:.200}\n      {y:.200}");
@@ -143,7 +148,9 @@ impl Run {
                 self.refusals.push(line);
             }
         }
-        if let (true, Answer::Err(why), false) = (left.0.starts_with("Basalt"), &l, matches!(r, Answer::Err(_))) {
+        if let (true, Answer::Err(why), false) =
+            (left.0.starts_with("Basalt"), l.as_ref(), matches!(r.as_ref(), Answer::Err(_)))
+        {
             if let Some(doc) = DOCUMENTED_REFUSALS.iter().find(|doc| why.contains(*doc)) {
                 self.documented += 1;
                 let line = format!(
@@ -158,6 +165,7 @@ impl Run {
             }
         }
         if !agree(&l, &r) {
+            let (l, r) = (l.into_owned(), r.into_owned());
             self.mismatches.push(Mismatch { what: what.to_owned(), left: (left.0, l), right: (right.0, r) });
         }
     }
