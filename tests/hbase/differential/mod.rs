@@ -246,10 +246,29 @@ fn java_batch(tool: &mut JavaTool, lines: &[String]) -> Result<Vec<Answer>, Stri
     Ok(answers)
 }
 
-async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, reads: usize) -> Result<Run, String> {
-    let writes = gen::writes(seed, ops);
-    let battery = gen::reads(seed, reads);
-    let mut run = Run { ops: writes.len(), reads: battery.len(), ..Run::default() };
+async fn run(tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, reads: usize) -> Result<Run, String> {
+    let mut run = Run::default();
+    // The battery, then (after it, so that only its own reads carry their cells) the
+    // rows of large cells and their batched scans.
+    let tool = phase(tool, a, b, &gen::writes(seed, ops), &gen::reads(seed, reads), &mut run).await?;
+    let large = mixed::large_writes(seed);
+    let tool = phase(tool, a, b, &large, &mixed::large_reads(seed), &mut run).await?;
+    drop(tool);
+    Ok(run)
+}
+
+/// Applies `writes` (Basalt to A while Java writes to B), then runs `battery` through
+/// both clients against both tables, comparing every answer into `run`.
+async fn phase(
+    mut tool: JavaTool,
+    a: &Table,
+    b: &Table,
+    writes: &[Write],
+    battery: &[(String, Read)],
+    run: &mut Run,
+) -> Result<JavaTool, String> {
+    run.ops += writes.len();
+    run.reads += battery.len();
 
     // Writes: Basalt to A while Java writes to B.
     let started = Instant::now();
@@ -260,7 +279,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         (tool, answers)
     });
     let mut basalt_answers = Vec::with_capacity(writes.len());
-    for w in &writes {
+    for w in writes {
         basalt_answers.push(basalt_side::write(a, w).await);
     }
     eprintln!("differential: Basalt's writes took {:.1} s", started.elapsed().as_secs_f64());
@@ -282,8 +301,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
             let answers = tool.call(&format!("table {name}")).and_then(|_| java_batch(&mut tool, &read_lines));
             per_table.push(answers);
         }
-        drop(tool);
-        per_table
+        (tool, per_table)
     });
     let mut basalt_reads = Vec::with_capacity(battery.len());
     for chunk in battery.chunks(16) {
@@ -291,7 +309,8 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         basalt_reads.extend(futures::future::join_all(pending).await);
     }
     eprintln!("differential: Basalt's reads took {:.1} s", started.elapsed().as_secs_f64());
-    let mut java_reads = java_reads.await.map_err(|e| e.to_string())?.into_iter();
+    let (tool, java_reads) = java_reads.await.map_err(|e| e.to_string())?;
+    let mut java_reads = java_reads.into_iter();
     let java_a = java_reads.next().ok_or("no Java answers for A")??;
     let java_b = java_reads.next().ok_or("no Java answers for B")??;
     for (i, ((label, read), (ours, (ja, jb)))) in
@@ -312,7 +331,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         let before = run.mismatches.len();
         run.compare(&what, ("Java on A (Basalt's writes)".into(), ja), ("Java on B (Java's writes)".into(), jb), true);
         if run.mismatches.len() > before {
-            note_writes(&mut run, &writes, read);
+            note_writes(run, writes, read);
         }
     }
     eprintln!(
@@ -320,7 +339,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         battery.len(),
         started.elapsed().as_secs_f64()
     );
-    Ok(run)
+    Ok(tool)
 }
 
 type BasaltAnswers = Vec<(&'static str, Answer)>;
