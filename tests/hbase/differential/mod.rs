@@ -7,7 +7,9 @@
 //! cell and row order): Basalt and Java on the same table exactly; table A against
 //! table B with server-assigned timestamps blanked (they were written at other
 //! moments), which checks Basalt's writes against Java's. The issue's cases 1-5 are
-//! fixed edge cases of the battery.
+//! fixed edge cases of the battery; issue 25's shapes (`mixed.rs`) follow the original
+//! stream. A second, short phase then writes rows of large cells and scans them in
+//! batches (only those reads carry their cells).
 //!
 //! `BASALT_DIFF_SEED=N` runs other seeds (default [`DEFAULT_SEEDS`]);
 //! `BASALT_DIFF_OPS` / `BASALT_DIFF_READS` size the run. Counts are printed at the end;
