@@ -318,6 +318,7 @@ mod ops;
 mod options;
 mod pool;
 mod region;
+mod request;
 mod retry;
 mod row;
 mod salted;

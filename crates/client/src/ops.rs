@@ -202,18 +202,7 @@ impl Put {
     }
 }
 
-/// What a delete removes; every variant says exactly which versions.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum DeleteSpec {
-    /// The newest version of a column (or the version at exactly `ts`).
-    ColumnVersion(Bytes, Bytes, Option<i64>),
-    /// Every version of a column (or those at or before `ts`).
-    ColumnAllVersions(Bytes, Bytes, Option<i64>),
-    /// Every column of a family (versions at or before `ts`).
-    Family(Bytes, Option<i64>),
-    /// Every column of a family, only the versions at exactly `ts`.
-    FamilyVersion(Bytes, i64),
-}
+pub(crate) use crate::request::DeleteSpec;
 
 /// A delete with explicit intent. Thrift2's own default (a `TDelete` without type)
 /// removes *every* version of each named column; here each call says what it means.
@@ -256,7 +245,9 @@ impl Delete {
         self
     }
 
-    /// Removes every column of `family`.
+    /// Removes every column of `family`. As HBase's `Delete.addFamily`, it replaces the
+    /// parts of `family` given before it (see [`Delete::family_until`] for a family
+    /// named twice); parts given after it add to it.
     pub fn family(mut self, family: impl Into<Bytes>) -> Delete {
         self.specs.push(DeleteSpec::Family(family.into(), None));
         self
@@ -264,9 +255,12 @@ impl Delete {
 
     /// Removes the cells of `family` at or before `ts`.
     ///
-    /// Several family deletes of one family in one `Delete` remove the union of what
-    /// each removes: `family("a").family_until("a", 100)` removes every cell of `a`.
-    /// (HBase's own `Delete.addFamily` keeps only the last one given.)
+    /// As HBase's `Delete.addFamily`, it replaces the parts of `family` given before it
+    /// (a column's latest version named before it is no longer removed unless the
+    /// family delete reaches it). One difference: several family deletes of one family
+    /// in one `Delete` remove the union of what each removes:
+    /// `family("a").family_until("a", 100)` removes every cell of `a` (HBase's own
+    /// `Delete.addFamily` keeps only the last one given).
     pub fn family_until(mut self, family: impl Into<Bytes>, ts: i64) -> Delete {
         self.specs.push(DeleteSpec::Family(family.into(), Some(ts)));
         self
@@ -296,21 +290,31 @@ impl Delete {
         &self.row
     }
 
-    /// One `TDelete` per delete type (Thrift2 applies one type to all listed columns).
+    /// The cells of the delete as one HBase delete carries them: Java's order and clear
+    /// rules (see [`delete_cells`](crate::request::delete_cells)). Empty for a whole-row
+    /// delete.
+    pub(crate) fn cells(&self) -> Vec<DeleteSpec> {
+        crate::request::delete_cells(&self.specs)
+    }
+
     /// The delete as HBase deletes of a single kind each (one for a whole-row delete),
-    /// in the order their kinds first appear: what one `TDelete` or one native delete
-    /// carries. Validated like the encoding.
+    /// in the order their kinds first appear among its [cells](Delete::cells): what one
+    /// `TDelete` carries (Thrift2 applies one delete type to all its columns). Applied
+    /// together (one batch, or one row mutation), the parts remove what the one delete
+    /// removes: the server finds the versions a latest-version delete removes before
+    /// applying any part, and a column's repeated latest-version deletes share a part.
+    /// Validated like the encoding.
     pub(crate) fn split_by_kind(&self) -> Result<Vec<Delete>> {
         self.validate()?;
         if self.specs.is_empty() {
             return Ok(vec![self.clone()]);
         }
         let mut parts: Vec<Delete> = Vec::new();
-        for spec in &self.specs {
-            let kind = std::mem::discriminant(spec);
+        for spec in self.cells() {
+            let kind = std::mem::discriminant(&spec);
             match parts.iter_mut().find(|p| p.specs.first().map(std::mem::discriminant) == Some(kind)) {
-                Some(part) => part.specs.push(spec.clone()),
-                None => parts.push(Delete { specs: vec![spec.clone()], ..self.clone_without_specs() }),
+                Some(part) => part.specs.push(spec),
+                None => parts.push(Delete { specs: vec![spec], ..self.clone_without_specs() }),
             }
         }
         Ok(parts)

@@ -2,6 +2,8 @@
 //! caching, the server-side filter, and which replica reads, as HBase's protobuf
 //! fields.
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use bytes::Bytes;
 use prost::Message;
 
@@ -81,23 +83,31 @@ pub(crate) fn check_time_range(from: u64, to: u64) -> Result<(), RpcError> {
     Ok(())
 }
 
-/// Families and columns as protobuf `Column`s, qualifiers grouped by family (a family
-/// given without a qualifier means the whole family).
+/// Families and columns (in call order) as protobuf `Column`s, with the meaning HBase's
+/// Java client gives the same calls (its `Get`/`Scan` family map): a family named
+/// without a qualifier reads the whole family and replaces the columns named before it
+/// (widens); a column after its whole family starts the family's qualifiers afresh
+/// (narrows); repeats count once. Families and qualifiers come out in byte order.
 pub(crate) fn columns_proto(columns: &[(Bytes, Option<Bytes>)]) -> Vec<pb::Column> {
-    let mut column: Vec<pb::Column> = Vec::new();
+    // `None`: the whole family.
+    let mut families: BTreeMap<&Bytes, Option<BTreeSet<&Bytes>>> = BTreeMap::new();
     for (family, qualifier) in columns {
-        let index = match column.iter().position(|c| c.family == *family) {
-            Some(index) => index,
+        match qualifier {
             None => {
-                column.push(pb::Column { family: family.clone(), qualifier: Vec::new() });
-                column.len() - 1
+                families.insert(family, None);
             }
-        };
-        if let Some(qualifier) = qualifier {
-            column[index].qualifier.push(qualifier.clone());
+            Some(qualifier) => {
+                families.entry(family).or_insert(None).get_or_insert_with(BTreeSet::new).insert(qualifier);
+            }
         }
     }
-    column
+    families
+        .into_iter()
+        .map(|(family, qualifiers)| pb::Column {
+            family: family.clone(),
+            qualifier: qualifiers.into_iter().flatten().cloned().collect(),
+        })
+        .collect()
 }
 
 /// Builder methods for the shared read options, implemented by [`crate::Get`] and
@@ -215,6 +225,25 @@ mod tests {
         assert!(read.check_replica().is_ok() && read.is_timeline());
         assert_eq!(read.consistency_proto(), Some(1));
         assert!(ReadFields { replica_id: Some(0), ..ReadFields::default() }.check_replica().is_ok());
+    }
+
+    #[test]
+    fn columns_mean_what_javas_family_map_makes_of_them() {
+        let b = |s: &str| Bytes::copy_from_slice(s.as_bytes());
+        let shape = |columns: &[(Bytes, Option<Bytes>)]| -> Vec<(Bytes, Vec<Bytes>)> {
+            columns_proto(columns).into_iter().map(|c| (c.family, c.qualifier)).collect()
+        };
+        // A later family widens; the issue's [a:x, b:y, a:*].
+        assert_eq!(
+            shape(&[(b("a"), Some(b("x"))), (b("b"), Some(b("y"))), (b("a"), None)]),
+            vec![(b("a"), vec![]), (b("b"), vec![b("y")])]
+        );
+        // A later column narrows; repeats count once; byte order.
+        assert_eq!(
+            shape(&[(b("c"), None), (b("c"), Some(b("z"))), (b("c"), Some(b("q"))), (b("c"), Some(b("z")))]),
+            vec![(b("c"), vec![b("q"), b("z")])]
+        );
+        assert!(columns_proto(&[]).is_empty());
     }
 
     #[test]

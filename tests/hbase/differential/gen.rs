@@ -43,7 +43,7 @@ impl Rng {
     }
 }
 
-fn b(x: &[u8]) -> Bytes {
+pub(super) fn b(x: &[u8]) -> Bytes {
     Bytes::copy_from_slice(x)
 }
 
@@ -71,20 +71,20 @@ pub fn random_rows() -> Vec<Bytes> {
     rows
 }
 
-const QUALIFIERS: [&[u8]; 6] = [b"q0", b"q1", b"q2", b"", b"\xff", b"qq"];
+pub(super) const QUALIFIERS: [&[u8]; 6] = [b"q0", b"q1", b"q2", b"", b"\xff", b"qq"];
 const COUNTERS: [&[u8]; 2] = [b"n0", b"n1"];
 /// Explicit timestamps are small (well under [`super::answer::SERVER_TS_FLOOR`]).
-const MAX_TS: i64 = 60;
+pub(super) const MAX_TS: i64 = 60;
 
-fn family(rng: &mut Rng) -> Bytes {
+pub(super) fn family(rng: &mut Rng) -> Bytes {
     b(FAMILIES[rng.below(FAMILIES.len())].0.as_bytes())
 }
 
-fn qualifier(rng: &mut Rng) -> Bytes {
+pub(super) fn qualifier(rng: &mut Rng) -> Bytes {
     pickb(rng, &QUALIFIERS)
 }
 
-fn value(rng: &mut Rng) -> Bytes {
+pub(super) fn value(rng: &mut Rng) -> Bytes {
     match rng.below(10) {
         0 => Bytes::new(),
         1 => b(&(rng.below(300) as i64).to_be_bytes()),
@@ -97,11 +97,11 @@ fn value(rng: &mut Rng) -> Bytes {
     }
 }
 
-fn ts(rng: &mut Rng) -> i64 {
+pub(super) fn ts(rng: &mut Rng) -> i64 {
     1 + rng.below(MAX_TS as usize) as i64
 }
 
-fn random_put(rng: &mut Rng, row: Bytes) -> PutD {
+pub(super) fn random_put(rng: &mut Rng, row: Bytes) -> PutD {
     let put_ts = if rng.chance(30) { Some(ts(rng)) } else { None };
     let n = 1 + rng.below(4);
     let cells = (0..n)
@@ -123,7 +123,7 @@ fn random_spec(rng: &mut Rng) -> DelSpec {
     }
 }
 
-fn spec_family(s: &DelSpec) -> &Bytes {
+pub(super) fn spec_family(s: &DelSpec) -> &Bytes {
     match s {
         DelSpec::Latest(f, _)
         | DelSpec::VersionAt(f, _, _)
@@ -135,7 +135,7 @@ fn spec_family(s: &DelSpec) -> &Bytes {
     }
 }
 
-fn is_family_spec(s: &DelSpec) -> bool {
+pub(super) fn is_family_spec(s: &DelSpec) -> bool {
     matches!(s, DelSpec::Family(_) | DelSpec::FamilyUntil(..) | DelSpec::FamilyVersion(..))
 }
 
@@ -174,7 +174,7 @@ fn random_mutations(rng: &mut Rng, row: &Bytes) -> Vec<Mutation> {
         .collect()
 }
 
-const OPS: [CompareOp; 6] = [
+pub(super) const OPS: [CompareOp; 6] = [
     CompareOp::Less,
     CompareOp::LessOrEqual,
     CompareOp::Equal,
@@ -302,10 +302,13 @@ pub fn writes(seed: u64, n: usize) -> Vec<Write> {
     let rows = random_rows();
     let mut w = fixture_writes();
     w.extend((0..n).map(|_| random_write(&mut rng, &rows)));
+    // After the original stream and on rows of their own (so that its seeds keep their
+    // data): the shapes of issue 25, from their own generator.
+    w.extend(super::mixed::writes(seed, &super::mixed::rows()));
     w
 }
 
-fn scan(start: &[u8], stop: &[u8]) -> ScanD {
+pub(super) fn scan(start: &[u8], stop: &[u8]) -> ScanD {
     ScanD { start: b(start), stop: b(stop), ..ScanD::default() }
 }
 
@@ -519,7 +522,7 @@ fn random_opts(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> Opts {
     o
 }
 
-fn random_get(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> GetD {
+pub(super) fn random_get(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> GetD {
     let mut opts = random_opts(rng, rows, values);
     // An exact timestamp and a time range together mean different things to the two
     // clients (Java: the last one set; the gateway: the timestamp); one at a time.
@@ -530,7 +533,7 @@ fn random_get(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> GetD {
     GetD { row: rng.pick(rows).clone(), ts, opts }
 }
 
-fn random_scan(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> ScanD {
+pub(super) fn random_scan(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> ScanD {
     let mut s = ScanD::default();
     match rng.below(8) {
         0 => {}
@@ -595,5 +598,6 @@ pub fn reads(seed: u64, n: usize) -> Vec<(String, Read)> {
         };
         out.push((format!("read {i}"), read));
     }
+    out.extend(super::mixed::reads(seed, &super::mixed::rows(), &values));
     out
 }

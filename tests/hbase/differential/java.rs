@@ -150,7 +150,14 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
     if s.len() % 2 != 0 {
         return Err(format!("odd hex {s:?}"));
     }
-    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).map_err(|e| format!("{e}: {s:?}"))).collect()
+    // By nibbles, not `from_str_radix` per pair: answers carry cells of up to ~1 MB.
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Ok(c - b'0'),
+        b'a'..=b'f' => Ok(c - b'a' + 10),
+        b'A'..=b'F' => Ok(c - b'A' + 10),
+        _ => Err(format!("not hex: {:?}", &s[..s.len().min(80)])),
+    };
+    s.as_bytes().chunks_exact(2).map(|pair| Ok(nibble(pair[0])? << 4 | nibble(pair[1])?)).collect()
 }
 
 // ---- rendering ----
@@ -161,8 +168,11 @@ fn hex(out: &mut String, b: &[u8]) {
     if b.is_empty() {
         out.push('.');
     }
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(2 * b.len());
     for x in b {
-        out.push_str(&format!("{x:02x}"));
+        out.push(char::from(DIGITS[usize::from(x >> 4)]));
+        out.push(char::from(DIGITS[usize::from(x & 0x0f)]));
     }
 }
 

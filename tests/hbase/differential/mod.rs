@@ -7,7 +7,9 @@
 //! cell and row order): Basalt and Java on the same table exactly; table A against
 //! table B with server-assigned timestamps blanked (they were written at other
 //! moments), which checks Basalt's writes against Java's. The issue's cases 1-5 are
-//! fixed edge cases of the battery.
+//! fixed edge cases of the battery; issue 25's shapes (`mixed.rs`) follow the original
+//! stream. A second, short phase then writes rows of large cells and scans them in
+//! batches (only those reads carry their cells).
 //!
 //! `BASALT_DIFF_SEED=N` runs other seeds (default [`DEFAULT_SEEDS`]);
 //! `BASALT_DIFF_OPS` / `BASALT_DIFF_READS` size the run. Counts are printed at the end;
@@ -17,8 +19,10 @@ mod answer;
 mod basalt_side;
 mod gen;
 mod java;
+mod mixed;
 mod model;
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use basalt::{Bytes, ColumnFamily, Table, TableDescriptor};
@@ -133,8 +137,12 @@ impl Run {
     fn compare(&mut self, what: &str, left: (String, &Answer), right: (String, &Answer), masked: bool) {
         self.answers += 1;
         self.cells += left.1.cells() + right.1.cells();
-        let (l, r) = if masked { (left.1.masked(), right.1.masked()) } else { (left.1.clone(), right.1.clone()) };
-        if let (Answer::Err(x), Answer::Err(y)) = (&l, &r) {
+        // Borrowed unless masked: answers carry cells of up to ~1 MB.
+        let (l, r): (Cow<'_, Answer>, Cow<'_, Answer>) = match masked {
+            true => (Cow::Owned(left.1.masked()), Cow::Owned(right.1.masked())),
+            false => (Cow::Borrowed(left.1), Cow::Borrowed(right.1)),
+        };
+        if let (Answer::Err(x), Answer::Err(y)) = (l.as_ref(), r.as_ref()) {
             self.both_failed += 1;
             let first: String = what.lines().next().unwrap_or("").chars().take(200).collect();
             let line = format!("{first}\n      {x:.200}\n      {y:.200}");
@@ -142,7 +150,9 @@ impl Run {
                 self.refusals.push(line);
             }
         }
-        if let (true, Answer::Err(why), false) = (left.0.starts_with("Basalt"), &l, matches!(r, Answer::Err(_))) {
+        if let (true, Answer::Err(why), false) =
+            (left.0.starts_with("Basalt"), l.as_ref(), matches!(r.as_ref(), Answer::Err(_)))
+        {
             if let Some(doc) = DOCUMENTED_REFUSALS.iter().find(|doc| why.contains(*doc)) {
                 self.documented += 1;
                 let line = format!(
@@ -157,6 +167,7 @@ impl Run {
             }
         }
         if !agree(&l, &r) {
+            let (l, r) = (l.into_owned(), r.into_owned());
             self.mismatches.push(Mismatch { what: what.to_owned(), left: (left.0, l), right: (right.0, r) });
         }
     }
@@ -237,10 +248,29 @@ fn java_batch(tool: &mut JavaTool, lines: &[String]) -> Result<Vec<Answer>, Stri
     Ok(answers)
 }
 
-async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, reads: usize) -> Result<Run, String> {
-    let writes = gen::writes(seed, ops);
-    let battery = gen::reads(seed, reads);
-    let mut run = Run { ops: writes.len(), reads: battery.len(), ..Run::default() };
+async fn run(tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, reads: usize) -> Result<Run, String> {
+    let mut run = Run::default();
+    // The battery, then (after it, so that only its own reads carry their cells) the
+    // rows of large cells and their batched scans.
+    let tool = phase(tool, a, b, &gen::writes(seed, ops), &gen::reads(seed, reads), &mut run).await?;
+    let large = mixed::large_writes(seed);
+    let tool = phase(tool, a, b, &large, &mixed::large_reads(seed), &mut run).await?;
+    drop(tool);
+    Ok(run)
+}
+
+/// Applies `writes` (Basalt to A while Java writes to B), then runs `battery` through
+/// both clients against both tables, comparing every answer into `run`.
+async fn phase(
+    mut tool: JavaTool,
+    a: &Table,
+    b: &Table,
+    writes: &[Write],
+    battery: &[(String, Read)],
+    run: &mut Run,
+) -> Result<JavaTool, String> {
+    run.ops += writes.len();
+    run.reads += battery.len();
 
     // Writes: Basalt to A while Java writes to B.
     let started = Instant::now();
@@ -251,7 +281,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         (tool, answers)
     });
     let mut basalt_answers = Vec::with_capacity(writes.len());
-    for w in &writes {
+    for w in writes {
         basalt_answers.push(basalt_side::write(a, w).await);
     }
     eprintln!("differential: Basalt's writes took {:.1} s", started.elapsed().as_secs_f64());
@@ -273,8 +303,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
             let answers = tool.call(&format!("table {name}")).and_then(|_| java_batch(&mut tool, &read_lines));
             per_table.push(answers);
         }
-        drop(tool);
-        per_table
+        (tool, per_table)
     });
     let mut basalt_reads = Vec::with_capacity(battery.len());
     for chunk in battery.chunks(16) {
@@ -282,7 +311,8 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         basalt_reads.extend(futures::future::join_all(pending).await);
     }
     eprintln!("differential: Basalt's reads took {:.1} s", started.elapsed().as_secs_f64());
-    let mut java_reads = java_reads.await.map_err(|e| e.to_string())?.into_iter();
+    let (tool, java_reads) = java_reads.await.map_err(|e| e.to_string())?;
+    let mut java_reads = java_reads.into_iter();
     let java_a = java_reads.next().ok_or("no Java answers for A")??;
     let java_b = java_reads.next().ok_or("no Java answers for B")??;
     for (i, ((label, read), (ours, (ja, jb)))) in
@@ -303,7 +333,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         let before = run.mismatches.len();
         run.compare(&what, ("Java on A (Basalt's writes)".into(), ja), ("Java on B (Java's writes)".into(), jb), true);
         if run.mismatches.len() > before {
-            note_writes(&mut run, &writes, read);
+            note_writes(run, writes, read);
         }
     }
     eprintln!(
@@ -311,7 +341,7 @@ async fn run(mut tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, re
         battery.len(),
         started.elapsed().as_secs_f64()
     );
-    Ok(run)
+    Ok(tool)
 }
 
 type BasaltAnswers = Vec<(&'static str, Answer)>;

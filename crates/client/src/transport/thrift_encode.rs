@@ -16,7 +16,8 @@ use super::ScanRequest;
 use crate::error::{InvalidInput, Result};
 use crate::filter::CompareOp;
 use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutations};
-use crate::options::{checked_range, render_filter, ColumnSpec, Consistency, ReadOptions};
+use crate::options::{checked_range, render_filter, Consistency, ReadOptions};
+use crate::request::ColumnSelection;
 
 /// The `TGet` of a get.
 pub(crate) fn get(get: &Get) -> Result<TGet> {
@@ -95,16 +96,18 @@ fn target_replica(read: &ReadOptions) -> Result<Option<i32>> {
     Ok(read.target_replica()?.map(i32::from))
 }
 
-/// The columns a read names, as `TColumn`s (none: every column).
+/// The columns a read names, as `TColumn`s (none: every column): Java's family map of
+/// the calls, flattened ([`ColumnSelection`]). The gateway replays them through Java's
+/// `addFamily`/`addColumn`, which rebuilds the same map.
 fn columns(read: &ReadOptions) -> Option<Vec<TColumn>> {
-    if read.columns.is_empty() {
+    let selection = ColumnSelection::of(&read.columns);
+    if selection.is_empty() {
         return None;
     }
-    let column = |c: &ColumnSpec| match c {
-        ColumnSpec::Family(f) => TColumn::new(f.to_vec(), None, None),
-        ColumnSpec::Column(f, q) => TColumn::new(f.to_vec(), q.to_vec(), None),
+    let column = |(family, qualifier): (&Bytes, Option<&Bytes>)| {
+        TColumn::new(family.to_vec(), qualifier.map(|q| q.to_vec()), None)
     };
-    Some(read.columns.iter().map(column).collect())
+    Some(selection.columns().map(column).collect())
 }
 
 /// A scan's time range: its own, or `[ts, ts + 1)` for an exact timestamp.
@@ -174,7 +177,9 @@ impl PutSource for Put {
     }
 }
 
-/// One `TDelete` per delete type (Thrift2 applies one type to all listed columns).
+/// One `TDelete` per delete type (Thrift2 applies one type to all listed columns), of
+/// the delete's cells in Java's order after Java's clear rules ([`Delete::cells`]); the
+/// gateway applies them together (one batch, or one row mutation).
 pub(crate) fn delete(delete: &Delete) -> Result<Vec<TDelete>> {
     delete.validate()?;
     let wal = durability(delete.durability);
@@ -189,33 +194,20 @@ pub(crate) fn delete(delete: &Delete) -> Result<Vec<TDelete>> {
         )]);
     }
     let mut groups: Vec<(TDeleteType, Vec<TColumn>)> = Vec::new();
-    for spec in &delete.specs {
-        let (kind, column) = match spec {
+    for cell in delete.cells() {
+        let (kind, column) = match cell {
             DeleteSpec::ColumnVersion(f, q, ts) => {
-                (TDeleteType::DELETE_COLUMN, TColumn::new(f.to_vec(), q.to_vec(), *ts))
+                (TDeleteType::DELETE_COLUMN, TColumn::new(f.to_vec(), q.to_vec(), ts))
             }
             DeleteSpec::ColumnAllVersions(f, q, ts) => {
-                (TDeleteType::DELETE_COLUMNS, TColumn::new(f.to_vec(), q.to_vec(), *ts))
+                (TDeleteType::DELETE_COLUMNS, TColumn::new(f.to_vec(), q.to_vec(), ts))
             }
-            DeleteSpec::Family(f, ts) => (TDeleteType::DELETE_FAMILY, TColumn::new(f.to_vec(), None, *ts)),
+            DeleteSpec::Family(f, ts) => (TDeleteType::DELETE_FAMILY, TColumn::new(f.to_vec(), None, ts)),
             DeleteSpec::FamilyVersion(f, ts) => {
-                (TDeleteType::DELETE_FAMILY_VERSION, TColumn::new(f.to_vec(), None, Some(*ts)))
+                (TDeleteType::DELETE_FAMILY_VERSION, TColumn::new(f.to_vec(), None, Some(ts)))
             }
         };
         match groups.iter_mut().find(|(k, _)| *k == kind) {
-            // The gateway's `addFamily` replaces an earlier family delete of the same
-            // family: merge them into one covering both (the later timestamp; none
-            // is the latest, which covers every other).
-            Some((TDeleteType::DELETE_FAMILY, columns)) => match columns.iter_mut().find(|c| c.family == column.family)
-            {
-                Some(earlier) => {
-                    earlier.timestamp = match (earlier.timestamp, column.timestamp) {
-                        (Some(a), Some(b)) => Some(a.max(b)),
-                        (None, _) | (_, None) => None,
-                    }
-                }
-                None => columns.push(column),
-            },
             Some((_, columns)) => columns.push(column),
             None => groups.push((kind, vec![column])),
         }
@@ -313,6 +305,41 @@ mod tests {
         assert_eq!(version[0].delete_type, Some(TDeleteType::DELETE_FAMILY_VERSION));
         assert_eq!(version[0].columns.as_ref().unwrap()[0].timestamp, Some(7));
         assert!(delete(&Delete::row("r").family_version("a", -1)).is_err());
+    }
+
+    #[test]
+    fn a_tdelete_carries_a_columns_repeats_and_a_family_delete_drops_earlier_parts() {
+        /// A `TDelete` column with its delete type.
+        type Named = (Option<TDeleteType>, Vec<u8>, Option<Vec<u8>>, Option<i64>);
+        let columns = |d: &Delete| -> Vec<Named> {
+            delete(d)
+                .unwrap()
+                .into_iter()
+                .flat_map(|t| {
+                    let kind = t.delete_type;
+                    t.columns.unwrap().into_iter().map(move |c| (kind, c.family, c.qualifier, c.timestamp))
+                })
+                .collect()
+        };
+        let twice = Delete::row("r").latest_version("a", "x").latest_version("a", "x");
+        let one = (Some(TDeleteType::DELETE_COLUMN), b"a".to_vec(), Some(b"x".to_vec()), None);
+        assert_eq!(columns(&twice), vec![one.clone(), one]);
+        let cleared = Delete::row("r").latest_version("a", "x").all_versions("b", "y").family_until("a", 9);
+        assert_eq!(
+            columns(&cleared),
+            vec![
+                (Some(TDeleteType::DELETE_FAMILY), b"a".to_vec(), None, Some(9)),
+                (Some(TDeleteType::DELETE_COLUMNS), b"b".to_vec(), Some(b"y".to_vec()), None),
+            ]
+        );
+    }
+
+    #[test]
+    fn tget_columns_are_javas_family_map_of_the_calls() {
+        let tget = get(&Get::new("r").column("a", "x").column("b", "y").family("a")).unwrap();
+        let names: Vec<(Vec<u8>, Option<Vec<u8>>)> =
+            tget.columns.unwrap().into_iter().map(|c| (c.family, c.qualifier)).collect();
+        assert_eq!(names, vec![(b"a".to_vec(), None), (b"b".to_vec(), Some(b"y".to_vec()))]);
     }
 
     #[test]

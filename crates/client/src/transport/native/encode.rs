@@ -8,7 +8,8 @@ use super::write::durability;
 use crate::error::{Error, InvalidInput};
 use crate::filter::{CompareOp, Filter};
 use crate::ops::{Delete, DeleteSpec, Get, Put, RowMutations};
-use crate::options::{ColumnSpec, Consistency, ReadOptions};
+use crate::options::{Consistency, ReadOptions};
+use crate::request::ColumnSelection;
 use crate::transport::{Condition, ScanRequest};
 
 /// A timestamp as HBase's protobuf carries it (non-negative).
@@ -30,10 +31,12 @@ macro_rules! apply_read {
     ($target:expr, $read:expr, $filter:expr) => {{
         let read: &ReadOptions = $read;
         let mut target = $target;
-        for column in &read.columns {
-            target = match column {
-                ColumnSpec::Family(family) => target.family(family.clone()),
-                ColumnSpec::Column(family, qualifier) => target.column(family.clone(), qualifier.clone()),
+        // Java's family map of the calls (a later family widens, a later column
+        // narrows), flattened: basalt-rpc sends it as it is.
+        for (family, qualifier) in ColumnSelection::of(&read.columns).columns() {
+            target = match qualifier {
+                None => target.family(family.clone()),
+                Some(qualifier) => target.column(family.clone(), qualifier.clone()),
             };
         }
         if let Some(versions) = read.max_versions {
@@ -90,40 +93,32 @@ pub(super) fn native_put(put: &Put, max_value: usize) -> Result<basalt_rpc::Muta
     Ok(mutation)
 }
 
-/// A delete as native mutations: one per column or family it names (HBase's server
-/// keeps only the last family delete of one mutation's family, so several would not
-/// apply their union), or one for the whole row.
+/// A delete as its one native mutation (in a vector: check-and-mutate and row mutations
+/// take mutations): the whole row, or its cells in Java's order after Java's clear rules
+/// ([`Delete::cells`]). One mutation, as Java's client sends it: the server counts a
+/// column's repeated latest-version deletes only within one mutation.
 pub(super) fn native_delete(delete: &Delete) -> Result<Vec<basalt_rpc::Mutation>, Error> {
     crate::validate::row_key(&delete.row)?;
-    let mut base = basalt_rpc::Mutation::delete(delete.row.clone()).durability(durability(&delete.durability));
+    let mut mutation = basalt_rpc::Mutation::delete(delete.row.clone()).durability(durability(&delete.durability));
     if let Some(ts) = delete.row_timestamp {
-        base = base.at(timestamp(ts)?);
+        mutation = mutation.at(timestamp(ts)?);
     }
-    if delete.specs.is_empty() {
-        return Ok(vec![base]);
-    }
-    let mut mutations = Vec::with_capacity(delete.specs.len());
-    for spec in &delete.specs {
-        let mutation = base.clone();
-        mutations.push(match spec {
-            DeleteSpec::ColumnVersion(family, qualifier, None) => {
-                mutation.delete_latest_version(family.clone(), qualifier.clone())
-            }
+    for cell in delete.cells() {
+        mutation = match cell {
+            DeleteSpec::ColumnVersion(family, qualifier, None) => mutation.delete_latest_version(family, qualifier),
             DeleteSpec::ColumnVersion(family, qualifier, Some(ts)) => {
-                mutation.delete_version(family.clone(), qualifier.clone(), timestamp(*ts)?)
+                mutation.delete_version(family, qualifier, timestamp(ts)?)
             }
-            DeleteSpec::ColumnAllVersions(family, qualifier, None) => {
-                mutation.column(family.clone(), qualifier.clone(), Bytes::new())
-            }
+            DeleteSpec::ColumnAllVersions(family, qualifier, None) => mutation.column(family, qualifier, Bytes::new()),
             DeleteSpec::ColumnAllVersions(family, qualifier, Some(ts)) => {
-                mutation.column_at(family.clone(), qualifier.clone(), Bytes::new(), timestamp(*ts)?)
+                mutation.column_at(family, qualifier, Bytes::new(), timestamp(ts)?)
             }
-            DeleteSpec::Family(family, None) => mutation.family(family.clone()),
-            DeleteSpec::Family(family, Some(ts)) => mutation.family_at(family.clone(), timestamp(*ts)?),
-            DeleteSpec::FamilyVersion(family, ts) => mutation.family_version(family.clone(), timestamp(*ts)?),
-        });
+            DeleteSpec::Family(family, None) => mutation.family(family),
+            DeleteSpec::Family(family, Some(ts)) => mutation.family_at(family, timestamp(ts)?),
+            DeleteSpec::FamilyVersion(family, ts) => mutation.family_version(family, timestamp(ts)?),
+        };
     }
-    Ok(mutations)
+    Ok(vec![mutation])
 }
 
 pub(super) fn native_row_mutations(

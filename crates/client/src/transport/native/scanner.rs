@@ -7,6 +7,7 @@ use std::pin::Pin;
 use basalt_rpc::{RowResult, RpcError};
 
 use super::errors::attempt_error;
+use crate::request::{BatchRegrouper, Piece};
 use crate::row::{Cell, Row};
 use crate::transport::{AttemptError, AttemptFuture, MoreRows, Operation, Page, ScanRequest, Scanner};
 
@@ -24,6 +25,16 @@ pub(super) fn reply_bytes(rows: &[RowResult]) -> usize {
     rows.iter().flat_map(|r| r.cells.iter()).map(|c| c.key_value().len() + 4).sum()
 }
 
+/// A reply's piece of a row, for the regrouper.
+fn to_piece(result: RowResult) -> Piece<basalt_rpc::Cell> {
+    Piece { key: result.row_bytes(), cells: result.cells, partial: result.partial, stale: result.stale }
+}
+
+/// A regrouped item as the reply type.
+fn from_piece(piece: Piece<basalt_rpc::Cell>) -> RowResult {
+    RowResult { cells: piece.cells, partial: piece.partial, stale: piece.stale }
+}
+
 /// A native scanner: pages across regions, reopening itself when needed.
 pub(super) struct NativeScanner {
     pub(super) scanner: basalt_rpc::Scanner,
@@ -35,12 +46,36 @@ pub(super) struct NativeScanner {
     ahead: VecDeque<RowResult>,
     /// An error met after some rows of a page were read: reported after them.
     pending: Option<RpcError>,
+    /// Batched scans: the server's pieces (cut by `batch` and by size) regrouped into
+    /// items of exactly `batch` cells, as Java's client hands them out.
+    regrouper: Option<BatchRegrouper<basalt_rpc::Cell>>,
 }
 
 impl NativeScanner {
     pub(super) fn new(scanner: basalt_rpc::Scanner, table: &str, scan: &ScanRequest) -> NativeScanner {
         let caching = scan.read.caching.filter(|c| *c > 0);
-        NativeScanner { scanner, table: table.to_owned(), caching, ahead: VecDeque::new(), pending: None }
+        let batch = scan.read.batch.and_then(|b| u32::try_from(b).ok()).filter(|b| *b > 0);
+        NativeScanner {
+            scanner,
+            table: table.to_owned(),
+            caching,
+            ahead: VecDeque::new(),
+            pending: None,
+            regrouper: batch.map(BatchRegrouper::new),
+        }
+    }
+
+    /// A reply's results as the items the scan hands out (regrouped when batched).
+    /// Cells still held back when the scan ends are dropped, as Java's client drops
+    /// them: it closes at the limit or after the last region without handing out its
+    /// `BatchScanResultCache`'s partial results (`ClientScanner.loadCache`).
+    fn items(&mut self, results: Vec<RowResult>) -> Vec<RowResult> {
+        let Some(regrouper) = &mut self.regrouper else { return results };
+        let mut items = Vec::with_capacity(results.len());
+        for result in results {
+            regrouper.push(to_piece(result), &mut items);
+        }
+        items.into_iter().map(from_piece).collect()
     }
 
     /// Up to `rows` rows; a page continues into the next region when the current one
@@ -61,7 +96,7 @@ impl NativeScanner {
             self.scanner.set_rows_per_page(self.caching.unwrap_or(rows).max(1));
             match self.scanner.next_page().await {
                 Ok(Some(more)) => {
-                    for row in more {
+                    for row in self.items(more) {
                         if page.len() < wanted {
                             page.push(row);
                         } else {

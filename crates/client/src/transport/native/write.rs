@@ -84,26 +84,23 @@ impl WriteCells for PutWrite<'_> {
     }
 }
 
-/// One native delete of a [`Delete`]: the whole row, or one column or family it names
-/// (HBase's server keeps only the last family delete of one mutation's family, so the
-/// specs of a delete go as separate deletes, whose union applies).
+/// A [`Delete`] as one native delete: the whole row, or its cells in Java's order after
+/// Java's clear rules ([`Delete::cells`]). One mutation, as Java's client sends it: the
+/// server counts a column's repeated latest-version deletes only within one mutation.
 pub(super) struct DeleteWrite<'a> {
     delete: &'a Delete,
-    spec: Option<&'a DeleteSpec>,
+    cells: Vec<DeleteSpec>,
     timestamp: Option<u64>,
 }
 
 impl<'a> DeleteWrite<'a> {
-    /// Checks `delete` and appends its native deletes to `writes`.
+    /// Checks `delete` and appends its native delete to `writes`.
     pub(super) fn push(delete: &'a Delete, writes: &mut Vec<DeleteWrite<'a>>) -> Result<(), Error> {
         crate::validate::row_key(&delete.row)?;
         let row_timestamp = delete.row_timestamp.map(timestamp).transpose()?;
-        if delete.specs.is_empty() {
-            writes.push(DeleteWrite { delete, spec: None, timestamp: row_timestamp });
-            return Ok(());
-        }
-        for spec in &delete.specs {
-            let ts = match spec {
+        let cells = delete.cells();
+        for cell in &cells {
+            let ts = match cell {
                 DeleteSpec::ColumnVersion(_, _, ts)
                 | DeleteSpec::ColumnAllVersions(_, _, ts)
                 | DeleteSpec::Family(_, ts) => *ts,
@@ -112,8 +109,8 @@ impl<'a> DeleteWrite<'a> {
             if let Some(ts) = ts {
                 timestamp(ts)?;
             }
-            writes.push(DeleteWrite { delete, spec: Some(spec), timestamp: row_timestamp });
         }
+        writes.push(DeleteWrite { delete, cells, timestamp: row_timestamp });
         Ok(())
     }
 }
@@ -136,19 +133,23 @@ impl WriteCells for DeleteWrite<'_> {
     }
 
     fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError> {
-        let Some(spec) = self.spec else { return Ok(()) };
-        match spec {
-            DeleteSpec::ColumnVersion(family, qualifier, ts) => {
-                cells.delete_version(family, qualifier, cell_timestamp(*ts)?)
+        for cell in &self.cells {
+            match cell {
+                DeleteSpec::ColumnVersion(family, qualifier, ts) => {
+                    cells.delete_version(family, qualifier, cell_timestamp(*ts)?)?
+                }
+                DeleteSpec::ColumnAllVersions(family, qualifier, ts) => {
+                    cells.delete_column(family, qualifier, cell_timestamp(*ts)?)?
+                }
+                DeleteSpec::Family(family, ts) => cells.delete_family(family, cell_timestamp(*ts)?)?,
+                DeleteSpec::FamilyVersion(family, ts) => match cell_timestamp(Some(*ts))? {
+                    Some(ts) => cells.delete_family_version(family, ts)?,
+                    None => {
+                        return Err(RpcError::InvalidArgument("a family version delete without a timestamp".into()))
+                    }
+                },
             }
-            DeleteSpec::ColumnAllVersions(family, qualifier, ts) => {
-                cells.delete_column(family, qualifier, cell_timestamp(*ts)?)
-            }
-            DeleteSpec::Family(family, ts) => cells.delete_family(family, cell_timestamp(*ts)?),
-            DeleteSpec::FamilyVersion(family, ts) => match cell_timestamp(Some(*ts))? {
-                Some(ts) => cells.delete_family_version(family, ts),
-                None => Err(RpcError::InvalidArgument("a family version delete without a timestamp".into())),
-            },
         }
+        Ok(())
     }
 }
