@@ -320,12 +320,17 @@ mod retry;
 mod row;
 mod salted;
 mod scan;
+mod schema;
 mod table;
 pub mod transport;
 pub mod tuning;
 mod validate;
 
-pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};
+pub use admin::Admin;
+pub use schema::{
+    BalanceResult, BlockEncoding, BloomFilter, ClusterStatus, ColumnFamily, Compression, RegionInTransition,
+    ServerStatus, SnapshotInfo, TableDescriptor,
+};
 // The gateway connection's settings (framing, protocol, TLS, HTTP, Kerberos) and the
 // errors a connection reports.
 pub use basalt_thrift::{
