@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 
 use basalt::{BlockEncoding, BloomFilter, Bytes, ColumnFamily, Compression, Error, Get, Put, TableDescriptor};
 
-use crate::native::region_servers;
-use crate::native_admin::{rpc_client, store_files};
+use basalt_rpc::RpcClient;
+
+use crate::native_admin::store_files;
 use crate::support::{Env, Test, TestResult, Transport};
 use crate::tests;
 
@@ -21,9 +22,25 @@ pub fn trials() -> Vec<Test> {
     ]
 }
 
+type Failure = Box<dyn std::error::Error + Send + Sync>;
+
+/// The region servers (listed once for every native test, before the test started).
+fn servers(env: &Env) -> Result<Vec<String>, Failure> {
+    Ok(env.native_servers()?.to_vec())
+}
+
 /// A client on native RPC alone: no gateway address.
-async fn native_only(env: &Env) -> Result<basalt::Client, Box<dyn std::error::Error + Send + Sync>> {
-    Ok(basalt::Client::builder().native(region_servers(env).await?).build()?)
+fn native_only(env: &Env) -> Result<basalt::Client, Failure> {
+    Ok(basalt::Client::builder().native(servers(env)?).build()?)
+}
+
+/// `basalt-rpc`'s own client, for the region servers' answers.
+async fn rpc_client(env: &Env) -> Result<RpcClient, Failure> {
+    let mut builder = RpcClient::builder().operation_timeout(Duration::from_secs(60));
+    for server in servers(env)? {
+        builder = builder.bootstrap_server(server);
+    }
+    Ok(builder.connect().await?)
 }
 
 /// The distinct start keys of the table's regions, as the gateway lists them.
@@ -40,7 +57,7 @@ fn family_names(desc: &TableDescriptor) -> BTreeSet<Bytes> {
 }
 
 async fn admin_without_a_gateway_manages_namespaces_tables_and_families(env: Env) -> TestResult {
-    let admin = native_only(&env).await?.admin();
+    let admin = native_only(&env)?.admin();
     let gateway_client = env.on(Transport::Thrift).client();
     let gateway = gateway_client.admin();
 
@@ -149,7 +166,7 @@ async fn admin_without_a_gateway_manages_namespaces_tables_and_families(env: Env
 }
 
 async fn admin_without_a_gateway_manages_regions_snapshots_and_the_cluster(env: Env) -> TestResult {
-    let admin = native_only(&env).await?.admin();
+    let admin = native_only(&env)?.admin();
     let gateway_client = env.on(Transport::Thrift).client();
     let rpc = rpc_client(&env).await?;
     let name = env.unique("nreg");
@@ -189,7 +206,7 @@ async fn admin_without_a_gateway_manages_regions_snapshots_and_the_cluster(env: 
     assert_eq!(table.get(Get::new("h1")).await?.value(b"d", b"q"), Some(&b"1"[..]));
 
     // Move the last region to another server (its own, with one server).
-    let servers = region_servers(&env).await?;
+    let servers = servers(&env)?;
     let last = rpc.locate(&name, b"z").await?;
     let to = servers.iter().find(|s| **s != last.server).unwrap_or(&last.server).clone();
     admin.move_region(&name, b"z", Some(&to)).await?;
@@ -202,8 +219,8 @@ async fn admin_without_a_gateway_manages_regions_snapshots_and_the_cluster(env: 
     let impatient = env
         .on(Transport::Thrift)
         .client_builder()
-        .request_timeout(Duration::from_secs(2))
-        .retry_budget(Duration::from_secs(1))
+        .request_timeout(Duration::from_secs(1))
+        .retry_budget(Duration::ZERO)
         .build()?;
     assert!(impatient.table(&name)?.get(Get::new("z1")).await.is_err(), "a get from an unassigned region");
     admin.assign_region(&name, b"z").await?;

@@ -32,7 +32,7 @@ pub fn trials() -> Vec<Test> {
     ]
 }
 
-pub(crate) async fn rpc_client(env: &Env) -> Result<RpcClient, Box<dyn std::error::Error + Send + Sync>> {
+async fn rpc_client(env: &Env) -> Result<RpcClient, Box<dyn std::error::Error + Send + Sync>> {
     let mut builder = RpcClient::builder().operation_timeout(Duration::from_secs(60));
     for server in region_servers(env).await? {
         builder = builder.bootstrap_server(server);
