@@ -280,6 +280,13 @@
 //! ```
 //!
 //! # What else to know
+//! - **Administration** ([`Admin`], from [`Client::admin`]): namespaces, tables with
+//!   every family and table setting, families, regions (flush, compact, split, merge,
+//!   move, unassign), the balancer, snapshots and the cluster's status. With
+//!   [`ClientBuilder::native`] all of it goes to the master over native RPC, no gateway
+//!   needed; through the Thrift2 gateway, namespaces, tables and families work and the
+//!   rest is refused before sending with [`InvalidInput::Untranslatable`], naming
+//!   native RPC as the way.
 //! - **Connections**: calls wait for a free connection (one call per connection:
 //!   Thrift has no multiplexing); dead idle connections are replaced before use; a
 //!   call abandoned mid-flight (its future dropped, or timed out) never returns its
