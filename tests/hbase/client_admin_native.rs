@@ -150,9 +150,24 @@ async fn admin_without_a_gateway_manages_namespaces_tables_and_families(env: Env
 
     // A missing table is TableNotFound; bad input is refused before sending.
     let missing = format!("{ns}:missing");
-    match admin.describe_table(&missing).await {
-        Err(Error::TableNotFound { table }) => assert!(table.ends_with("missing"), "{table}"),
-        other => return Err(format!("a missing table: expected TableNotFound, got {other:?}").into()),
+    let family = ColumnFamily::new("d");
+    let outcomes = [
+        ("describe_table", admin.describe_table(&missing).await.map(drop)),
+        ("disable_table", admin.disable_table(&missing).await),
+        ("enable_table", admin.enable_table(&missing).await),
+        ("is_table_enabled", admin.is_table_enabled(&missing).await.map(drop)),
+        ("delete_table", admin.delete_table(&missing).await),
+        ("truncate_table", admin.truncate_table(&missing, true).await),
+        ("add_family", admin.add_family(&missing, &family).await),
+        ("modify_family", admin.modify_family(&missing, &family).await),
+        ("delete_family", admin.delete_family(&missing, b"d").await),
+        ("flush", admin.flush(&missing).await),
+    ];
+    for (call, outcome) in outcomes {
+        match outcome {
+            Err(Error::TableNotFound { table }) => assert!(table.ends_with("missing"), "{call}: {table}"),
+            other => return Err(format!("{call} on a missing table: expected TableNotFound, got {other:?}").into()),
+        }
     }
     assert!(matches!(admin.create_namespace("bad-name", BTreeMap::new()).await, Err(Error::InvalidInput(_))));
 
