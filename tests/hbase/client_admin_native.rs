@@ -118,6 +118,9 @@ async fn admin_without_a_gateway_manages_namespaces_tables_and_families(env: Env
     assert_eq!(mine.name(), name);
     assert_eq!(mine.get_region_replication(), Some(2));
     assert_eq!(mine.get_family(b"d").and_then(|f| f.get_ttl_seconds()), Some(86_400));
+    // Both transports describe the families alike (typed settings typed, the rest named).
+    assert_eq!(mine.families(), seen.families());
+    assert!(!mine.get_family(b"d").is_some_and(|f| f.settings().contains_key("VERSIONS")), "{mine:?}");
 
     // Alter: a family added, one removed, a setting changed, from the described table.
     let altered = mine.family(ColumnFamily::new("x").max_versions(2)).without_family(b"m").max_file_size(2 << 30);

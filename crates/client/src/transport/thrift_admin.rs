@@ -93,19 +93,20 @@ fn family_to_thrift(family: &ColumnFamily) -> TColumnFamilyDescriptor {
     )
 }
 
+/// A family as the gateway describes it. The gateway sends every setting twice: as a
+/// typed field and among the named attributes; the named ones are read as the native
+/// transport reads them (typed keys parsed, the others kept), then the typed fields
+/// win, so both transports describe a family alike.
 fn family_from_thrift(d: TColumnFamilyDescriptor) -> ColumnFamily {
-    let mut family = ColumnFamily::new(Bytes::from(d.name));
-    family.max_versions = d.max_versions;
-    family.min_versions = d.min_versions;
-    family.ttl_seconds = d.time_to_live;
-    family.bloom = d.bloomn_filter_type.and_then(|b| match b {
+    let mut family = ColumnFamily::from_hbase_settings(Bytes::from(d.name), settings_of(d.attributes));
+    let bloom = d.bloomn_filter_type.and_then(|b| match b {
         TBloomFilterType::NONE => Some(BloomFilter::None),
         TBloomFilterType::ROW => Some(BloomFilter::Row),
         TBloomFilterType::ROWCOL => Some(BloomFilter::RowCol),
         // Kinds this crate has no name for (the gateway's enum is open).
         _unnamed => None,
     });
-    family.compression = d.compression_type.and_then(|c| match c {
+    let compression = d.compression_type.and_then(|c| match c {
         TCompressionAlgorithm::NONE => Some(Compression::None),
         TCompressionAlgorithm::GZ => Some(Compression::Gz),
         TCompressionAlgorithm::SNAPPY => Some(Compression::Snappy),
@@ -113,7 +114,7 @@ fn family_from_thrift(d: TColumnFamilyDescriptor) -> ColumnFamily {
         TCompressionAlgorithm::ZSTD => Some(Compression::Zstd),
         _unnamed => None,
     });
-    family.encoding = d.data_block_encoding.and_then(|e| match e {
+    let encoding = d.data_block_encoding.and_then(|e| match e {
         TDataBlockEncoding::NONE => Some(BlockEncoding::None),
         TDataBlockEncoding::PREFIX => Some(BlockEncoding::Prefix),
         TDataBlockEncoding::DIFF => Some(BlockEncoding::Diff),
@@ -121,12 +122,19 @@ fn family_from_thrift(d: TColumnFamilyDescriptor) -> ColumnFamily {
         TDataBlockEncoding::ROW_INDEX_V1 => Some(BlockEncoding::RowIndexV1),
         _unnamed => None,
     });
-    family.block_size = d.block_size;
-    family.in_memory = d.in_memory;
-    family.block_cache = d.block_cache_enabled;
-    family.replication_scope = d.scope;
-    family.dfs_replication = d.dfs_replication;
-    family.settings = settings_of(d.attributes);
+    family.max_versions = d.max_versions.or(family.max_versions);
+    family.min_versions = d.min_versions.or(family.min_versions);
+    family.ttl_seconds = d.time_to_live.or(family.ttl_seconds);
+    family.bloom = bloom.or(family.bloom);
+    family.compression = compression.or(family.compression);
+    family.encoding = encoding.or(family.encoding);
+    family.block_size = d.block_size.or(family.block_size);
+    family.in_memory = d.in_memory.or(family.in_memory);
+    family.block_cache = d.block_cache_enabled.or(family.block_cache);
+    family.replication_scope = d.scope.or(family.replication_scope);
+    // 0 is HBase's "HDFS's default": the gateway reports it for a family that never set
+    // one, the master leaves it out. Unset on both.
+    family.dfs_replication = d.dfs_replication.filter(|&replicas| replicas > 0).or(family.dfs_replication);
     family
 }
 
@@ -308,6 +316,10 @@ mod tests {
             .block_encoding(BlockEncoding::FastDiff)
             .setting("IS_MOB", "true");
         assert_eq!(family_from_thrift(family_to_thrift(&family)), family);
+        // A setting named among the attributes as well is read once, typed.
+        let mut described = family_to_thrift(&family);
+        described.attributes.get_or_insert_with(BTreeMap::new).insert(b"VERSIONS".to_vec(), b"3".to_vec());
+        assert_eq!(family_from_thrift(described), family);
         let table = TableDescriptor::new("ns:t").family(family).region_replication(2).max_file_size(1 << 30);
         assert_eq!(table_from_thrift(table_to_thrift(&table)), table);
         assert_eq!(name_of(&table_name("default:t")), "t");
