@@ -165,6 +165,7 @@ async fn admin_without_a_gateway_manages_namespaces_tables_and_families(env: Env
         ("modify_family", admin.modify_family(&missing, &family).await),
         ("delete_family", admin.delete_family(&missing, b"d").await),
         ("flush", admin.flush(&missing).await),
+        ("snapshot", admin.snapshot(&env.unique("nsnap"), &missing).await),
     ];
     for (call, outcome) in outcomes {
         match outcome {

@@ -18,7 +18,7 @@ use crate::schema::{BalanceResult, ClusterStatus, ColumnFamily, SnapshotInfo, Ta
 
 use crate::attempt::Idempotence;
 use crate::client::Client;
-use crate::error::{InvalidInput, Result};
+use crate::error::{Error, InvalidInput, Result};
 use crate::region::RegionLocation;
 use crate::transport::admin::{RegionTarget, TableListing};
 use crate::transport::{AttemptError, AttemptFuture, Operation};
@@ -316,7 +316,11 @@ impl Admin {
     /// complete (native RPC only).
     pub async fn snapshot(&self, name: &str, table: &str) -> Result<()> {
         check_snapshot_name(name)?;
-        validate::table_name(table)?;
+        // The master answers a missing table with a `SnapshotCreationException`: asked
+        // first, so that it is `TableNotFound` as for every other table call.
+        if !self.table_exists(table).await? {
+            return Err(Error::TableNotFound { table: table.to_owned() });
+        }
         admin_call!(self, "snapshot", Some(table), Idempotence::NotIdempotent, |a| a.snapshot(name, table))
     }
 
@@ -390,7 +394,6 @@ mod tests {
             admin.flush("t").await.map(drop),
             admin.compact("t", true).await.map(drop),
             admin.split("t", b"m").await.map(drop),
-            admin.snapshot("s", "t").await.map(drop),
             admin.list_snapshots().await.map(drop),
             admin.cluster_status().await.map(drop),
             admin.set_balancer(true).await.map(drop),
