@@ -23,6 +23,8 @@
 //!   pages on its own ([`Scanner::next_page`]). A region boundary inside the range is
 //!   the transport's business (native RPC moves to the next region itself); the core
 //!   only sees pages in key order. [`Page::more`] says whether rows may follow.
+//! - **Administration** is the seam's second part: [`admin::AdminTransport`], handed
+//!   out by [`Transport::admin`] (its module says what each transport carries).
 
 pub mod admin;
 #[cfg(test)]
