@@ -17,6 +17,7 @@ mod answers;
 mod basics;
 mod chaos;
 mod client_admin;
+mod client_admin_native;
 mod client_data;
 mod client_gets;
 mod client_resilience;
@@ -144,8 +145,14 @@ fn main() -> ExitCode {
     ));
     // The native transport alone, as `native::NAME`: region servers behind fault
     // proxies (through the address map).
-    lists
-        .push((Registration::NativeOnly, native_faults::trials().into_iter().chain(native_nonces::trials()).collect()));
+    lists.push((
+        Registration::NativeOnly,
+        native_faults::trials()
+            .into_iter()
+            .chain(native_nonces::trials())
+            .chain(client_admin_native::trials())
+            .collect(),
+    ));
     if args.list {
         return libtest_mimic::run(&args, support::into_trials(lists, None)).exit_code();
     }

@@ -287,7 +287,10 @@ async fn native_admin_deadlines_and_refusals(env: Env) -> TestResult {
 
 /// The store files of `family` in the region, as its server lists them
 /// (`AdminService.GetStoreFile` on a connection of the test's own).
-async fn store_files(region: &RegionLocation, family: &str) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+pub(crate) async fn store_files(
+    region: &RegionLocation,
+    family: &str,
+) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
     let conn = Connection::connect(&region.server, Service::Admin, &ConnectionOptions::default()).await?;
     let request = pb::GetStoreFileRequest {
         region: pb::RegionSpecifier {

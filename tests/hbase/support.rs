@@ -29,7 +29,7 @@ pub struct Test {
 pub enum Transport {
     /// The Thrift2 gateway (the default transport).
     Thrift,
-    /// HBase's native RPC, straight to the region servers (admin stays on the gateway).
+    /// HBase's native RPC, straight to the region servers (admin calls included).
     Native,
 }
 
@@ -206,8 +206,8 @@ impl Env {
     }
 
     /// A client builder for this test's transport: the gateway's address, framing and
-    /// protocol, and on the native transport the region servers to bootstrap from (the
-    /// gateway then serves admin only).
+    /// protocol, and on the native transport the region servers to bootstrap from (every
+    /// call, admin included, then goes over native RPC: the gateway address is unused).
     pub fn client_builder(&self) -> basalt::ClientBuilder {
         let builder = basalt::Client::builder()
             .address(self.addr())

@@ -3,10 +3,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use basalt::{BlockEncoding, BloomFilter, Client, ColumnFamily, Compression, TableDescriptor};
+use basalt::{Admin, BlockEncoding, BloomFilter, Client, ColumnFamily, Compression, TableDescriptor};
 use bytes::Bytes;
 use clap::{Args, Subcommand};
 
+use crate::cluster::confirm;
 use crate::error::{CliError, CliResult};
 use crate::keyfmt::{escape, parse_bytes};
 use crate::keys::{load_schema, splits_for, SplitAlgo};
@@ -99,6 +100,57 @@ enum TableCmd {
     Describe {
         /// Table name.
         name: String,
+    },
+    /// Stop serving a table (needed by nothing: drop and truncate disable it themselves).
+    #[command(after_help = "Example:\n  basalt table disable telecom:calls")]
+    Disable {
+        /// Table name.
+        name: String,
+    },
+    /// Serve a disabled table again.
+    #[command(after_help = "Example:\n  basalt table enable telecom:calls")]
+    Enable {
+        /// Table name.
+        name: String,
+    },
+    /// Remove every row, keeping the table's families and settings (and its regions,
+    /// unless --drop-splits).
+    #[command(after_help = "Example:\n  basalt table truncate telecom:calls --yes")]
+    Truncate {
+        /// Table name.
+        name: String,
+        /// Start again from one region.
+        #[arg(long)]
+        drop_splits: bool,
+        /// Do not ask.
+        #[arg(long)]
+        yes: bool,
+    },
+    /// Change a table: add, change or delete families, change table settings.
+    #[command(after_help = "Examples:\n  basalt table alter telecom:calls --add-family x:versions=2\n  \
+                      basalt table alter telecom:calls --modify-family d:versions=5,ttl=86400\n  \
+                      basalt table alter telecom:calls --delete-family x --yes\n  \
+                      basalt --native gateway table alter telecom:calls --set MAX_FILESIZE=10737418240\n\n\
+                      A modified family gets exactly the settings given (others return to HBase's defaults). \
+                      Table settings (--set) need native RPC (--native) or a gateway without -f.")]
+    Alter {
+        /// Table name.
+        name: String,
+        /// A family to add, NAME[:key=value,...] (repeatable).
+        #[arg(long = "add-family", value_name = "SPEC")]
+        add: Vec<String>,
+        /// A family's new settings, NAME[:key=value,...] (repeatable).
+        #[arg(long = "modify-family", value_name = "SPEC")]
+        modify: Vec<String>,
+        /// A family to delete with its data (repeatable).
+        #[arg(long = "delete-family", value_name = "NAME")]
+        delete: Vec<String>,
+        /// A table setting by HBase's name, KEY=VALUE (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        settings: Vec<String>,
+        /// Do not ask before deleting families.
+        #[arg(long)]
+        yes: bool,
     },
     /// Disable and delete a table.
     #[command(after_help = "Example:\n  basalt table drop telecom:calls")]
@@ -266,6 +318,9 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
             if let Some(replicas) = desc.get_region_replication() {
                 outln!("  region replication {replicas}");
             }
+            for (k, v) in desc.settings() {
+                outln!("  {k} = {v}");
+            }
             for f in desc.families() {
                 outln!("  family {}", describe_family(f));
             }
@@ -276,6 +331,22 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
                 let end = if r.end_key.is_empty() { "(last)".to_owned() } else { escape(&r.end_key) };
                 outln!("    [{start}, {end})  on {}:{}", r.host, r.port.unwrap_or(0));
             }
+        }
+        TableCmd::Disable { name } => {
+            admin.disable_table(&name).await?;
+            outln!("disabled table {name}");
+        }
+        TableCmd::Enable { name } => {
+            admin.enable_table(&name).await?;
+            outln!("enabled table {name}");
+        }
+        TableCmd::Truncate { name, drop_splits, yes } => {
+            confirm(&format!("truncate table {name}"), yes)?;
+            admin.truncate_table(&name, !drop_splits).await?;
+            outln!("truncated table {name}");
+        }
+        TableCmd::Alter { name, add, modify, delete, settings, yes } => {
+            alter(&admin, &name, Alteration { add, modify, delete, settings, yes }).await?;
         }
         TableCmd::Drop { name, if_exists } => {
             if !admin.table_exists(&name).await? {
@@ -291,6 +362,61 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
             admin.delete_table(&name).await?;
             outln!("dropped table {name}");
         }
+    }
+    Ok(())
+}
+
+/// What `basalt table alter` changes.
+struct Alteration {
+    add: Vec<String>,
+    modify: Vec<String>,
+    delete: Vec<String>,
+    settings: Vec<String>,
+    yes: bool,
+}
+
+/// Runs `basalt table alter`: families one by one, then the table settings (on the
+/// table as described).
+async fn alter(admin: &Admin, name: &str, change: Alteration) -> CliResult {
+    if change.add.is_empty() && change.modify.is_empty() && change.delete.is_empty() && change.settings.is_empty() {
+        return Err(CliError::usage("table alter: nothing to change (see --help)"));
+    }
+    let add = change.add.iter().map(|f| parse_family(f)).collect::<CliResult<Vec<_>>>()?;
+    let modify = change.modify.iter().map(|f| parse_family(f)).collect::<CliResult<Vec<_>>>()?;
+    let mut settings = Vec::with_capacity(change.settings.len());
+    for kv in &change.settings {
+        let (k, v) = kv.split_once('=').ok_or_else(|| CliError::usage(format!("--set {kv:?} is not KEY=VALUE")))?;
+        settings.push((k.trim().to_owned(), v.trim().to_owned()));
+    }
+    if !change.delete.is_empty() {
+        confirm(
+            &format!(
+                "delete famil{} {} of {name}",
+                if change.delete.len() == 1 { "y" } else { "ies" },
+                change.delete.join(", ")
+            ),
+            change.yes,
+        )?;
+    }
+    for family in &add {
+        admin.add_family(name, family).await?;
+        outln!("added family {}", escape(family.name()));
+    }
+    for family in &modify {
+        admin.modify_family(name, family).await?;
+        outln!("modified family {}", escape(family.name()));
+    }
+    for family in &change.delete {
+        admin.delete_family(name, family.as_bytes()).await?;
+        outln!("deleted family {family}");
+    }
+    if !settings.is_empty() {
+        let mut desc = admin.describe_table(name).await?;
+        for (k, v) in settings {
+            desc = desc.setting(k, v);
+        }
+        admin.modify_table(&desc).await?;
+        outln!("changed the settings of {name}");
     }
     Ok(())
 }

@@ -64,8 +64,10 @@ pub struct ConnOpts {
     pub principal: Option<String>,
     /// Reads and writes over HBase's native RPC, straight to the region servers:
     /// HOST:PORT[,HOST:PORT...] of region servers or masters to bootstrap from, or
-    /// `gateway` to find them through the gateway of --addr. Namespaces and tables
-    /// still go through the gateway. TLS and Kerberos flags apply to both.
+    /// `gateway` to find them through the gateway of --addr. Every command then goes
+    /// over native RPC, administration included (namespaces, tables, flush, compact,
+    /// split, snapshots, status, ...): no gateway is needed. TLS and Kerberos flags
+    /// apply to it.
     #[arg(long, env = "BASALT_NATIVE", global = true, value_name = "SERVERS")]
     pub native: Option<String>,
     /// Native RPC bootstrapped through the cluster's ZooKeeper (HOST:PORT[,...], znodes
@@ -134,7 +136,7 @@ impl ConnOpts {
     }
 
     /// A client with `pool` connections: through the gateway of --addr, or over native
-    /// RPC (--native, --native-zookeeper) with the gateway, if given, for admin calls.
+    /// RPC (--native, --native-zookeeper) for every call, administration included.
     pub async fn client(&self, pool: usize) -> CliResult<Client> {
         let route = self.route()?;
         let security = self.security()?;

@@ -123,6 +123,9 @@ impl From<basalt::Error> for CliError {
             });
         }
         match &e {
+            E::InvalidInput(basalt::InvalidInput::Untranslatable { .. }) => {
+                CliError::usage(format!("{e} (with the basalt command: --native SERVERS, or --native gateway)"))
+            }
             E::InvalidInput(_) | E::TableNotFound { .. } | E::NamespaceNotFound { .. } => {
                 CliError::usage(e.to_string())
             }

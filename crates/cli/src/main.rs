@@ -10,6 +10,7 @@ mod console;
 mod admin;
 mod analyze;
 mod bulk;
+mod cluster;
 mod conn;
 mod data;
 mod demo;
@@ -71,11 +72,38 @@ enum Cmd {
     /// Namespaces: create | list | describe | delete.
     #[command(after_help = "Example:\n  basalt ns create telecom")]
     Ns(admin::NsArgs),
-    /// Tables: create | list | describe | drop.
+    /// Tables: create | list | describe | disable | enable | truncate | alter | drop.
     #[command(
         after_help = "Example:\n  basalt table create telecom:calls --family d:versions=1 --algo numbered --regions 6"
     )]
     Table(admin::TableArgs),
+    /// Flush a table's (or one region's) memstores to files (native RPC).
+    #[command(after_help = "Example:\n  basalt --native gateway flush telecom:calls")]
+    Flush(cluster::FlushArgs),
+    /// Compact a table or one region, minor or --major (native RPC).
+    #[command(after_help = "Example:\n  basalt --native gateway compact telecom:calls --major")]
+    Compact(cluster::CompactArgs),
+    /// Split the region holding a row at that row (native RPC).
+    #[command(after_help = "Example:\n  basalt --native gateway split telecom:calls 3_")]
+    Split(cluster::SplitArgs),
+    /// Merge adjacent regions, each named by a row it holds (native RPC).
+    #[command(after_help = "Example:\n  basalt --native gateway merge telecom:calls 0_ 1_")]
+    Merge(cluster::MergeArgs),
+    /// Move the region holding a row to another region server (native RPC).
+    #[command(after_help = "Example:\n  basalt --native gateway move telecom:calls 3_ --to rs2.example.com:16020")]
+    Move(cluster::MoveArgs),
+    /// The balancer: on | off | run | status (native RPC).
+    #[command(after_help = "Example:\n  basalt --native gateway balancer off")]
+    Balancer(cluster::BalancerArgs),
+    /// Snapshots: create | list | clone | restore | delete (native RPC).
+    #[command(after_help = "Example:\n  basalt --native gateway snapshot create calls_0915 telecom:calls")]
+    Snapshot(cluster::SnapshotArgs),
+    /// The cluster: version, masters, live and dead servers, regions in transition (native RPC).
+    #[command(after_help = "Example:\n  basalt --native gateway status")]
+    Status,
+    /// A table's regions and the server of each.
+    #[command(after_help = "Example:\n  basalt regions telecom:calls")]
+    Regions(cluster::RegionsArgs),
     /// Read one row.
     Get(data::GetArgs),
     /// Write cells of one row.
@@ -116,6 +144,15 @@ fn run(cli: Cli) -> CliResult {
                 match cmd {
                     Cmd::Ns(a) => admin::run_ns(a, &client).await,
                     Cmd::Table(a) => admin::run_table(a, &client).await,
+                    Cmd::Flush(a) => cluster::flush(a, &client).await,
+                    Cmd::Compact(a) => cluster::compact(a, &client).await,
+                    Cmd::Split(a) => cluster::split(a, &client).await,
+                    Cmd::Merge(a) => cluster::merge(a, &client).await,
+                    Cmd::Move(a) => cluster::move_region(a, &client).await,
+                    Cmd::Balancer(a) => cluster::balancer(a, &client).await,
+                    Cmd::Snapshot(a) => cluster::snapshot(a, &client).await,
+                    Cmd::Status => cluster::status(&client).await,
+                    Cmd::Regions(a) => cluster::regions(a, &client).await,
                     Cmd::Get(a) => data::get(a, &client).await,
                     Cmd::Put(a) => data::put(a, &client).await,
                     Cmd::Delete(a) => data::delete(a, &client).await,

@@ -43,6 +43,28 @@ fn help_for_every_command(env: &Env) -> Result<(), String> {
         &["table", "list"],
         &["table", "describe"],
         &["table", "drop"],
+        &["table", "disable"],
+        &["table", "enable"],
+        &["table", "truncate"],
+        &["table", "alter"],
+        &["flush"],
+        &["compact"],
+        &["split"],
+        &["merge"],
+        &["move"],
+        &["balancer"],
+        &["balancer", "on"],
+        &["balancer", "off"],
+        &["balancer", "run"],
+        &["balancer", "status"],
+        &["snapshot"],
+        &["snapshot", "create"],
+        &["snapshot", "list"],
+        &["snapshot", "clone"],
+        &["snapshot", "restore"],
+        &["snapshot", "delete"],
+        &["status"],
+        &["regions"],
         &["get"],
         &["put"],
         &["delete"],
@@ -523,6 +545,65 @@ fn native_route(env: &Env) -> Result<(), String> {
     Ok(())
 }
 
+/// Every admin command with `--native` alone (no gateway address): namespaces, tables
+/// and their settings, regions, snapshots, the balancer and the status; each effect
+/// read back through the gateway. Through the gateway, what it cannot carry names
+/// `--native`; what destroys data needs `--yes` without a terminal.
+fn native_admin(env: &Env) -> Result<(), String> {
+    let meta = basalt(env, &["regions", "hbase:meta"]).ok()?;
+    let server = meta
+        .stdout
+        .split_whitespace()
+        .skip_while(|word| *word != "on")
+        .nth(1)
+        .ok_or_else(|| format!("no server for hbase:meta in {:?}", meta.stdout))?
+        .to_owned();
+    let native = |args: &[&str]| basalt(env, &[&["--addr=", "--native", &server][..], args].concat());
+    native(&["ns", "create", "cli_nadm"]).ok()?;
+    basalt(env, &["ns", "list"]).ok()?.has("cli_nadm")?;
+    let create = ["table", "create", "cli_nadm:t", "-f", "d", "--split", "m", "--split", "p"];
+    native(&create).ok()?.has("3 region(s)")?;
+    native(&["table", "alter", "cli_nadm:t", "--set", "MAX_FILESIZE=2147483648", "--add-family", "x"]).ok()?;
+    basalt(env, &["table", "describe", "cli_nadm:t"]).ok()?.has("MAX_FILESIZE = 2147483648")?.has("family x")?;
+    native(&["table", "alter", "cli_nadm:t", "--delete-family", "x"]).code_is(2)?.says("--yes")?;
+    native(&["table", "alter", "cli_nadm:t", "--delete-family", "x", "--yes"]).ok()?;
+    basalt(env, &["table", "describe", "cli_nadm:t"]).ok()?.lacks("family x")?;
+    native(&["put", "cli_nadm:t", "a1", "d:q=one"]).ok()?;
+    native(&["put", "cli_nadm:t", "n1", "d:q=two"]).ok()?;
+    native(&["flush", "cli_nadm:t"]).ok()?.has("flushed")?;
+    native(&["compact", "cli_nadm:t", "--major"]).ok()?;
+    native(&["split", "cli_nadm:t", "t"]).ok()?;
+    basalt(env, &["regions", "cli_nadm:t"]).ok()?.has("4 region(s)")?.has("[p, t)")?;
+    // Regions that are not the split's daughters (those keep references until compacted).
+    native(&["merge", "cli_nadm:t", "a1", "n1"]).ok()?;
+    basalt(env, &["regions", "cli_nadm:t"]).ok()?.has("3 region(s)")?.has("[(first), p)")?;
+    native(&["snapshot", "create", "cli_nadm_s", "cli_nadm:t"]).ok()?;
+    native(&["snapshot", "list"]).ok()?.has("cli_nadm_s")?;
+    native(&["snapshot", "clone", "cli_nadm_s", "cli_nadm:c"]).ok()?;
+    basalt(env, &["get", "cli_nadm:c", "n1"]).ok()?.has("two")?;
+    native(&["put", "cli_nadm:t", "later", "d:q=x"]).ok()?;
+    native(&["snapshot", "restore", "cli_nadm_s"]).code_is(2)?.says("--yes")?;
+    native(&["snapshot", "restore", "cli_nadm_s", "--yes"]).ok()?;
+    basalt(env, &["get", "cli_nadm:t", "later"]).code_is(1)?.says("not found")?;
+    native(&["snapshot", "delete", "cli_nadm_s", "--yes"]).ok()?;
+    native(&["snapshot", "list"]).ok()?.lacks("cli_nadm_s")?;
+    native(&["table", "truncate", "cli_nadm:t"]).code_is(2)?.says("--yes")?;
+    native(&["table", "truncate", "cli_nadm:t", "--yes"]).ok()?;
+    basalt(env, &["get", "cli_nadm:t", "a1"]).code_is(1)?.says("not found")?;
+    native(&["table", "disable", "cli_nadm:t"]).ok()?;
+    basalt(env, &["table", "describe", "cli_nadm:t"]).ok()?.has("(disabled)")?;
+    native(&["table", "enable", "cli_nadm:t"]).ok()?;
+    native(&["balancer", "status"]).ok()?.has("balancer")?;
+    native(&["status"]).ok()?.has("live server(s)")?.has(&server)?;
+    basalt(env, &["flush", "cli_nadm:t"]).code_is(2)?.says("--native")?;
+    for table in ["cli_nadm:t", "cli_nadm:c"] {
+        native(&["table", "drop", table]).ok()?;
+    }
+    native(&["ns", "delete", "cli_nadm"]).ok()?;
+    basalt(env, &["ns", "list"]).ok()?.lacks("cli_nadm")?;
+    Ok(())
+}
+
 /// Output to a reader that went away (`basalt ns list | head -1`) ends the command
 /// quietly with exit 0, and a full disk is a one-line error: never a panic.
 fn closed_or_full_stdout(env: &Env) -> Result<(), String> {
@@ -574,6 +655,7 @@ fn main() -> ExitCode {
         ("stats_flag", stats_flag),
         ("closed_or_full_stdout", closed_or_full_stdout),
         ("native_route", native_route),
+        ("native_admin", native_admin),
     ];
     let no_launcher = !(has_tool("java", "-version") && has_tool("mvn", "-v"));
     common::run("cli", &cases, |name| name == "local_lifecycle" && no_launcher)

@@ -1,356 +1,28 @@
 //! Administration: namespaces, tables (with column-family settings and split keys),
-//! column families.
+//! column families, regions (flush, compact, split, merge, move), the balancer,
+//! snapshots and the cluster's status.
+//!
+//! [`Admin`] checks its inputs and calls the transport's administrative part of the
+//! seam ([`AdminTransport`](crate::transport::admin::AdminTransport)), through the
+//! core's retry loop like any call. Both transports carry namespaces, tables and
+//! families; HBase's native RPC ([`ClientBuilder::native`](crate::ClientBuilder::native),
+//! no gateway needed) carries everything, every table setting included, while the
+//! Thrift2 gateway refuses the rest before sending with
+//! [`InvalidInput::Untranslatable`] naming native RPC as the way.
 
 use std::collections::BTreeMap;
 
-use basalt_thrift::hbase::{
-    TBloomFilterType, TColumnFamilyDescriptor, TCompressionAlgorithm, TDataBlockEncoding, TNamespaceDescriptor,
-    TTableDescriptor, TTableName,
-};
 use bytes::Bytes;
+
+use crate::schema::{BalanceResult, ClusterStatus, ColumnFamily, SnapshotInfo, TableDescriptor};
 
 use crate::attempt::Idempotence;
 use crate::client::Client;
-use crate::error::{InvalidInput, Result};
-use crate::transport::thrift::ThriftTransport;
-use crate::transport::Operation;
+use crate::error::{Error, InvalidInput, Result};
+use crate::region::RegionLocation;
+use crate::transport::admin::{RegionTarget, TableListing};
+use crate::transport::{AttemptError, AttemptFuture, Operation};
 use crate::validate;
-
-/// Bloom filter kind of a column family .
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum BloomFilter {
-    /// No bloom filter.
-    None,
-    /// On row keys (HBase's default): helps gets of whole rows.
-    Row,
-    /// On row + column: helps gets of single columns.
-    RowCol,
-}
-
-/// Compression of a column family's files.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Compression {
-    /// None (default).
-    None,
-    /// Gzip.
-    Gz,
-    /// Snappy (needs native support on the servers).
-    Snappy,
-    /// LZ4 (needs native support on the servers).
-    Lz4,
-    /// Zstandard (needs native support on the servers).
-    Zstd,
-}
-
-/// In-block key encoding of a column family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum BlockEncoding {
-    /// None (default).
-    None,
-    /// Prefix.
-    Prefix,
-    /// Diff.
-    Diff,
-    /// Fast diff: a good default for long, similar keys.
-    FastDiff,
-    /// Row index.
-    RowIndexV1,
-}
-
-/// A column family and its settings. Unset settings keep HBase's defaults.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ColumnFamily {
-    name: Bytes,
-    max_versions: Option<i32>,
-    min_versions: Option<i32>,
-    ttl_seconds: Option<i32>,
-    bloom: Option<BloomFilter>,
-    compression: Option<Compression>,
-    encoding: Option<BlockEncoding>,
-    block_size: Option<i32>,
-    in_memory: Option<bool>,
-    block_cache: Option<bool>,
-    replication_scope: Option<i32>,
-    dfs_replication: Option<i16>,
-}
-
-impl ColumnFamily {
-    /// A family named `name` with HBase's default settings.
-    pub fn new(name: impl Into<Bytes>) -> ColumnFamily {
-        ColumnFamily {
-            name: name.into(),
-            max_versions: None,
-            min_versions: None,
-            ttl_seconds: None,
-            bloom: None,
-            compression: None,
-            encoding: None,
-            block_size: None,
-            in_memory: None,
-            block_cache: None,
-            replication_scope: None,
-            dfs_replication: None,
-        }
-    }
-
-    /// VERSIONS: how many versions of a cell are kept (HBase default 1).
-    pub fn max_versions(mut self, n: u32) -> Self {
-        self.max_versions = Some(i32::try_from(n).unwrap_or(i32::MAX));
-        self
-    }
-
-    /// MIN_VERSIONS kept even past the TTL.
-    pub fn min_versions(mut self, n: u32) -> Self {
-        self.min_versions = Some(i32::try_from(n).unwrap_or(i32::MAX));
-        self
-    }
-
-    /// TTL in seconds: cells older than this are dropped at compaction.
-    pub fn ttl_seconds(mut self, seconds: u32) -> Self {
-        self.ttl_seconds = Some(i32::try_from(seconds).unwrap_or(i32::MAX));
-        self
-    }
-
-    /// BLOOMFILTER.
-    pub fn bloom_filter(mut self, bloom: BloomFilter) -> Self {
-        self.bloom = Some(bloom);
-        self
-    }
-
-    /// COMPRESSION.
-    pub fn compression(mut self, compression: Compression) -> Self {
-        self.compression = Some(compression);
-        self
-    }
-
-    /// DATA_BLOCK_ENCODING.
-    pub fn block_encoding(mut self, encoding: BlockEncoding) -> Self {
-        self.encoding = Some(encoding);
-        self
-    }
-
-    /// BLOCKSIZE in bytes (64 KiB default; smaller for gets, larger for scans).
-    pub fn block_size(mut self, bytes: u32) -> Self {
-        self.block_size = Some(i32::try_from(bytes).unwrap_or(i32::MAX));
-        self
-    }
-
-    /// IN_MEMORY: favour this family in the block cache.
-    pub fn in_memory(mut self, in_memory: bool) -> Self {
-        self.in_memory = Some(in_memory);
-        self
-    }
-
-    /// BLOCKCACHE: whether reads populate the block cache.
-    pub fn block_cache(mut self, enabled: bool) -> Self {
-        self.block_cache = Some(enabled);
-        self
-    }
-
-    /// REPLICATION_SCOPE (0 local, 1 global).
-    pub fn replication_scope(mut self, scope: u32) -> Self {
-        self.replication_scope = Some(i32::try_from(scope).unwrap_or(i32::MAX));
-        self
-    }
-
-    /// DFS_REPLICATION: HDFS replicas of this family's files.
-    pub fn dfs_replication(mut self, replicas: u16) -> Self {
-        self.dfs_replication = Some(i16::try_from(replicas).unwrap_or(i16::MAX));
-        self
-    }
-
-    /// The family's name.
-    pub fn name(&self) -> &Bytes {
-        &self.name
-    }
-
-    fn to_thrift(&self) -> Result<TColumnFamilyDescriptor> {
-        validate::family(&self.name)?;
-        if self.max_versions == Some(0) {
-            return Err(InvalidInput::Option("a family keeps at least 1 version".into()).into());
-        }
-        let bloom = self.bloom.map(|b| match b {
-            BloomFilter::None => TBloomFilterType::NONE,
-            BloomFilter::Row => TBloomFilterType::ROW,
-            BloomFilter::RowCol => TBloomFilterType::ROWCOL,
-        });
-        let compression = self.compression.map(|c| match c {
-            Compression::None => TCompressionAlgorithm::NONE,
-            Compression::Gz => TCompressionAlgorithm::GZ,
-            Compression::Snappy => TCompressionAlgorithm::SNAPPY,
-            Compression::Lz4 => TCompressionAlgorithm::LZ4,
-            Compression::Zstd => TCompressionAlgorithm::ZSTD,
-        });
-        let encoding = self.encoding.map(|e| match e {
-            BlockEncoding::None => TDataBlockEncoding::NONE,
-            BlockEncoding::Prefix => TDataBlockEncoding::PREFIX,
-            BlockEncoding::Diff => TDataBlockEncoding::DIFF,
-            BlockEncoding::FastDiff => TDataBlockEncoding::FAST_DIFF,
-            BlockEncoding::RowIndexV1 => TDataBlockEncoding::ROW_INDEX_V1,
-        });
-        Ok(TColumnFamilyDescriptor::new(
-            self.name.to_vec(),
-            None,
-            None,
-            self.block_size,
-            bloom,
-            compression,
-            self.dfs_replication,
-            encoding,
-            None,
-            self.max_versions,
-            self.min_versions,
-            self.replication_scope,
-            self.ttl_seconds,
-            self.block_cache,
-            None,
-            None,
-            None,
-            None,
-            None,
-            self.in_memory,
-        ))
-    }
-
-    fn from_thrift(d: TColumnFamilyDescriptor) -> ColumnFamily {
-        ColumnFamily {
-            name: Bytes::from(d.name),
-            max_versions: d.max_versions,
-            min_versions: d.min_versions,
-            ttl_seconds: d.time_to_live,
-            bloom: d.bloomn_filter_type.and_then(|b| match b {
-                TBloomFilterType::NONE => Some(BloomFilter::None),
-                TBloomFilterType::ROW => Some(BloomFilter::Row),
-                TBloomFilterType::ROWCOL => Some(BloomFilter::RowCol),
-                _ => None,
-            }),
-            compression: d.compression_type.and_then(|c| match c {
-                TCompressionAlgorithm::NONE => Some(Compression::None),
-                TCompressionAlgorithm::GZ => Some(Compression::Gz),
-                TCompressionAlgorithm::SNAPPY => Some(Compression::Snappy),
-                TCompressionAlgorithm::LZ4 => Some(Compression::Lz4),
-                TCompressionAlgorithm::ZSTD => Some(Compression::Zstd),
-                _ => None,
-            }),
-            encoding: d.data_block_encoding.and_then(|e| match e {
-                TDataBlockEncoding::NONE => Some(BlockEncoding::None),
-                TDataBlockEncoding::PREFIX => Some(BlockEncoding::Prefix),
-                TDataBlockEncoding::DIFF => Some(BlockEncoding::Diff),
-                TDataBlockEncoding::FAST_DIFF => Some(BlockEncoding::FastDiff),
-                TDataBlockEncoding::ROW_INDEX_V1 => Some(BlockEncoding::RowIndexV1),
-                _ => None,
-            }),
-            block_size: d.block_size,
-            in_memory: d.in_memory,
-            block_cache: d.block_cache_enabled,
-            replication_scope: d.scope,
-            dfs_replication: d.dfs_replication,
-        }
-    }
-
-    /// VERSIONS as set or described.
-    pub fn get_max_versions(&self) -> Option<i32> {
-        self.max_versions
-    }
-    /// TTL in seconds as set or described.
-    pub fn get_ttl_seconds(&self) -> Option<i32> {
-        self.ttl_seconds
-    }
-    /// BLOOMFILTER as set or described.
-    pub fn get_bloom_filter(&self) -> Option<BloomFilter> {
-        self.bloom
-    }
-    /// COMPRESSION as set or described.
-    pub fn get_compression(&self) -> Option<Compression> {
-        self.compression
-    }
-    /// DATA_BLOCK_ENCODING as set or described.
-    pub fn get_block_encoding(&self) -> Option<BlockEncoding> {
-        self.encoding
-    }
-    /// BLOCKSIZE as set or described.
-    pub fn get_block_size(&self) -> Option<i32> {
-        self.block_size
-    }
-    /// IN_MEMORY as set or described.
-    pub fn get_in_memory(&self) -> Option<bool> {
-        self.in_memory
-    }
-    /// REPLICATION_SCOPE as set or described.
-    pub fn get_replication_scope(&self) -> Option<i32> {
-        self.replication_scope
-    }
-}
-
-/// The table setting that holds its region replication (HBase's `REGION_REPLICATION`).
-const REGION_REPLICATION: &[u8] = b"REGION_REPLICATION";
-/// The most replicas a region can have: replica ids are 0 to 65535.
-const MAX_REGION_REPLICAS: u32 = 1 << 16;
-
-/// A table to create: name, families, and optional split keys (pre-splitting).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableDescriptor {
-    name: String,
-    families: Vec<ColumnFamily>,
-    region_replication: Option<u32>,
-}
-
-impl TableDescriptor {
-    /// A table named `name` (`table` or `namespace:table`).
-    pub fn new(name: impl Into<String>) -> TableDescriptor {
-        TableDescriptor { name: name.into(), families: Vec::new(), region_replication: None }
-    }
-
-    /// Adds a column family (keep them few).
-    pub fn family(mut self, family: ColumnFamily) -> TableDescriptor {
-        self.families.push(family);
-        self
-    }
-
-    /// Serves each region from `replicas` region servers: the primary, which takes
-    /// writes, and `replicas - 1` read-only secondaries that answer reads with
-    /// [`Consistency::Timeline`](crate::Consistency::Timeline) when the primary is slow
-    /// or down. 1 to 65536; [`Admin::create_table`] refuses others. Default: HBase's (1).
-    pub fn region_replication(mut self, replicas: u32) -> TableDescriptor {
-        self.region_replication = Some(replicas);
-        self
-    }
-
-    /// The region replication set, or read back by [`Admin::describe_table`]; `None`
-    /// when it is HBase's default (1).
-    pub fn get_region_replication(&self) -> Option<u32> {
-        self.region_replication
-    }
-
-    /// The table's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The families.
-    pub fn families(&self) -> &[ColumnFamily] {
-        &self.families
-    }
-}
-
-fn table_name(name: &str) -> Result<TTableName> {
-    validate::table_name(name)?;
-    Ok(match name.split_once(':') {
-        Some((ns, q)) => TTableName::new(ns.as_bytes().to_vec(), q.as_bytes().to_vec()),
-        None => TTableName::new(None, name.as_bytes().to_vec()),
-    })
-}
-
-fn name_of(t: &TTableName) -> String {
-    let q = String::from_utf8_lossy(&t.qualifier);
-    match &t.ns {
-        Some(ns) if !ns.is_empty() && ns != b"default" => format!("{}:{q}", String::from_utf8_lossy(ns)),
-        _ => q.into_owned(),
-    }
-}
 
 /// Administrative operations, from [`Client::admin`].
 #[derive(Debug, Clone)]
@@ -359,200 +31,380 @@ pub struct Admin {
 }
 
 impl Client {
-    /// Namespace, table and column-family administration.
+    /// Namespace, table, region, balancer, snapshot and cluster administration.
     pub fn admin(&self) -> Admin {
         Admin { client: self.clone() }
     }
 }
 
+/// The failure of an admin call on a transport without administrative calls.
+fn no_admin<'a, T: Send + 'a>(op: Operation) -> AttemptFuture<'a, T> {
+    Box::pin(async move {
+        let why = "this transport has no administrative calls".to_owned();
+        Err(AttemptError::not_sent(op, InvalidInput::Option(why).into()))
+    })
+}
+
+/// Runs `$call` (using the transport's admin `$admin`) as call `$op` through the core's
+/// retry loop.
 macro_rules! admin_call {
-    ($self:ident, $op:literal, $table:expr, $idem:expr, |$conn:ident| $call:expr) => {{
+    ($self:ident, $op:literal, $table:expr, $idem:expr, |$admin:ident| $call:expr) => {{
         let op = Operation::Admin($op);
-        let thrift = $self.thrift()?;
         let table: Option<&str> = $table;
-        $self.client.attempts().run(op, table, $idem, |_| thrift.raw(op, table, |$conn| Box::pin($call))).await
+        $self
+            .client
+            .attempts()
+            .run(op, table, $idem, |transport| match transport.admin() {
+                Some($admin) => $call,
+                None => no_admin(op),
+            })
+            .await
     }};
 }
 
-impl Admin {
-    /// The Thrift2 transport, which alone carries administrative calls for now.
-    fn thrift(&self) -> Result<&ThriftTransport> {
-        self.client.transport().thrift().ok_or_else(|| {
-            InvalidInput::Option("administrative calls need the Thrift2 gateway transport".into()).into()
-        })
+/// Checks a snapshot's name: HBase's rules for a table qualifier (letters, digits,
+/// `_`, `-`, `.`; not starting with `.` or `-`), without a namespace.
+fn check_snapshot_name(name: &str) -> Result<()> {
+    if name.contains(':') {
+        return Err(
+            InvalidInput::Option(format!("snapshot name {name:?}: no namespace (':') in a snapshot name")).into()
+        );
     }
+    validate::table_name(name).map_err(|_| {
+        InvalidInput::Option(format!(
+            "snapshot name {name:?}: use letters, digits, '_', '-' and '.', not first '.' or '-'"
+        ))
+    })?;
+    Ok(())
+}
 
+/// Checks the table and row that name a region.
+fn check_region_row(table: &str, row: &[u8]) -> Result<()> {
+    validate::table_name(table)?;
+    validate::table_row_key(table, row)?;
+    Ok(())
+}
+
+impl Admin {
     /// Creates a namespace, with optional configuration.
     pub async fn create_namespace(&self, name: &str, config: BTreeMap<String, String>) -> Result<()> {
         validate::namespace_name(name)?;
-        let desc = TNamespaceDescriptor::new(name.to_owned(), if config.is_empty() { None } else { Some(config) });
-        admin_call!(self, "create_namespace", None, Idempotence::NotIdempotent, |conn| conn
-            .create_namespace(desc.clone()))
+        let config = &config;
+        admin_call!(self, "create_namespace", None, Idempotence::NotIdempotent, |a| a.create_namespace(name, config))
     }
 
     /// A namespace's configuration.
     pub async fn describe_namespace(&self, name: &str) -> Result<BTreeMap<String, String>> {
         validate::namespace_name(name)?;
-        let desc = admin_call!(self, "describe_namespace", None, Idempotence::Idempotent, |conn| conn
-            .get_namespace_descriptor(name.to_owned()))?;
-        Ok(desc.configuration.unwrap_or_default())
+        admin_call!(self, "describe_namespace", None, Idempotence::Idempotent, |a| a.describe_namespace(name))
     }
 
     /// Every namespace's name.
     pub async fn list_namespaces(&self) -> Result<Vec<String>> {
-        admin_call!(self, "list_namespaces", None, Idempotence::Idempotent, |conn| conn.list_namespaces())
+        admin_call!(self, "list_namespaces", None, Idempotence::Idempotent, |a| a.list_namespaces())
     }
 
     /// Deletes an empty namespace.
     pub async fn delete_namespace(&self, name: &str) -> Result<()> {
         validate::namespace_name(name)?;
-        admin_call!(self, "delete_namespace", None, Idempotence::NotIdempotent, |conn| conn
-            .delete_namespace(name.to_owned()))
+        admin_call!(self, "delete_namespace", None, Idempotence::NotIdempotent, |a| a.delete_namespace(name))
     }
 
     /// Creates a table, pre-split at `split_keys` (sorted, distinct, non-empty; an
     /// empty list makes one region).
     pub async fn create_table(&self, desc: &TableDescriptor, split_keys: &[Bytes]) -> Result<()> {
-        let name = table_name(&desc.name)?;
-        if desc.families.is_empty() {
-            return Err(InvalidInput::Option("a table needs at least one column family".into()).into());
-        }
-        let families = desc.families.iter().map(ColumnFamily::to_thrift).collect::<Result<Vec<_>>>()?;
+        desc.check()?;
         for pair in split_keys.windows(2) {
             if pair[0] >= pair[1] {
                 return Err(InvalidInput::Option("split keys must be sorted and distinct".into()).into());
             }
         }
         for key in split_keys {
-            validate::row_key(key)?;
+            validate::table_row_key(&desc.name, key)?;
         }
-        let attributes = match desc.region_replication {
-            None => None,
-            Some(n @ 1..=MAX_REGION_REPLICAS) => {
-                Some(BTreeMap::from([(REGION_REPLICATION.to_vec(), n.to_string().into_bytes())]))
-            }
-            Some(n) => {
-                let why = format!("region replication {n}: use 1 to {MAX_REGION_REPLICAS}");
-                return Err(InvalidInput::Option(why).into());
-            }
-        };
-        if attributes.is_some() && self.thrift()?.framing() == basalt_thrift::Framing::Framed {
-            // The gateway reads each setting's key and value as the whole request frame
-            // (it takes the frame's backing array), so the table would get garbage
-            // settings and no replication.
-            return Err(InvalidInput::Option(
-                "region replication through a framed gateway: HBase's Thrift2 gateway misreads table settings \
-                 sent over the framed transport; create the table through a gateway without -f, or with HBase's shell"
-                    .into(),
-            )
-            .into());
-        }
-        let tdesc = TTableDescriptor::new(name, families, attributes, None);
-        let splits: Vec<Vec<u8>> = split_keys.iter().map(|k| k.to_vec()).collect();
-        admin_call!(self, "create_table", Some(&desc.name), Idempotence::NotIdempotent, |conn| conn
-            .create_table(tdesc.clone(), splits.clone()))
+        let name = Some(desc.name.as_str());
+        admin_call!(self, "create_table", name, Idempotence::NotIdempotent, |a| a.create_table(desc, split_keys))
+    }
+
+    /// Replaces a table's families and settings with `desc`'s (HBase's `alter`): families
+    /// missing from `desc` are removed with their data. Start from
+    /// [`Admin::describe_table`] to change one thing.
+    pub async fn modify_table(&self, desc: &TableDescriptor) -> Result<()> {
+        desc.check()?;
+        let name = Some(desc.name.as_str());
+        admin_call!(self, "modify_table", name, Idempotence::NotIdempotent, |a| a.modify_table(desc))
     }
 
     /// Whether the table exists.
     pub async fn table_exists(&self, name: &str) -> Result<bool> {
-        let t = table_name(name)?;
-        admin_call!(self, "table_exists", Some(name), Idempotence::Idempotent, |conn| conn.table_exists(t.clone()))
+        validate::table_name(name)?;
+        admin_call!(self, "table_exists", Some(name), Idempotence::Idempotent, |a| a.table_exists(name))
     }
 
     /// Disables a table (needed before delete and truncate).
     pub async fn disable_table(&self, name: &str) -> Result<()> {
-        let t = table_name(name)?;
-        admin_call!(self, "disable_table", Some(name), Idempotence::NotIdempotent, |conn| conn.disable_table(t.clone()))
+        validate::table_name(name)?;
+        admin_call!(self, "disable_table", Some(name), Idempotence::NotIdempotent, |a| a.disable_table(name))
     }
 
     /// Enables a disabled table.
     pub async fn enable_table(&self, name: &str) -> Result<()> {
-        let t = table_name(name)?;
-        admin_call!(self, "enable_table", Some(name), Idempotence::NotIdempotent, |conn| conn.enable_table(t.clone()))
+        validate::table_name(name)?;
+        admin_call!(self, "enable_table", Some(name), Idempotence::NotIdempotent, |a| a.enable_table(name))
     }
 
     /// Whether the table is enabled.
     pub async fn is_table_enabled(&self, name: &str) -> Result<bool> {
-        let t = table_name(name)?;
-        admin_call!(self, "is_table_enabled", Some(name), Idempotence::Idempotent, |conn| conn
-            .is_table_enabled(t.clone()))
+        validate::table_name(name)?;
+        admin_call!(self, "is_table_enabled", Some(name), Idempotence::Idempotent, |a| a.is_table_enabled(name))
     }
 
     /// Deletes a table and its data, disabling it first if needed.
     pub async fn delete_table(&self, name: &str) -> Result<()> {
-        let t = table_name(name)?;
         if self.is_table_enabled(name).await? {
             self.disable_table(name).await?;
         }
-        admin_call!(self, "delete_table", Some(name), Idempotence::NotIdempotent, |conn| conn.delete_table(t.clone()))
+        admin_call!(self, "delete_table", Some(name), Idempotence::NotIdempotent, |a| a.delete_table(name))
     }
 
     /// Removes every row, keeping the table's settings (and its regions if
-    /// `preserve_splits`); disables it first if needed.
+    /// `preserve_splits`); disables it first if needed. The table is enabled afterwards.
     pub async fn truncate_table(&self, name: &str, preserve_splits: bool) -> Result<()> {
-        let t = table_name(name)?;
         if self.is_table_enabled(name).await? {
             self.disable_table(name).await?;
         }
-        admin_call!(self, "truncate_table", Some(name), Idempotence::NotIdempotent, |conn| conn
-            .truncate_table(t.clone(), preserve_splits))
+        admin_call!(self, "truncate_table", Some(name), Idempotence::NotIdempotent, |a| a
+            .truncate_table(name, preserve_splits))
     }
 
     /// Table names in a namespace.
     pub async fn list_tables(&self, namespace: &str) -> Result<Vec<String>> {
         validate::namespace_name(namespace)?;
-        let names = admin_call!(self, "list_tables", None, Idempotence::Idempotent, |conn| conn
-            .get_table_names_by_namespace(namespace.to_owned()))?;
-        Ok(names.iter().map(name_of).collect())
+        let listing = TableListing::Namespace(namespace);
+        admin_call!(self, "list_tables", None, Idempotence::Idempotent, |a| a.list_tables(listing))
     }
 
     /// Table names matching a Java regular expression.
     pub async fn list_tables_matching(&self, regex: &str, include_system: bool) -> Result<Vec<String>> {
-        let names = admin_call!(self, "list_tables", None, Idempotence::Idempotent, |conn| conn
-            .get_table_names_by_pattern(regex.to_owned(), include_system))?;
-        Ok(names.iter().map(name_of).collect())
+        let listing = TableListing::Matching { regex, include_system };
+        admin_call!(self, "list_tables", None, Idempotence::Idempotent, |a| a.list_tables(listing))
     }
 
-    /// A table's families and their settings.
+    /// A table's families and settings.
     pub async fn describe_table(&self, name: &str) -> Result<TableDescriptor> {
-        let t = table_name(name)?;
-        let desc = admin_call!(self, "describe_table", Some(name), Idempotence::Idempotent, |conn| conn
-            .get_table_descriptor(t.clone()))?;
-        // A setting that does not parse (a hostile or odd reply) reads as unset.
-        let region_replication = desc
-            .attributes
-            .as_ref()
-            .and_then(|a| a.get(REGION_REPLICATION))
-            .and_then(|v| std::str::from_utf8(v).ok()?.trim().parse::<u32>().ok());
-        Ok(TableDescriptor {
-            name: name_of(&desc.table_name),
-            families: desc.columns.unwrap_or_default().into_iter().map(ColumnFamily::from_thrift).collect(),
-            region_replication,
-        })
+        validate::table_name(name)?;
+        admin_call!(self, "describe_table", Some(name), Idempotence::Idempotent, |a| a.describe_table(name))
     }
 
     /// Adds a column family to an existing table.
     pub async fn add_family(&self, table: &str, family: &ColumnFamily) -> Result<()> {
-        let t = table_name(table)?;
-        let f = family.to_thrift()?;
-        admin_call!(self, "add_family", Some(table), Idempotence::NotIdempotent, |conn| conn
-            .add_column_family(t.clone(), f.clone()))
+        validate::table_name(table)?;
+        family.check()?;
+        admin_call!(self, "add_family", Some(table), Idempotence::NotIdempotent, |a| a.add_family(table, family))
     }
 
-    /// Changes a column family's settings.
+    /// Changes a column family's settings (those not given return to HBase's defaults).
     pub async fn modify_family(&self, table: &str, family: &ColumnFamily) -> Result<()> {
-        let t = table_name(table)?;
-        let f = family.to_thrift()?;
-        admin_call!(self, "modify_family", Some(table), Idempotence::NotIdempotent, |conn| conn
-            .modify_column_family(t.clone(), f.clone()))
+        validate::table_name(table)?;
+        family.check()?;
+        admin_call!(self, "modify_family", Some(table), Idempotence::NotIdempotent, |a| a.modify_family(table, family))
     }
 
     /// Removes a column family and its data.
     pub async fn delete_family(&self, table: &str, family: &[u8]) -> Result<()> {
-        let t = table_name(table)?;
+        validate::table_name(table)?;
         validate::family(family)?;
-        let f = family.to_vec();
-        admin_call!(self, "delete_family", Some(table), Idempotence::NotIdempotent, |conn| conn
-            .delete_column_family(t.clone(), f.clone()))
+        admin_call!(self, "delete_family", Some(table), Idempotence::NotIdempotent, |a| a.delete_family(table, family))
+    }
+
+    /// The table's regions with the server of each (`host`, `port`), in key order.
+    pub async fn list_regions(&self, table: &str) -> Result<Vec<RegionLocation>> {
+        let mut regions = self.client.table(table)?.region_locations().await?;
+        regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
+        Ok(regions)
+    }
+
+    /// Flushes the table's memstores to files (every region; native RPC only).
+    pub async fn flush(&self, table: &str) -> Result<()> {
+        validate::table_name(table)?;
+        let target = RegionTarget { table, row: None };
+        admin_call!(self, "flush", Some(table), Idempotence::Idempotent, |a| a.flush(target))
+    }
+
+    /// Flushes the region of `table` holding `row` (native RPC only).
+    pub async fn flush_region(&self, table: &str, row: &[u8]) -> Result<()> {
+        check_region_row(table, row)?;
+        let target = RegionTarget { table, row: Some(row) };
+        admin_call!(self, "flush", Some(table), Idempotence::Idempotent, |a| a.flush(target))
+    }
+
+    /// Asks for a compaction of every region of the table (`major`: rewrite each
+    /// family into one file, dropping deleted and expired cells). The region servers
+    /// queue it and run it in the background (native RPC only).
+    pub async fn compact(&self, table: &str, major: bool) -> Result<()> {
+        validate::table_name(table)?;
+        let target = RegionTarget { table, row: None };
+        admin_call!(self, "compact", Some(table), Idempotence::Idempotent, |a| a.compact(target, major))
+    }
+
+    /// Asks for a compaction of the region of `table` holding `row`, as
+    /// [`Admin::compact`] (native RPC only).
+    pub async fn compact_region(&self, table: &str, row: &[u8], major: bool) -> Result<()> {
+        check_region_row(table, row)?;
+        let target = RegionTarget { table, row: Some(row) };
+        admin_call!(self, "compact", Some(table), Idempotence::Idempotent, |a| a.compact(target, major))
+    }
+
+    /// Splits the region of `table` holding `row` at `row` (which must not already be
+    /// a region boundary); returns when the two daughters are open (native RPC only).
+    pub async fn split(&self, table: &str, row: &[u8]) -> Result<()> {
+        check_region_row(table, row)?;
+        admin_call!(self, "split", Some(table), Idempotence::NotIdempotent, |a| a.split(table, row))
+    }
+
+    /// Merges the adjacent regions of `table` holding `rows` (one row per region, at
+    /// least two regions) into one; returns when it is open (native RPC only).
+    pub async fn merge_regions(&self, table: &str, rows: &[Bytes]) -> Result<()> {
+        if rows.len() < 2 {
+            return Err(InvalidInput::Option("a merge names at least two regions (a row of each)".into()).into());
+        }
+        for row in rows {
+            check_region_row(table, row)?;
+        }
+        admin_call!(self, "merge", Some(table), Idempotence::NotIdempotent, |a| a.merge(table, rows))
+    }
+
+    /// Moves the region of `table` holding `row` to the live region server `to`
+    /// (`host:port`), or where the master picks (native RPC only).
+    pub async fn move_region(&self, table: &str, row: &[u8], to: Option<&str>) -> Result<()> {
+        check_region_row(table, row)?;
+        admin_call!(self, "move", Some(table), Idempotence::NotIdempotent, |a| a.move_region(table, row, to))
+    }
+
+    /// Closes the region of `table` holding `row`: it serves nothing until
+    /// [`Admin::assign_region`] (native RPC only).
+    pub async fn unassign_region(&self, table: &str, row: &[u8]) -> Result<()> {
+        check_region_row(table, row)?;
+        admin_call!(self, "unassign", Some(table), Idempotence::NotIdempotent, |a| a.unassign(table, row))
+    }
+
+    /// Opens the region of `table` holding `row` where the master picks (native RPC
+    /// only).
+    pub async fn assign_region(&self, table: &str, row: &[u8]) -> Result<()> {
+        check_region_row(table, row)?;
+        admin_call!(self, "assign", Some(table), Idempotence::Idempotent, |a| a.assign(table, row))
+    }
+
+    /// Turns the balancer on or off (waiting for a running balance to finish); returns
+    /// whether it was on (native RPC only).
+    pub async fn set_balancer(&self, on: bool) -> Result<bool> {
+        admin_call!(self, "balancer_switch", None, Idempotence::Idempotent, |a| a.set_balancer(on))
+    }
+
+    /// Whether the balancer is on (native RPC only).
+    pub async fn is_balancer_enabled(&self) -> Result<bool> {
+        admin_call!(self, "balancer_enabled", None, Idempotence::Idempotent, |a| a.balancer_enabled())
+    }
+
+    /// Runs the balancer once; what it did. It does not run while it is off or regions
+    /// are in transition (native RPC only).
+    pub async fn run_balancer(&self) -> Result<BalanceResult> {
+        admin_call!(self, "balance", None, Idempotence::NotIdempotent, |a| a.balance())
+    }
+
+    /// Takes snapshot `name` of `table` (flushing it first); returns when it is
+    /// complete (native RPC only).
+    pub async fn snapshot(&self, name: &str, table: &str) -> Result<()> {
+        check_snapshot_name(name)?;
+        // The master answers a missing table with a `SnapshotCreationException`: asked
+        // first, so that it is `TableNotFound` as for every other table call.
+        if !self.table_exists(table).await? {
+            return Err(Error::TableNotFound { table: table.to_owned() });
+        }
+        admin_call!(self, "snapshot", Some(table), Idempotence::NotIdempotent, |a| a.snapshot(name, table))
+    }
+
+    /// Every completed snapshot (native RPC only).
+    pub async fn list_snapshots(&self) -> Result<Vec<SnapshotInfo>> {
+        admin_call!(self, "list_snapshots", None, Idempotence::Idempotent, |a| a.list_snapshots())
+    }
+
+    /// Creates table `table` (which must not exist) from snapshot `name` (native RPC
+    /// only).
+    pub async fn clone_snapshot(&self, name: &str, table: &str) -> Result<()> {
+        check_snapshot_name(name)?;
+        validate::table_name(table)?;
+        admin_call!(self, "clone_snapshot", Some(table), Idempotence::NotIdempotent, |a| a.clone_snapshot(name, table))
+    }
+
+    /// Restores the snapshot's table to snapshot `name`: its data and settings as they
+    /// were. The table is disabled for it if needed and enabled again (native RPC only).
+    pub async fn restore_snapshot(&self, name: &str) -> Result<()> {
+        check_snapshot_name(name)?;
+        let snapshots = self.list_snapshots().await?;
+        let table = snapshots.into_iter().find(|s| s.name == name).map(|s| s.table);
+        let mut enable_after = None;
+        if let Some(table) = table {
+            if self.table_exists(&table).await? && self.is_table_enabled(&table).await? {
+                self.disable_table(&table).await?;
+                enable_after = Some(table);
+            }
+        }
+        // A missing snapshot is the master's to report.
+        let restored =
+            admin_call!(self, "restore_snapshot", None, Idempotence::NotIdempotent, |a| a.restore_snapshot(name));
+        if let Some(table) = enable_after {
+            // Enabled again whether the restore worked or not.
+            let enabled = self.enable_table(&table).await;
+            restored?;
+            return enabled;
+        }
+        restored
+    }
+
+    /// Deletes snapshot `name` (native RPC only).
+    pub async fn delete_snapshot(&self, name: &str) -> Result<()> {
+        check_snapshot_name(name)?;
+        admin_call!(self, "delete_snapshot", None, Idempotence::NotIdempotent, |a| a.delete_snapshot(name))
+    }
+
+    /// The cluster's status: HBase's version, the masters, live and dead region
+    /// servers, regions in transition, whether the balancer is on (native RPC only).
+    pub async fn cluster_status(&self) -> Result<ClusterStatus> {
+        admin_call!(self, "cluster_status", None, Idempotence::Idempotent, |a| a.cluster_status())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot_names_are_checked() {
+        assert!(check_snapshot_name("snap_1.a-b").is_ok());
+        for bad in ["", "ns:snap", "-x", ".x", "a b"] {
+            assert!(check_snapshot_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_gateway_refuses_what_it_cannot_carry_naming_native_rpc() {
+        let admin = Client::connect_to("127.0.0.1:1").unwrap().admin();
+        let refusals = [
+            admin.flush("t").await.map(drop),
+            admin.compact("t", true).await.map(drop),
+            admin.split("t", b"m").await.map(drop),
+            admin.list_snapshots().await.map(drop),
+            admin.cluster_status().await.map(drop),
+            admin.set_balancer(true).await.map(drop),
+        ];
+        for refused in refusals {
+            match refused {
+                Err(crate::Error::InvalidInput(InvalidInput::Untranslatable { why, .. })) => {
+                    assert!(why.contains(".native(..)"), "{why}")
+                }
+                other => panic!("expected a refusal naming native RPC, got {other:?}"),
+            }
+        }
     }
 }

@@ -217,8 +217,9 @@ impl ClientBuilder {
     /// Reads and writes through HBase's native RPC, straight to the region servers,
     /// instead of the Thrift2 gateway. `bootstrap_servers` (`host:port` of region
     /// servers or masters) are asked for the cluster's registry on the first call (no
-    /// ZooKeeper). Administrative calls still go through the gateways given with
-    /// [`ClientBuilder::address`]; without one they fail.
+    /// ZooKeeper). Every call goes this way, administration included
+    /// ([`Client::admin`]: the active master's RPC), so no gateway is needed; gateway
+    /// addresses given too are not used.
     pub fn native<I, S>(mut self, bootstrap_servers: I) -> Self
     where
         I: IntoIterator<Item = S>,
@@ -311,25 +312,23 @@ impl ClientBuilder {
             security: self.security.clone(),
         };
         let max_value_bytes = self.max_value_bytes;
-        let thrift = (!self.addrs.is_empty()).then(|| {
+        // With the native transport every call (administration included) goes over
+        // HBase's native RPC: gateway addresses given too are not used.
+        let transport: Arc<dyn Transport> = if native {
+            let settings = NativeSettings {
+                bootstrap: self.native,
+                zookeeper: self.native_zookeeper,
+                znode_parent: self.native_znode_parent,
+                addresses: native_addresses,
+                request_timeout: self.request_timeout,
+                primary_call_timeout: self.primary_call_timeout,
+                max_value_bytes,
+                security: native_security,
+            };
+            Arc::new(NativeTransport::new(settings))
+        } else {
             let pool = Pool::new(self.addrs, self.pool_size, options, self.max_idle, self.down_backoff);
-            ThriftTransport::new(pool, self.request_timeout, max_value_bytes)
-        });
-        let transport: Arc<dyn Transport> = match thrift {
-            Some(thrift) if !native => Arc::new(thrift),
-            thrift => {
-                let settings = NativeSettings {
-                    bootstrap: self.native,
-                    zookeeper: self.native_zookeeper,
-                    znode_parent: self.native_znode_parent,
-                    addresses: native_addresses,
-                    request_timeout: self.request_timeout,
-                    primary_call_timeout: self.primary_call_timeout,
-                    max_value_bytes,
-                    security: native_security,
-                };
-                Arc::new(NativeTransport::new(settings, thrift))
-            }
+            Arc::new(ThriftTransport::new(pool, self.request_timeout, max_value_bytes))
         };
         let gets = Arc::new(GetCoalescer::new(self.gets_in_flight.min(self.pool_size), self.request_timeout));
         Ok(Client {
@@ -536,8 +535,14 @@ mod tests {
         S: FnOnce(tokio::io::DuplexStream) -> Fut,
         Fut: Future<Output = ()> + Send + 'static,
     {
-        let client = Client::connect_to("127.0.0.1:1").unwrap();
-        let thrift = client.transport().thrift().unwrap();
+        let pool = Pool::new(
+            vec!["127.0.0.1:1".to_owned()],
+            1,
+            ConnectionOptions::default(),
+            Duration::from_secs(50),
+            Duration::from_secs(5),
+        );
+        let thrift = ThriftTransport::new(pool, Duration::from_secs(60), 10 << 20);
         thrift.mark_answered(answered);
         let (ours, theirs) = tokio::io::duplex(1 << 16);
         let server = tokio::spawn(serve(theirs));

@@ -282,6 +282,13 @@
 //! ```
 //!
 //! # What else to know
+//! - **Administration** ([`Admin`], from [`Client::admin`]): namespaces, tables with
+//!   every family and table setting, families, regions (flush, compact, split, merge,
+//!   move, unassign), the balancer, snapshots and the cluster's status. With
+//!   [`ClientBuilder::native`] all of it goes to the master over native RPC, no gateway
+//!   needed; through the Thrift2 gateway, namespaces, tables and families work and the
+//!   rest is refused before sending with [`InvalidInput::Untranslatable`], naming
+//!   native RPC as the way.
 //! - **Connections**: calls wait for a free connection (one call per connection:
 //!   Thrift has no multiplexing); dead idle connections are replaced before use; a
 //!   call abandoned mid-flight (its future dropped, or timed out) never returns its
@@ -323,12 +330,17 @@ mod retry;
 mod row;
 mod salted;
 mod scan;
+mod schema;
 mod table;
 pub mod transport;
 pub mod tuning;
 mod validate;
 
-pub use admin::{Admin, BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};
+pub use admin::Admin;
+pub use schema::{
+    BalanceResult, BlockEncoding, BloomFilter, ClusterStatus, ColumnFamily, Compression, RegionInTransition,
+    ServerStatus, SnapshotInfo, TableDescriptor,
+};
 // The gateway connection's settings (framing, protocol, TLS, HTTP, Kerberos) and the
 // errors a connection reports.
 pub use basalt_thrift::{

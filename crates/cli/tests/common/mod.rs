@@ -63,6 +63,15 @@ impl Out {
         }
     }
 
+    /// stdout does not contain `text`.
+    pub fn lacks(self, text: &str) -> Result<Out, String> {
+        if self.stdout.contains(text) {
+            Err(format!("stdout has {text:?}:\n{}", self.stdout))
+        } else {
+            Ok(self)
+        }
+    }
+
     /// A failure: one line on stderr, saying `text`, no backtrace.
     pub fn says(self, text: &str) -> Result<Out, String> {
         let lines: Vec<&str> = self.stderr.lines().collect();

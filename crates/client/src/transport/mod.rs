@@ -23,7 +23,10 @@
 //!   pages on its own ([`Scanner::next_page`]). A region boundary inside the range is
 //!   the transport's business (native RPC moves to the next region itself); the core
 //!   only sees pages in key order. [`Page::more`] says whether rows may follow.
+//! - **Administration** is the seam's second part: [`admin::AdminTransport`], handed
+//!   out by [`Transport::admin`] (its module says what each transport carries).
 
+pub mod admin;
 #[cfg(test)]
 pub(crate) mod fake;
 pub mod native;
@@ -31,6 +34,7 @@ pub(crate) mod native_security;
 #[cfg(test)]
 mod tests;
 pub mod thrift;
+mod thrift_admin;
 pub(crate) mod thrift_encode;
 
 use std::future::Future;
@@ -245,8 +249,9 @@ pub trait Transport: Send + Sync + 'static {
     fn warm_up(&self, connections: usize) -> Pin<Box<dyn Future<Output = Result<usize, Error>> + Send + '_>>;
     /// Closes idle connections and fails every later call with `Error::ClientClosed`.
     fn shutdown(&self);
-    /// The Thrift2 gateway transport, for what is not on this trait yet (admin calls).
-    fn thrift(&self) -> Option<&thrift::ThriftTransport> {
+    /// The administrative calls ([`admin::AdminTransport`]); `None` when this
+    /// transport has none (every admin call then fails, saying so).
+    fn admin(&self) -> Option<&dyn admin::AdminTransport> {
         None
     }
 }

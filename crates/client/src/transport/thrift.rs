@@ -75,8 +75,8 @@ impl ThriftTransport {
         self.shared.pool.framing()
     }
 
-    /// One attempt of any gateway call given as a closure on the connection (admin
-    /// calls, which are not on the [`Transport`] trait yet). `table` is the table the
+    /// One attempt of any gateway call given as a closure on the connection (the admin
+    /// calls of `thrift_admin.rs`). `table` is the table the
     /// call names, if any: a missing table is answered with its bare name, which maps
     /// to [`Error::TableNotFound`](crate::Error::TableNotFound) only when it is known.
     pub(crate) fn raw<'a, T, F>(&'a self, op: Operation, table: Option<&'a str>, call: F) -> AttemptFuture<'a, T>
@@ -529,7 +529,7 @@ impl Transport for ThriftTransport {
         self.shared.pool.shutdown();
     }
 
-    fn thrift(&self) -> Option<&ThriftTransport> {
+    fn admin(&self) -> Option<&dyn super::admin::AdminTransport> {
         Some(self)
     }
 }

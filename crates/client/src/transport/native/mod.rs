@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use basalt_rpc::{RowResult, RpcClient, RpcError};
 
-use super::thrift::ThriftTransport;
+use super::admin::AdminTransport;
 use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, OperationNonce, Page, ScanRequest,
     Scanner, Transport, WriteFailure,
@@ -35,6 +35,7 @@ use crate::pool::PoolStats;
 use crate::region::RegionLocation;
 use crate::row::Row;
 
+mod admin;
 mod encode;
 mod errors;
 mod scanner;
@@ -73,8 +74,6 @@ pub(crate) struct NativeSettings {
 /// The shared state of one native transport.
 struct Shared {
     settings: NativeSettings,
-    /// The gateways, for administrative calls (not on the native transport yet).
-    admin: Option<ThriftTransport>,
     client: tokio::sync::OnceCell<RpcClient>,
     closed: AtomicBool,
 }
@@ -92,16 +91,10 @@ impl std::fmt::Debug for NativeTransport {
 }
 
 impl NativeTransport {
-    /// A transport that bootstraps as `settings` say on its first call; `admin` serves
-    /// the administrative calls.
-    pub(crate) fn new(settings: NativeSettings, admin: Option<ThriftTransport>) -> NativeTransport {
+    /// A transport that bootstraps as `settings` say on its first call.
+    pub(crate) fn new(settings: NativeSettings) -> NativeTransport {
         NativeTransport {
-            shared: Arc::new(Shared {
-                settings,
-                admin,
-                client: tokio::sync::OnceCell::new(),
-                closed: AtomicBool::new(false),
-            }),
+            shared: Arc::new(Shared { settings, client: tokio::sync::OnceCell::new(), closed: AtomicBool::new(false) }),
         }
     }
 
@@ -412,12 +405,9 @@ impl Transport for NativeTransport {
 
     fn shutdown(&self) {
         self.shared.closed.store(true, Ordering::Release);
-        if let Some(admin) = &self.shared.admin {
-            admin.shutdown();
-        }
     }
 
-    fn thrift(&self) -> Option<&ThriftTransport> {
-        self.shared.admin.as_ref()
+    fn admin(&self) -> Option<&dyn AdminTransport> {
+        Some(self)
     }
 }
