@@ -11,7 +11,8 @@
 //!   region moves or splits or a connection fails; their leases are renewed in the
 //!   background, and a lease that expired all the same is reported to the core as
 //!   `ScannerExpired` (the core reopens the scan and counts it, as on the gateway).
-//! - Filters go out as HBase's protobuf filters ([`Filter::to_protobuf`]).
+//! - Filters go out as HBase's protobuf filters
+//!   ([`Filter::to_protobuf`](crate::filter::Filter::to_protobuf)).
 //! - Replies become [`Row`]s whose cells share the reply's bytes (no value is copied).
 
 use std::future::Future;
