@@ -28,7 +28,7 @@ fn schemas() -> &'static Vec<Schema> {
             .literal("_")
             .field("d", FieldType::Decimal { digits: 14 })
             .field_desc("r", FieldType::ReversedStr(Width::Delimited(b'|')))
-            .salt(Salt::seed003("p", "d", 6))
+            .salt(Salt::call_record("p", "d", 6))
             .build()
         {
             out.push(s);
@@ -70,7 +70,7 @@ fn schemas() -> &'static Vec<Schema> {
         {
             out.push(s);
         }
-        if let Ok(s) = Schema::builder().field("ts", FieldType::U64).salt(Salt::seed002("ts", 16)).build() {
+        if let Ok(s) = Schema::builder().field("ts", FieldType::U64).salt(Salt::hbase_book_timestamp("ts", 16)).build() {
             out.push(s);
         }
         out
