@@ -83,10 +83,11 @@ impl Attempts {
         // Whether an earlier attempt of this write was sent and got no answer: it may
         // have been applied, whatever the last attempt says.
         let mut may_have_applied = false;
-        let idempotence = match idempotence {
-            Idempotence::DedupedByNonce if self.transport.dedups_by_nonce() => Idempotence::Idempotent,
-            Idempotence::DedupedByNonce | Idempotence::NotIdempotent => Idempotence::NotIdempotent,
-            Idempotence::Idempotent => Idempotence::Idempotent,
+        // Whether a sent attempt that got no answer may be sent again.
+        let resend_after_sent = match idempotence {
+            Idempotence::Idempotent => true,
+            Idempotence::NotIdempotent => false,
+            Idempotence::DedupedByNonce => self.transport.dedups_by_nonce(),
         };
         loop {
             attempt += 1;
@@ -94,18 +95,16 @@ impl Attempts {
             metrics::attempt(operation);
             let error = match call(&*self.transport).await {
                 Ok(value) => return Ok(value),
-                Err(AttemptError { sent, error, .. }) => match (idempotence, sent) {
+                Err(AttemptError { sent, error, .. }) => match (resend_after_sent, sent) {
                     // The whole request reached the stream: it may have been applied.
                     // (When it did not, the server cannot have read it, and the call
                     // is retried like one never sent.)
-                    (Idempotence::NotIdempotent, Delivery::Sent) => return Err(outcome_unknown(operation, *error)),
-                    (Idempotence::Idempotent, Delivery::Sent) => {
+                    (false, Delivery::Sent) => return Err(outcome_unknown(operation, *error)),
+                    (true, Delivery::Sent) => {
                         may_have_applied |= operation.writes() && leaves_outcome_open(&error);
                         *error
                     }
-                    (Idempotence::NotIdempotent | Idempotence::Idempotent, Delivery::NotSent) => *error,
-                    // Resolved to one of the two above before the first attempt.
-                    (Idempotence::DedupedByNonce, Delivery::Sent | Delivery::NotSent) => *error,
+                    (false | true, Delivery::NotSent) => *error,
                 },
             };
             match self.retry_after(attempt, started, &error) {

@@ -137,26 +137,20 @@ impl NativeTransport {
     }
 }
 
-/// The writes of a batch the servers did not apply, one failure per caller's write
-/// (`owners[i]` is the caller's write that batch write `i` comes from). A single write
-/// that failed fails the attempt itself, so the core's retry policy decides on it as on
-/// any call.
+/// The writes of a batch the servers did not apply (one batch write per caller's write,
+/// in order). A single write that failed fails the attempt itself, so the core's retry
+/// policy decides on it as on any call.
 fn write_failures(
     op: Operation,
     table: &str,
-    owners: &[usize],
     outcomes: Vec<Result<(), RpcError>>,
 ) -> Result<Vec<WriteFailure>, AttemptError> {
-    let single = owners.first().is_some_and(|first| owners.iter().all(|o| o == first));
+    let single = outcomes.len() == 1;
     let mut failures: Vec<WriteFailure> = Vec::new();
-    for (position, outcome) in outcomes.into_iter().enumerate() {
+    for (index, outcome) in outcomes.into_iter().enumerate() {
         let Err(error) = outcome else { continue };
         if single {
             return Err(attempt_error(op, Some(table), &error));
-        }
-        let index = owners.get(position).copied().unwrap_or(0);
-        if failures.last().is_some_and(|f| f.index == index) {
-            continue;
         }
         let may_have_run = error.may_have_run();
         failures.push(WriteFailure { index, error: map_error(&error, op, Some(table)), may_have_run });
@@ -219,23 +213,20 @@ impl Transport for NativeTransport {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| invalid(op, e))?;
             let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
-            let owners: Vec<usize> = (0..puts.len()).collect();
-            write_failures(op, table, &owners, outcomes)
+            write_failures(op, table, outcomes)
         })
     }
 
     fn delete<'a>(&'a self, table: &'a str, deletes: &'a [Delete]) -> AttemptFuture<'a, Vec<WriteFailure>> {
         Box::pin(async move {
             let op = if deletes.len() == 1 { Operation::Delete } else { Operation::DeleteMany };
+            // One batch write per delete (see `DeleteWrite::push`).
             let mut writes = Vec::with_capacity(deletes.len());
-            // The delete each write comes from.
-            let mut owners = Vec::with_capacity(deletes.len());
-            for (index, delete) in deletes.iter().enumerate() {
+            for delete in deletes {
                 DeleteWrite::push(delete, &mut writes).map_err(|e| invalid(op, e))?;
-                owners.resize(writes.len(), index);
             }
             let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
-            write_failures(op, table, &owners, outcomes)
+            write_failures(op, table, outcomes)
         })
     }
 

@@ -94,7 +94,8 @@ pub(super) struct DeleteWrite<'a> {
 }
 
 impl<'a> DeleteWrite<'a> {
-    /// Checks `delete` and appends its native delete to `writes`.
+    /// Checks `delete` and appends its native delete to `writes`: exactly one write (HBase
+    /// counts repeated latest-version deletes of a column only within one mutation).
     pub(super) fn push(delete: &'a Delete, writes: &mut Vec<DeleteWrite<'a>>) -> Result<(), Error> {
         crate::validate::row_key(&delete.row)?;
         let row_timestamp = delete.row_timestamp.map(timestamp).transpose()?;
