@@ -39,25 +39,27 @@ async fn namespaces(env: Env) -> TestResult {
     Ok(())
 }
 
+/// Family `d` with every typed setting away from its default (the admin tests of both
+/// transports create it and read each setting back).
+pub(crate) fn settings_family() -> ColumnFamily {
+    ColumnFamily::new("d")
+        .max_versions(3)
+        .bloom_filter(BloomFilter::RowCol)
+        .ttl_seconds(86_400)
+        .compression(Compression::Gz)
+        .block_encoding(BlockEncoding::FastDiff)
+        .block_size(16 * 1024)
+        .in_memory(true)
+        .replication_scope(1)
+}
+
 async fn tables_with_family_settings_and_splits(env: Env) -> TestResult {
     let client = env.client();
     let admin = client.admin();
     let ns = env.unique("adm");
     admin.create_namespace(&ns, BTreeMap::new()).await?;
     let name = format!("{ns}:orders");
-    let desc = TableDescriptor::new(name.clone())
-        .family(
-            ColumnFamily::new("d")
-                .max_versions(3)
-                .bloom_filter(BloomFilter::RowCol)
-                .ttl_seconds(86_400)
-                .compression(Compression::Gz)
-                .block_encoding(BlockEncoding::FastDiff)
-                .block_size(16 * 1024)
-                .in_memory(true)
-                .replication_scope(1),
-        )
-        .family(ColumnFamily::new("m"));
+    let desc = TableDescriptor::new(name.clone()).family(settings_family()).family(ColumnFamily::new("m"));
     let splits: Vec<Bytes> = ["1|", "2|", "3|"].into_iter().map(Bytes::from).collect();
     admin.create_table(&desc, &splits).await?;
     assert!(admin.table_exists(&name).await?);

@@ -80,17 +80,7 @@ async fn admin_without_a_gateway_manages_namespaces_tables_and_families(env: Env
     // A table with family settings, table settings, region replication and splits.
     let name = format!("{ns}:orders");
     let desc = TableDescriptor::new(name.clone())
-        .family(
-            ColumnFamily::new("d")
-                .max_versions(3)
-                .bloom_filter(BloomFilter::RowCol)
-                .ttl_seconds(86_400)
-                .compression(Compression::Gz)
-                .block_encoding(BlockEncoding::FastDiff)
-                .block_size(16 * 1024)
-                .in_memory(true)
-                .replication_scope(1),
-        )
+        .family(crate::client_admin::settings_family())
         .family(ColumnFamily::new("m"))
         .region_replication(2)
         .max_file_size(1 << 30)
