@@ -164,6 +164,7 @@ fn main() -> ExitCode {
         }
     };
     let conclusion = libtest_mimic::run(&args, support::into_trials(lists, Some(env.clone())));
+    support::print_slowest(25);
     if let Err(e) = env.stop() {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;

@@ -307,6 +307,7 @@ pub fn into_trials(lists: Vec<(Registration, Vec<Test>)>, env: Option<Env>) -> V
         .into_iter()
         .map(|Registered { name, transport, run }| {
             let env = env.clone();
+            let name_for_timing = name.clone();
             Trial::test(name, move || {
                 let env = env.ok_or_else(|| Failed::from("no HBase environment"))?.on(transport);
                 if transport == Transport::Native {
@@ -314,8 +315,35 @@ pub fn into_trials(lists: Vec<(Registration, Vec<Test>)>, env: Option<Env>) -> V
                         .map_err(|e| Failed::from(format!("no region servers to bootstrap from: {e}")))?;
                 }
                 let future = run(env.clone());
-                env.inner.runtime.block_on(future).map_err(|e| Failed::from(e.to_string()))
+                let started = std::time::Instant::now();
+                let outcome = env.inner.runtime.block_on(future).map_err(|e| Failed::from(e.to_string()));
+                record_duration(&name_for_timing, started.elapsed());
+                outcome
             })
         })
         .collect()
+}
+
+/// How long each test that ran took (its future only, not the listing of servers).
+static DURATIONS: Mutex<Vec<(String, std::time::Duration)>> = Mutex::new(Vec::new());
+
+fn record_duration(name: &str, took: std::time::Duration) {
+    let mut durations = DURATIONS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    durations.push((name.to_owned(), took));
+}
+
+/// Prints the `count` slowest tests and the sum of all tests' times, so that a run
+/// shows where its time goes (the suite runs tests in parallel: the sum exceeds the
+/// wall time by about the parallelism).
+pub fn print_slowest(count: usize) {
+    let mut durations = DURATIONS.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).clone();
+    if durations.is_empty() {
+        return;
+    }
+    durations.sort_by_key(|(_, took)| std::cmp::Reverse(*took));
+    let total: std::time::Duration = durations.iter().map(|(_, took)| *took).sum();
+    eprintln!("test times: {} tests, {:.1} s summed; the slowest:", durations.len(), total.as_secs_f64());
+    for (name, took) in durations.iter().take(count) {
+        eprintln!("  {:>7.1} s  {name}", took.as_secs_f64());
+    }
 }

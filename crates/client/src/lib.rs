@@ -316,8 +316,6 @@ mod client;
 mod coalesce;
 mod error;
 pub mod filter;
-#[cfg(test)]
-mod import_graph;
 pub mod metrics;
 mod nonce;
 mod operation;

@@ -4,12 +4,7 @@
 //! checks them.
 
 use crate::hash::{HashAlgo, JavaBucketForm, JavaHash};
-use crate::salt::{Part, Salt, SaltInput, SaltRendering, SaltStrategy};
-
-/// Width of `Integer.toString(n).length()` for a possibly negative `n` (the call-record salt's padding).
-pub(crate) fn java_int_text_len(n: i64) -> u8 {
-    n.to_string().len() as u8
-}
+use crate::salt::{java_int_text_len, Part, Salt, SaltInput, SaltRendering, SaltStrategy};
 
 impl Salt {
     /// Apache Phoenix `SALT_BUCKETS = n` (1..=256), as `SaltingUtil.getSaltingByte`:

@@ -203,6 +203,11 @@ macro_rules! read_options {
 
 pub(crate) use read_options;
 
+/// The request that closes server-side scanner `id`.
+pub(crate) fn close_request(id: u64) -> pb::ScanRequest {
+    pb::ScanRequest { scanner_id: Some(id), number_of_rows: Some(0), close_scanner: Some(true), ..Default::default() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

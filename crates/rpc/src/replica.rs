@@ -196,7 +196,7 @@ impl RpcClient {
     async fn close_opened(&self, region: &RegionLocation, response: &pb::ScanResponse) {
         let still_open = response.more_results_in_region.unwrap_or(true) && response.more_results.unwrap_or(true);
         if let (Some(id), true) = (response.scanner_id, still_open) {
-            let _ = self.call(&region.server, "Scan", &crate::scan::close_request(id), None).await;
+            let _ = self.call(&region.server, "Scan", &crate::read::close_request(id), None).await;
         }
     }
 

@@ -26,7 +26,7 @@ use crate::client::{scan_results, RpcClient};
 use crate::error::RpcError;
 use crate::lease::{self, Lease};
 use crate::pb;
-use crate::read::{read_options, ReadFields};
+use crate::read::{close_request, read_options, ReadFields};
 use crate::region::RegionLocation;
 use crate::replica::ReplicaPlan;
 
@@ -665,10 +665,6 @@ impl Drop for Scanner {
             spawn_close(&self.client, open);
         }
     }
-}
-
-pub(crate) fn close_request(id: u64) -> pb::ScanRequest {
-    pb::ScanRequest { scanner_id: Some(id), number_of_rows: Some(0), close_scanner: Some(true), ..Default::default() }
 }
 
 /// Closes a server-side scanner from a background task (best effort: an error means it

@@ -1,11 +1,13 @@
 //! A call as a value ([`Call`]), and the decoding of its reply by the generated code
 //! through the one bounded reader ([`decode_reply`]).
 
-use thrift::protocol::{TInputProtocol, TMessageType, TOutputProtocol};
+use thrift::protocol::{
+    TBinaryOutputProtocol, TCompactOutputProtocol, TInputProtocol, TMessageIdentifier, TMessageType, TOutputProtocol,
+};
 
 use crate::bounded_input::BoundedInput;
 use crate::error::ReplyError;
-use crate::framing::Protocol;
+use crate::framing::{Framing, Protocol, FRAME_HEADER_LEN};
 
 /// One THBaseService request: its method name, how its argument struct is written and
 /// how its reply's result struct is read. The request types are in
@@ -59,4 +61,43 @@ pub fn decode_reply<C: Call + ?Sized>(protocol: Protocol, reply: &[u8], seq: i32
             Err(ReplyError::Malformed(format!("unexpected message type {other:?}")))
         }
     }
+}
+
+/// Encodes call `request` number `seq` into `out` (cleared first): the message, and
+/// for [`Framing::Framed`] its length in front.
+pub fn encode_call<C: Call + ?Sized>(
+    protocol: Protocol,
+    framing: Framing,
+    request: &C,
+    seq: i32,
+    out: &mut Vec<u8>,
+) -> Result<(), ReplyError> {
+    out.clear();
+    let framed = framing == Framing::Framed;
+    if framed {
+        out.extend_from_slice(&[0; FRAME_HEADER_LEN]);
+    }
+    let ident = TMessageIdentifier::new(C::METHOD, TMessageType::Call, seq);
+    let written = match protocol {
+        Protocol::Binary => write_message(&mut TBinaryOutputProtocol::new(&mut *out, true), &ident, request),
+        Protocol::Compact => write_message(&mut TCompactOutputProtocol::new(&mut *out), &ident, request),
+    };
+    written.map_err(|e| ReplyError::Encode(e.to_string()))?;
+    if framed {
+        let len = u32::try_from(out.len() - FRAME_HEADER_LEN)
+            .map_err(|_| ReplyError::Encode("request larger than 4 GiB".into()))?;
+        out[..FRAME_HEADER_LEN].copy_from_slice(&len.to_be_bytes());
+    }
+    Ok(())
+}
+
+fn write_message<C: Call + ?Sized>(
+    out: &mut dyn thrift::protocol::TOutputProtocol,
+    ident: &TMessageIdentifier,
+    request: &C,
+) -> thrift::Result<()> {
+    out.write_message_begin(ident)?;
+    request.write_args(out)?;
+    out.write_message_end()?;
+    out.flush()
 }

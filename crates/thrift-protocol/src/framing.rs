@@ -2,10 +2,7 @@
 //! ([`Framing`]), and a request's bytes: message header, argument struct, and for
 //! framed transport the 4-byte length in front.
 
-use thrift::protocol::{TBinaryOutputProtocol, TCompactOutputProtocol, TMessageIdentifier, TMessageType};
-
 use crate::error::ReplyError;
-use crate::Call;
 
 /// How messages are delimited on the socket (the server's `-f` flag).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -30,45 +27,6 @@ pub enum Protocol {
 /// Bytes of a frame's length prefix.
 pub const FRAME_HEADER_LEN: usize = 4;
 
-/// Encodes call `request` number `seq` into `out` (cleared first): the message, and
-/// for [`Framing::Framed`] its length in front.
-pub fn encode_call<C: Call + ?Sized>(
-    protocol: Protocol,
-    framing: Framing,
-    request: &C,
-    seq: i32,
-    out: &mut Vec<u8>,
-) -> Result<(), ReplyError> {
-    out.clear();
-    let framed = framing == Framing::Framed;
-    if framed {
-        out.extend_from_slice(&[0; FRAME_HEADER_LEN]);
-    }
-    let ident = TMessageIdentifier::new(C::METHOD, TMessageType::Call, seq);
-    let written = match protocol {
-        Protocol::Binary => write_message(&mut TBinaryOutputProtocol::new(&mut *out, true), &ident, request),
-        Protocol::Compact => write_message(&mut TCompactOutputProtocol::new(&mut *out), &ident, request),
-    };
-    written.map_err(|e| ReplyError::Encode(e.to_string()))?;
-    if framed {
-        let len = u32::try_from(out.len() - FRAME_HEADER_LEN)
-            .map_err(|_| ReplyError::Encode("request larger than 4 GiB".into()))?;
-        out[..FRAME_HEADER_LEN].copy_from_slice(&len.to_be_bytes());
-    }
-    Ok(())
-}
-
-fn write_message<C: Call + ?Sized>(
-    out: &mut dyn thrift::protocol::TOutputProtocol,
-    ident: &TMessageIdentifier,
-    request: &C,
-) -> thrift::Result<()> {
-    out.write_message_begin(ident)?;
-    request.write_args(out)?;
-    out.write_message_end()?;
-    out.flush()
-}
-
 /// The length a frame's prefix declares, refused when over `limit`
 /// ([`ReplyError::TooLarge`] with the declared length) before anything is buffered.
 pub fn frame_len(prefix: [u8; FRAME_HEADER_LEN], limit: usize) -> Result<usize, ReplyError> {
@@ -82,6 +40,7 @@ pub fn frame_len(prefix: [u8; FRAME_HEADER_LEN], limit: usize) -> Result<usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::encode_call;
     use crate::hbase::calls::GetScannerRows;
 
     #[test]

@@ -41,9 +41,9 @@ extern crate self as basalt_thrift_protocol;
 mod test_replies;
 mod wire;
 
-pub use call::{decode_reply, Call, RowsCall};
+pub use call::{decode_reply, encode_call, Call, RowsCall};
 pub use error::ReplyError;
-pub use framing::{encode_call, frame_len, Framing, Protocol, FRAME_HEADER_LEN};
+pub use framing::{frame_len, Framing, Protocol, FRAME_HEADER_LEN};
 pub use message_scan::{MessageScanner, ScanError};
 pub use row_reply::{decode_row_reply, RowReplyReader};
 pub use rows::{CellData, CellRef, Cells, RowBatch, RowData, RowRef, Rows};

@@ -87,7 +87,15 @@ impl Connection {
         };
         stream.set_nodelay(options.nodelay).map_err(CallError::Io)?;
         if !options.security.is_plain() {
-            return crate::secure::open(stream, addr, options).await;
+            let settings = crate::secure::SecureSettings {
+                security: &options.security,
+                connect_timeout: options.connect_timeout,
+                max_response_bytes: options.max_response_bytes,
+                framing: options.framing,
+            };
+            let secured = crate::secure::open(stream, addr, settings).await?;
+            let options = ConnectionOptions { framing: secured.framing, ..options };
+            return Ok(Connection::from_stream(secured.stream, addr, options));
         }
         Ok(Connection::from_stream(stream, addr, options))
     }

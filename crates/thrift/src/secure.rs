@@ -21,10 +21,10 @@ use std::time::Duration;
 use basalt_security::{handshake, host_of, ContainsSecurityError, KerberosOptions, TlsOptions, KERBEROS_SUPPORTED};
 use tokio::net::TcpStream;
 
-use crate::connection::{Connection, ConnectionOptions};
 use crate::error::CallError;
 use crate::http::{self, HttpOptions};
 use crate::sasl;
+use crate::stream::ConnectionStream;
 use crate::{Framing, SecureError};
 
 /// Which security a connection uses. `Default` is plain TCP.
@@ -68,52 +68,71 @@ async fn bounded<T>(
     basalt_security::bounded(phase, addr, after, work).await.map_err(CallError::Secure)
 }
 
-/// Opens a secured connection over an already-connected TCP socket.
-pub(crate) async fn open(tcp: TcpStream, addr: &str, options: ConnectionOptions) -> Result<Connection, CallError> {
+/// A secured stream and the framing the connection over it uses.
+pub(crate) struct SecuredStream {
+    /// TLS, SASL, HTTP, or a combination, over the TCP socket.
+    pub stream: Box<dyn ConnectionStream>,
+    /// The connection's framing: HTTP frames calls itself (its body is unframed).
+    pub framing: Framing,
+}
+
+/// What securing a connection needs from its options.
+pub(crate) struct SecureSettings<'a> {
+    /// The security asked for.
+    pub security: &'a Security,
+    /// Bounds every handshake.
+    pub connect_timeout: Duration,
+    /// The largest reply the connection accepts (bounds the secured frames).
+    pub max_response_bytes: usize,
+    /// The framing asked for.
+    pub framing: Framing,
+}
+
+/// Secures an already-connected TCP socket.
+pub(crate) async fn open(tcp: TcpStream, addr: &str, settings: SecureSettings<'_>) -> Result<SecuredStream, CallError> {
     let host = host_of(addr).to_owned();
-    let timeout = options.connect_timeout;
-    let security = options.security.clone();
-    let max_frame = options.max_response_bytes.saturating_add(64 * 1024);
+    let timeout = settings.connect_timeout;
+    let security = settings.security;
+    let max_frame = settings.max_response_bytes.saturating_add(64 * 1024);
+    let framing = settings.framing;
     if security.kerberos.is_some() && !KERBEROS_SUPPORTED {
         // Before any handshake: nothing else about this connection matters.
         return Err(CallError::Secure(SecureError::KerberosNotBuilt));
     }
     if let Some(http_options) = &security.http {
         let kerberos = security.kerberos.as_ref();
-        let stream = match &security.tls {
+        let stream: Box<dyn ConnectionStream> = match &security.tls {
             Some(tls_options) => {
                 let tls = bounded("TLS", addr, timeout, handshake(tcp, &host, tls_options)).await?;
-                bounded("HTTP", addr, timeout, http::open(tls, addr, &host, http_options, kerberos, max_frame)).await?
+                Box::new(
+                    bounded("HTTP", addr, timeout, http::open(tls, addr, &host, http_options, kerberos, max_frame))
+                        .await?,
+                )
             }
-            None => {
-                bounded("HTTP", addr, timeout, http::open(tcp, addr, &host, http_options, kerberos, max_frame)).await?
-            }
+            None => Box::new(
+                bounded("HTTP", addr, timeout, http::open(tcp, addr, &host, http_options, kerberos, max_frame)).await?,
+            ),
         };
         // One HTTP request per call: the framing is HTTP's, the body is unframed.
-        let options = ConnectionOptions { framing: Framing::Buffered, ..options };
-        return Ok(Connection::from_stream(stream, addr, options));
+        return Ok(SecuredStream { stream, framing: Framing::Buffered });
     }
-    if security.kerberos.is_some() && options.framing == Framing::Framed {
+    if security.kerberos.is_some() && framing == Framing::Framed {
         return Err(CallError::Secure(SecureError::Sasl {
             detail: "HBase's Thrift server does not support SASL with the framed transport: use buffered".into(),
         }));
     }
-    match (&security.tls, &security.kerberos) {
+    let stream: Box<dyn ConnectionStream> = match (&security.tls, &security.kerberos) {
         (Some(tls_options), Some(krb)) => {
             let tls = bounded("TLS", addr, timeout, handshake(tcp, &host, tls_options)).await?;
-            let sasl = bounded("SASL", addr, timeout, sasl::negotiate(tls, &host, krb, max_frame)).await?;
-            Ok(Connection::from_stream(sasl, addr, options))
+            Box::new(bounded("SASL", addr, timeout, sasl::negotiate(tls, &host, krb, max_frame)).await?)
         }
-        (Some(tls_options), None) => {
-            let tls = bounded("TLS", addr, timeout, handshake(tcp, &host, tls_options)).await?;
-            Ok(Connection::from_stream(tls, addr, options))
-        }
+        (Some(tls_options), None) => Box::new(bounded("TLS", addr, timeout, handshake(tcp, &host, tls_options)).await?),
         (None, Some(krb)) => {
-            let sasl = bounded("SASL", addr, timeout, sasl::negotiate(tcp, &host, krb, max_frame)).await?;
-            Ok(Connection::from_stream(sasl, addr, options))
+            Box::new(bounded("SASL", addr, timeout, sasl::negotiate(tcp, &host, krb, max_frame)).await?)
         }
-        (None, None) => Ok(Connection::from_stream(tcp, addr, options)),
-    }
+        (None, None) => Box::new(tcp),
+    };
+    Ok(SecuredStream { stream, framing })
 }
 
 #[cfg(test)]
@@ -138,13 +157,14 @@ mod tests {
         let addr = listener.local_addr().unwrap().to_string();
         for http in [None, Some(HttpOptions::default())] {
             let security = Security { kerberos: Some(KerberosOptions::default()), http, ..Security::default() };
-            let options = ConnectionOptions {
-                security,
+            let settings = SecureSettings {
+                security: &security,
                 connect_timeout: Duration::from_millis(300),
-                ..ConnectionOptions::default()
+                max_response_bytes: 1 << 20,
+                framing: Framing::Buffered,
             };
             let tcp = TcpStream::connect(&addr).await.unwrap();
-            let result = open(tcp, &addr, options).await;
+            let result = open(tcp, &addr, settings).await;
             if KERBEROS_SUPPORTED {
                 // The listener never answers: the SASL or HTTP handshake times out.
                 let Err(err) = result else { panic!("no server to negotiate with, yet connected") };

@@ -32,3 +32,10 @@ impl ConnectionStream for TcpStream {
 }
 
 impl ConnectionStream for tokio::io::DuplexStream {}
+
+/// A stream chosen at run time (the secured streams: TLS, SASL, HTTP).
+impl ConnectionStream for Box<dyn ConnectionStream> {
+    fn closed_or_unsolicited(&self) -> bool {
+        (**self).closed_or_unsolicited()
+    }
+}

@@ -100,6 +100,11 @@ pub struct Salt {
 /// Socorro's salt characters in bucket order.
 pub(crate) const SOCORRO_CHARS: &[u8; 22] = b"0123456789abcdefABCDEF";
 
+/// Width of `Integer.toString(n).length()` for a possibly negative `n` (the call-record salt's padding).
+pub(crate) fn java_int_text_len(n: i64) -> u8 {
+    n.to_string().len() as u8
+}
+
 /// Number of decimal digits of `n` (at least 1).
 pub(crate) fn decimal_digits(n: u64) -> u8 {
     let mut d = 1;

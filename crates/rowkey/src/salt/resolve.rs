@@ -1,7 +1,7 @@
 //! Checking a salt's definition against the schema's fields (names resolved, bucket
 //! counts within what the rendering and the presets' Java can hold).
 
-use super::{decimal_digits, Part, Salt, SaltInput, SaltRendering, SaltStrategy, MAX_BUCKETS};
+use super::{decimal_digits, java_int_text_len, Part, Salt, SaltInput, SaltRendering, SaltStrategy, MAX_BUCKETS};
 use crate::error::SchemaError;
 use crate::field::{Field, FieldType};
 use crate::hash::JavaBucketForm;
@@ -16,10 +16,10 @@ impl Salt {
         }
         if let (SaltStrategy::XorJavaHash { .. }, SaltRendering::Decimal(w)) = (&self.strategy, self.rendering) {
             let last = n - 1;
-            if decimal_digits(u64::from(last)) > w && w == crate::presets::java_int_text_len(i64::from(n) - 2) {
+            if decimal_digits(u64::from(last)) > w && w == java_int_text_len(i64::from(n) - 2) {
                 return bad(format!(
-                    "seed 003 with {n} regions pads the salt to the digits of {n} - 2 ({w}), so its last \
-                     salt is written `{last}_`, one digit wider: that sorts between `1_` and `2_`, the seed's \
+                    "the call-record salt with {n} regions pads the salt to the digits of {n} - 2 ({w}), so its last \
+                     salt is written `{last}_`, one digit wider: that sorts between `1_` and `2_`, its \
                      split keys put it in the region of salt 1 and leave the last region empty; use {} or {} \
                      regions",
                     n - 1,

@@ -1,15 +1,16 @@
-//! A test that the crate's files import each other without a cycle.
+//! The import graph of a crate's files, for the layout test (`tests/layout/`).
 //!
-//! It reads `src/**/*.rs`, collects every `crate::`, `super::` and `self::` path (in
+//! [`crate_graph`] reads `src/**/*.rs`, collects every `crate::`, `super::` and `self::` path (in
 //! `use` declarations and inline), resolves each to the file that defines the item
 //! (following `use` re-exports), and fails naming every cycle of the resulting graph
-//! of files.
+//! of files ([`Graph::cycles`]); [`external_references`] lists the paths into another
+//! crate that each file writes.
 //!
 //! What is left out, and why:
 //! - comments (intra-doc links are not dependencies), and string and char literals;
 //! - items under `#[cfg(test)]` (inline test modules, test-only files): tests may use
 //!   anything;
-//! - edges from a directory module's `mod.rs` (or `lib.rs`) to its own children: the
+//! - edges from a directory module's `mod.rs` (or `lib.rs`, or `x.rs` beside `x/`) to its own children: the
 //!   parent is the face of the directory and composes its children; a child may use
 //!   the face (`super::`), and siblings must not form a loop.
 
@@ -34,12 +35,13 @@ struct SourceFile {
 
 /// A graph of files: `edges[from][to]` = one reference that makes the edge.
 #[derive(Debug, Default)]
-struct Graph {
-    edges: BTreeMap<String, BTreeMap<String, String>>,
+pub struct Graph {
+    /// Per file (or module), the files it imports, each with one reference that does.
+    pub edges: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 /// Reads every `.rs` file under `src`.
-fn read_sources(src: &Path) -> Vec<(String, String)> {
+pub fn read_sources(src: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut dirs = vec![PathBuf::from(src)];
     while let Some(dir) = dirs.pop() {
@@ -338,6 +340,11 @@ fn split_uses(code: &str) -> (Vec<String>, String) {
 
 /// Inline paths starting with `crate::`, `super::` or `self::`.
 fn inline_paths(code: &str) -> Vec<Vec<String>> {
+    paths_written(code, |first| matches!(first, "crate" | "super" | "self"))
+}
+
+/// The paths of two or more segments written in `code` whose first segment `keep`s.
+fn paths_written(code: &str, keep: impl Fn(&str) -> bool) -> Vec<Vec<String>> {
     let chars: Vec<char> = code.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -360,7 +367,7 @@ fn inline_paths(code: &str) -> Vec<Vec<String>> {
                     break;
                 }
             }
-            if segments.len() > 1 && matches!(segments[0].as_str(), "crate" | "super" | "self") {
+            if segments.len() > 1 && keep(&segments[0]) {
                 out.push(segments);
             }
             i = j.max(i + 1);
@@ -372,7 +379,7 @@ fn inline_paths(code: &str) -> Vec<Vec<String>> {
 }
 
 /// The crate as files, modules and `use` bindings.
-struct Crate {
+pub struct Crate {
     files: Vec<SourceFile>,
     /// Module path -> index in `files`.
     modules: BTreeMap<ModPath, usize>,
@@ -384,7 +391,7 @@ struct Crate {
 
 impl Crate {
     /// Parses `(name relative to src/, text)` pairs.
-    fn parse(sources: &[(String, String)]) -> Crate {
+    pub fn parse(sources: &[(String, String)]) -> Crate {
         let mut files = Vec::new();
         let mut test_only: BTreeSet<ModPath> = BTreeSet::new();
         for (name, text) in sources {
@@ -404,6 +411,12 @@ impl Crate {
             files.push(SourceFile { name: name.clone(), module, is_face, code });
         }
         files.retain(|f| !test_only.iter().any(|t| f.module.starts_with(t)));
+        // `x.rs` beside a directory `x/` is that directory's face, as `x/mod.rs` would be.
+        let parents: BTreeSet<ModPath> =
+            files.iter().filter(|f| f.module.len() > 1).map(|f| f.module[..f.module.len() - 1].to_vec()).collect();
+        for file in &mut files {
+            file.is_face |= parents.contains(&file.module);
+        }
         let modules = files.iter().enumerate().map(|(i, f)| (f.module.clone(), i)).collect();
         let mut bindings = BTreeMap::new();
         let mut references = Vec::new();
@@ -480,7 +493,7 @@ impl Crate {
     }
 
     /// The graph of files.
-    fn graph(&self) -> Graph {
+    pub fn graph(&self) -> Graph {
         let mut graph = Graph::default();
         for (index, file) in self.files.iter().enumerate() {
             if file.module.is_empty() {
@@ -508,7 +521,7 @@ impl Crate {
 impl Graph {
     /// The graph of the crate's modules: a top-level file, or a directory with
     /// everything under it (`scan/`), is one node.
-    fn by_module(&self) -> Graph {
+    pub fn by_module(&self) -> Graph {
         let top = |file: &str| match file.split_once('/') {
             Some((dir, _)) => format!("{dir}/"),
             None => file.to_owned(),
@@ -527,7 +540,7 @@ impl Graph {
 
     /// Every cycle, one per strongly connected component, as `a -> b -> a` with the
     /// reference behind each edge.
-    fn cycles(&self) -> Vec<String> {
+    pub fn cycles(&self) -> Vec<String> {
         let nodes: BTreeSet<&String> = self.edges.keys().chain(self.edges.values().flat_map(|m| m.keys())).collect();
         let reaches = |from: &String| -> BTreeSet<String> {
             let mut seen = BTreeSet::new();
@@ -586,149 +599,78 @@ impl Graph {
     }
 }
 
-/// The crate's graph of files.
-fn crate_graph() -> Graph {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let sources = read_sources(&src);
-    assert!(sources.len() > 20, "expected the crate's sources under {}", src.display());
-    let graph = Crate::parse(&sources).graph();
-    assert!(graph.edges.values().map(BTreeMap::len).sum::<usize>() > 30, "too few imports found: {graph:?}");
-    graph
+/// The graph of files of the crate whose sources are under `src`.
+pub fn crate_graph(src: &Path) -> Graph {
+    Crate::parse(&read_sources(src)).graph()
 }
 
-/// Loops between modules (a file, or a directory module as a whole) that are known
-/// and not yet broken: none.
-const KNOWN_MODULE_LOOPS: &[&str] = &[];
-
-/// Loops between files that are known and not yet broken: none.
-const KNOWN_FILE_LOOPS: &[&str] = &[];
-
-/// Fails naming every cycle not in `known`, and every known one that is gone.
-fn check_cycles(what: &str, cycles: &[String], known: &[&str]) {
-    let members =
-        |cycle: &String| cycle.split("(the loop's files: ").nth(1).map(|m| m.trim_end_matches(')').to_owned());
-    let found: Vec<String> = cycles.iter().filter_map(members).collect();
-    let new: Vec<&str> = cycles
-        .iter()
-        .filter(|c| !members(c).is_some_and(|m| known.contains(&m.as_str())))
-        .map(String::as_str)
-        .collect();
-    assert!(new.is_empty(), "import cycles between the client's {what}:\n{}", new.join("\n"));
-    for loop_ in known {
-        assert!(found.iter().any(|f| f == loop_), "the loop {loop_} is gone: remove it from the known loops");
-    }
-}
-
-#[test]
-fn the_crates_modules_import_each_other_without_a_cycle() {
-    check_cycles("modules", &crate_graph().by_module().cycles(), KNOWN_MODULE_LOOPS);
-}
-
-#[test]
-fn the_crates_files_import_each_other_without_a_cycle() {
-    check_cycles("files", &crate_graph().cycles(), KNOWN_FILE_LOOPS);
-}
-
-/// What each file of the scan engine may import from the crate (the table in
-/// `scan/mod.rs`'s documentation).
-const SCAN_LAYOUT: &[(&str, &[&str])] = &[
-    ("scan/spec.rs", &["error.rs", "filter/", "options.rs"]),
-    ("scan/plan.rs", &[]),
-    ("scan/position.rs", &["scan/spec.rs", "error.rs", "filter/", "row.rs", "transport/mod.rs", "validate.rs"]),
-    ("scan/stats.rs", &[]),
-    (
-        "scan/worker.rs",
-        &[
-            "scan/plan.rs",
-            "scan/position.rs",
-            "scan/spec.rs",
-            "scan/stats.rs",
-            "attempt.rs",
-            "error.rs",
-            "metrics.rs",
-            "operation.rs",
-            "row.rs",
-            "transport/mod.rs",
-        ],
-    ),
-    (
-        "scan/regions.rs",
-        &[
-            "scan/plan.rs",
-            "scan/position.rs",
-            "scan/spec.rs",
-            "scan/stats.rs",
-            "scan/worker.rs",
-            "attempt.rs",
-            "error.rs",
-            "operation.rs",
-            "region.rs",
-            "row.rs",
-            "transport/mod.rs",
-        ],
-    ),
-    (
-        "scan/stream.rs",
-        &[
-            "scan/plan.rs",
-            "scan/regions.rs",
-            "scan/spec.rs",
-            "scan/stats.rs",
-            "scan/worker.rs",
-            "attempt.rs",
-            "error.rs",
-            "row.rs",
-        ],
-    ),
-];
-
-#[test]
-fn the_scan_engine_imports_only_what_its_layout_allows() {
-    let graph = crate_graph();
-    let mut wrong = Vec::new();
-    for (file, allowed) in SCAN_LAYOUT {
-        for (to, why) in graph.edges.get(*file).into_iter().flatten() {
-            let allowed = allowed.iter().any(|a| to == a || (a.ends_with('/') && to.starts_with(a)));
-            if !allowed {
-                wrong.push(format!("{file} -[{why}]-> {to}"));
+/// Per file of the crate under `src` (test-only code left out), the paths it writes
+/// into the external crate `krate` (e.g. `basalt_thrift`), as `(file, path)`.
+pub fn external_references(src: &Path, krate: &str) -> Vec<(String, String)> {
+    let parsed = Crate::parse(&read_sources(src));
+    let mut out = Vec::new();
+    for (file, references) in parsed.files.iter().zip(&parsed.references) {
+        let (_, rest) = split_uses(&file.code);
+        let inline = paths_written(&rest, |first| first == krate);
+        for path in references.iter().chain(&inline) {
+            if path.first().is_some_and(|first| first == krate) {
+                out.push((file.name.clone(), path.join("::")));
             }
         }
     }
-    assert!(wrong.is_empty(), "imports outside the scan engine's layout:\n{}", wrong.join("\n"));
-    let listed: BTreeSet<&str> = SCAN_LAYOUT.iter().map(|(f, _)| *f).collect();
-    let engine: Vec<&String> = graph
-        .edges
-        .keys()
-        .filter(|f| f.starts_with("scan/") && *f != "scan/mod.rs" && !listed.contains(f.as_str()))
-        .collect();
-    assert!(engine.is_empty(), "scan engine files missing from SCAN_LAYOUT: {engine:?}");
+    out.sort();
+    out.dedup();
+    out
 }
 
-#[test]
-fn a_cycle_is_found_and_named() {
-    let sources = [
-        ("lib.rs", "mod a;\nmod b;\nmod d;\npub use d::Thing;"),
-        ("a.rs", "use crate::b::B; // crate::d::Thing in a comment\npub struct A;"),
-        ("b.rs", "pub struct B(crate::Thing);\n#[cfg(test)]\nmod tests { use crate::a::A; }"),
-        ("d/mod.rs", "mod e;\npub use e::Thing;\nfn f() -> e::Thing { todo!() }"),
-        ("d/e.rs", "pub struct Thing;\nfn g() { let _ = \"crate::a::A\"; super::super::a::A; }"),
-    ]
-    .map(|(n, t)| (n.to_owned(), t.to_owned()));
-    let graph = Crate::parse(&sources).graph();
-    let edges = |from: &str| graph.edges.get(from).map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
-    assert_eq!(edges("a.rs"), ["b.rs"]);
-    assert_eq!(edges("b.rs"), ["d/e.rs"], "through the crate's and the directory's re-exports");
-    assert_eq!(edges("d/mod.rs"), Vec::<String>::new(), "a directory's face may use its children");
-    assert_eq!(edges("d/e.rs"), ["a.rs"]);
-    let cycles = graph.cycles();
-    assert_eq!(cycles.len(), 1, "{cycles:?}");
-    assert!(cycles[0].contains("a.rs -[crate::b::B]-> b.rs"), "{}", cycles[0]);
-    assert!(cycles[0].contains("d/e.rs -[super::super::a::A]-> a.rs"), "{}", cycles[0]);
-    let modules = graph.by_module().cycles();
-    assert_eq!(modules.len(), 1, "{modules:?}");
-    assert!(modules[0].contains("a.rs -[a.rs: crate::b::B]-> b.rs -[b.rs: crate::Thing]-> d/"), "{}", modules[0]);
-    // Without the inline reference back to a.rs, no cycle.
-    let acyclic: Vec<(String, String)> =
-        sources.iter().map(|(n, t)| (n.clone(), t.replace("super::super::a::A;", ""))).collect();
-    assert!(Crate::parse(&acyclic).graph().cycles().is_empty());
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cycle_is_found_and_named() {
+        let sources = [
+            ("lib.rs", "mod a;\nmod b;\nmod d;\npub use d::Thing;"),
+            ("a.rs", "use crate::b::B; // crate::d::Thing in a comment\npub struct A;"),
+            ("b.rs", "pub struct B(crate::Thing);\n#[cfg(test)]\nmod tests { use crate::a::A; }"),
+            ("d/mod.rs", "mod e;\npub use e::Thing;\nfn f() -> e::Thing { todo!() }"),
+            ("d/e.rs", "pub struct Thing;\nfn g() { let _ = \"crate::a::A\"; super::super::a::A; }"),
+        ]
+        .map(|(n, t)| (n.to_owned(), t.to_owned()));
+        let graph = Crate::parse(&sources).graph();
+        let edges =
+            |from: &str| graph.edges.get(from).map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+        assert_eq!(edges("a.rs"), ["b.rs"]);
+        assert_eq!(edges("b.rs"), ["d/e.rs"], "through the crate's and the directory's re-exports");
+        assert_eq!(edges("d/mod.rs"), Vec::<String>::new(), "a directory's face may use its children");
+        assert_eq!(edges("d/e.rs"), ["a.rs"]);
+        let cycles = graph.cycles();
+        assert_eq!(cycles.len(), 1, "{cycles:?}");
+        assert!(cycles[0].contains("a.rs -[crate::b::B]-> b.rs"), "{}", cycles[0]);
+        assert!(cycles[0].contains("d/e.rs -[super::super::a::A]-> a.rs"), "{}", cycles[0]);
+        let modules = graph.by_module().cycles();
+        assert_eq!(modules.len(), 1, "{modules:?}");
+        assert!(modules[0].contains("a.rs -[a.rs: crate::b::B]-> b.rs -[b.rs: crate::Thing]-> d/"), "{}", modules[0]);
+        // Without the inline reference back to a.rs, no cycle.
+        let acyclic: Vec<(String, String)> =
+            sources.iter().map(|(n, t)| (n.clone(), t.replace("super::super::a::A;", ""))).collect();
+        assert!(Crate::parse(&acyclic).graph().cycles().is_empty());
+    }
+
+    #[test]
+    fn external_references_skip_comments_and_tests() {
+        let dir = std::env::temp_dir().join(format!("basalt-import-graph-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        std::fs::write(dir.join("lib.rs"), "mod a;\n// basalt_thrift::X\nuse basalt_thrift::Y;\n").expect("write");
+        std::fs::write(
+            dir.join("a.rs"),
+            "fn f() -> basalt_rpc::Z { todo!() }\n#[cfg(test)]\nmod tests { use basalt_thrift::W; }\n",
+        )
+        .expect("write");
+        let thrift = external_references(&dir, "basalt_thrift");
+        let rpc = external_references(&dir, "basalt_rpc");
+        std::fs::remove_dir_all(&dir).expect("remove the temporary directory");
+        assert_eq!(thrift, [("lib.rs".to_owned(), "basalt_thrift::Y".to_owned())]);
+        assert_eq!(rpc, [("a.rs".to_owned(), "basalt_rpc::Z".to_owned())]);
+    }
 }
