@@ -433,7 +433,7 @@ mod tests {
     }
 
     // These tests check the connection's bookkeeping against a scripted socket; what
-    // HBase itself answers is tested against the real server in tests/hbase/native.rs.
+    // HBase itself answers is tested against the real server in tests/hbase/rpc/native.rs.
     #[tokio::test]
     async fn replies_out_of_order_reach_their_calls_and_dropped_calls_leave_nothing() {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -22,9 +22,12 @@ use crate::tests;
 
 pub fn trials() -> Vec<Test> {
     tests![
+        #[gateway_only("a gateway restarted mid-scan")]
         gateway_restart_mid_scan_never_returns_other_rows,
+        #[gateway_only("two gateways behind a balancer")]
         round_robin_balancer_over_two_gateways_keeps_scans_exact,
         expired_scanner_recovers_with_no_retry_policy,
+        #[gateway_only("a gateway outage behind a balancer")]
         writes_and_scans_ride_out_a_gateway_outage,
         stateless_paging_matches_scanner_paging,
         row_key_limit_is_the_gateways,

@@ -10,9 +10,9 @@ use basalt::{Bytes, Client, Get, Put, Scan};
 use basalt_chaos::{Faults, Proxy, ProxyStats};
 use basalt_rowkey::Query;
 
-use crate::chaos::{acknowledged, salted_fixture, unreadable, user_schema};
+use crate::gateway::chaos::{acknowledged, salted_fixture, unreadable, user_schema};
+use crate::support::tally::{read_plain, read_salted, Pace, Tally};
 use crate::support::{patient_retries, Env, TestResult};
-use crate::tally::{read_plain, read_salted, Pace, Tally};
 
 /// The request timeout of the clients under test: each stalled or dropped reply costs
 /// this much.

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use basalt::{Consistency, Error, Get, InvalidInput, Put, Row, Scan, Table};
 
-use crate::regions::{tool_call, RegionTool};
+use crate::data::regions::{tool_call, RegionTool};
 use crate::support::{Env, Test, TestResult, Transport};
 use crate::tests;
 

@@ -20,9 +20,9 @@ use basalt_thrift::hbase::TScan;
 use basalt_thrift::Connection;
 use futures::StreamExt;
 
-use crate::scanner_support::{LeftOpen, ScannerProbe};
+use crate::support::scanners::{LeftOpen, ScannerProbe};
+use crate::support::tally::{peak_rss_kib, read_plain, read_salted, Pace, Tally};
 use crate::support::{patient_retries, Env, Test, TestResult};
-use crate::tally::{peak_rss_kib, read_plain, read_salted, Pace, Tally};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {

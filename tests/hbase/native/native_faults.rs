@@ -23,10 +23,10 @@ use basalt_chaos::Faults;
 use basalt_rowkey::Query;
 use basalt_rpc::{pb, Connection, ConnectionOptions, RpcError, Service};
 
-use crate::chaos::{acknowledged, salted_fixture, unreadable, user_schema};
-use crate::fault_support::{native_client_through, region_server_proxies, through_faults, ProxyTarget, WITHIN_BYTES};
+use crate::gateway::chaos::{acknowledged, salted_fixture, unreadable, user_schema};
+use crate::support::faults::{native_client_through, region_server_proxies, through_faults, ProxyTarget, WITHIN_BYTES};
+use crate::support::tally::{read_salted, Pace, Tally};
 use crate::support::{Env, Test, TestResult};
-use crate::tally::{read_salted, Pace, Tally};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {

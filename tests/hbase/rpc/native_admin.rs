@@ -17,7 +17,7 @@ use basalt_rpc::{
 use bytes::Bytes;
 use prost::Message;
 
-use crate::native::region_servers;
+use crate::rpc::native::region_servers;
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 

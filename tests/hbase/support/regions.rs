@@ -13,7 +13,7 @@ use basalt::{Bytes, SaltedTable};
 use basalt_rowkey::{Query, Value};
 use tokio::task::JoinHandle;
 
-use crate::tally::{read_salted, Pace, ScanRun};
+use crate::support::tally::{read_salted, Pace, ScanRun};
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 

@@ -19,9 +19,9 @@ use basalt::{Bytes, Client, Error, Put};
 use basalt_chaos::{Faults, Proxy};
 use basalt_rowkey::Query;
 
-use crate::chaos::{acknowledged, salted_fixture, start_gateway, stop_gateway, unreadable, user_schema};
+use crate::gateway::chaos::{acknowledged, salted_fixture, start_gateway, stop_gateway, unreadable, user_schema};
+use crate::support::tally::{read_salted, Pace, Tally};
 use crate::support::{Env, Test, TestResult};
-use crate::tally::{read_salted, Pace, Tally};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {

@@ -1,4 +1,11 @@
-//! The shared test environment: one HBase, one tokio runtime, helpers.
+//! The shared test environment: one HBase, one tokio runtime, how tests are named and
+//! registered, and the helpers tests share (fault proxies and tallies, region moves,
+//! scanner probes).
+
+pub mod faults;
+pub mod regions;
+pub mod scanners;
+pub mod tally;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,14 +21,32 @@ pub const SCANNER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// The test gateway closes connections idle this long.
 pub const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(12);
 
+/// How many tests run at once by default (`--test-threads` or `BASALT_TEST_THREADS`
+/// choose otherwise): most of a test's time is spent waiting on HBase (region moves,
+/// restarts, timeouts, a second test bed starting), not on the client's CPU, so more
+/// tests run at once than the machine has cores.
+pub const DEFAULT_TEST_THREADS: usize = 4;
+
+/// The number of tests run at once: `BASALT_TEST_THREADS` when set to a positive
+/// number, else [`DEFAULT_TEST_THREADS`].
+pub fn test_threads() -> usize {
+    std::env::var("BASALT_TEST_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|n| *n > 0)
+        .unwrap_or(DEFAULT_TEST_THREADS)
+}
+
 /// What a test returns: `?` works on any error.
 pub type TestResult = Result<(), Box<dyn std::error::Error + Send + Sync>>;
 type BoxedTest = Box<dyn Fn(Env) -> Pin<Box<dyn Future<Output = TestResult> + Send>> + Send + Sync>;
 
 /// A named async test.
 pub struct Test {
-    name: &'static str,
+    name: String,
     run: Arc<BoxedTest>,
+    /// How this test is registered when it differs from its folder's way, and why.
+    only: Option<(Registration, &'static str)>,
 }
 
 /// The transport a test's [`Env::client`] takes.
@@ -48,28 +73,37 @@ pub enum Registration {
 }
 
 /// Builds the list of a module's tests: `tests![a, b]` for `async fn a(env: Env) -> TestResult`.
+/// A test of the Thrift2 gateway itself inside a folder of tests run on both
+/// transports is marked where it is listed: `tests![a, #[gateway_only("why")] b]`.
 #[macro_export]
 macro_rules! tests {
-    ($($name:ident),* $(,)?) => {
-        vec![$($crate::support::Test::new(
-            concat!(module_path!(), "::", stringify!($name)).trim_start_matches("hbase::"),
-            |env| Box::pin($name(env)),
-        )),*]
+    ($($(#[$mark:ident($why:literal)])? $name:ident),* $(,)?) => {
+        vec![$({
+            let test = $crate::support::Test::new(module_path!(), stringify!($name), |env| Box::pin($name(env)));
+            $(let test = test.$mark($why);)?
+            test
+        }),*]
     };
 }
 
 impl Test {
-    /// A test named `name` running `run`.
-    pub fn new<F>(name: &'static str, run: F) -> Test
+    /// The test `function` of the module at `module_path` (`hbase::FOLDER::MODULE`),
+    /// named `MODULE::function`: the folder is said by the name's transport prefix.
+    pub fn new<F>(module_path: &str, function: &str, run: F) -> Test
     where
         F: Fn(Env) -> Pin<Box<dyn Future<Output = TestResult> + Send>> + Send + Sync + 'static,
     {
-        Test { name, run: Arc::new(Box::new(run)) }
+        let mut segments = module_path.split("::").skip(2);
+        let module = segments.next().unwrap_or("main");
+        let name =
+            std::iter::once(module).chain(segments).chain(std::iter::once(function)).collect::<Vec<_>>().join("::");
+        Test { name, run: Arc::new(Box::new(run)), only: None }
     }
 
-    /// The test's name without a transport prefix (`module::function`).
-    pub fn name(&self) -> &'static str {
-        self.name
+    /// Marks a test of the Thrift2 gateway itself, listed among tests run on both
+    /// transports: it runs once, as `gateway::NAME`; `why` says what of the gateway it tests.
+    pub fn gateway_only(self, why: &'static str) -> Test {
+        Test { only: Some((Registration::GatewayOnly, why)), ..self }
     }
 }
 
@@ -202,7 +236,11 @@ impl Env {
     /// The region servers a native client bootstraps from, listed through the region
     /// tool on first use (a blocking call: run before the test's future starts).
     pub fn native_servers(&self) -> Result<&[String], String> {
-        self.inner.native.get_or_init(|| crate::native::region_servers_blocking(self)).as_deref().map_err(Clone::clone)
+        self.inner
+            .native
+            .get_or_init(|| crate::rpc::native::region_servers_blocking(self))
+            .as_deref()
+            .map_err(Clone::clone)
     }
 
     /// A client builder for this test's transport: the gateway's address, framing and
@@ -282,12 +320,14 @@ pub fn check_reopens_after_pause(env: &Env, reopens: u64, what: &str) -> TestRes
 }
 
 /// Turns lists of tests into libtest-mimic trials, each registered as its list says
-/// (named `thrift::`, `native::`, `gateway::` or `rpc::` + `module::function`); with no
-/// environment (listing only) the trials are never run.
+/// unless the test is marked otherwise (named `thrift::`, `native::`, `gateway::` or
+/// `rpc::` + `module::function`); with no environment (listing only) the trials are
+/// never run.
 pub fn into_trials(lists: Vec<(Registration, Vec<Test>)>, env: Option<Env>) -> Vec<Trial> {
     let mut registered = Vec::new();
-    for (registration, tests) in lists {
+    for (folder, tests) in lists {
         for test in tests {
+            let registration = test.only.map_or(folder, |(only, _why)| only);
             let transports: &[(Transport, &str)] = match registration {
                 Registration::BothTransports => &[(Transport::Thrift, "thrift"), (Transport::Native, "native")],
                 Registration::GatewayOnly => &[(Transport::Thrift, "gateway")],

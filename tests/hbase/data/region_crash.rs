@@ -25,11 +25,11 @@ use basalt::{Bytes, Client};
 use basalt_rowkey::{Query, Value};
 use basalt_testkit::{HBase, LaunchOptions, RegionServer};
 
-use crate::chaos::{create_salted_table, user_schema};
-use crate::region_support::{unreadable_salted, without_any_write, without_the_writes, LoadEnd, SaltedLoad};
-use crate::regions::{tool_call, RegionTool};
+use crate::data::regions::{tool_call, RegionTool};
+use crate::gateway::chaos::{create_salted_table, user_schema};
+use crate::support::regions::{unreadable_salted, without_any_write, without_the_writes, LoadEnd, SaltedLoad};
+use crate::support::tally::{read_salted, Pace, Tally};
 use crate::support::{patient_retries, Env, Test, TestResult, Transport, IDLE_TIMEOUT, SCANNER_TIMEOUT};
-use crate::tally::{read_salted, Pace, Tally};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {

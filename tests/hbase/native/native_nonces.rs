@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use basalt::{Append, Bytes, Error, Get, Increment};
 use futures::StreamExt;
 
-use crate::fault_support::{native_client_through, region_server_proxies};
+use crate::support::faults::{native_client_through, region_server_proxies};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 

@@ -19,8 +19,7 @@ use basalt_rpc::{
 use bytes::Bytes;
 use futures::TryStreamExt;
 
-use crate::native_client::native_transport_serves_the_client_api;
-use crate::regions::RegionTool;
+use crate::data::regions::RegionTool;
 use crate::support::{Env, Test, TestResult, SCANNER_TIMEOUT};
 use crate::tests;
 
@@ -36,7 +35,6 @@ pub fn trials() -> Vec<Test> {
         native_scanner_renews_its_own_lease,
         native_increment_nonce_applied_once,
         native_row_mutations_and_delete_kinds,
-        native_transport_serves_the_client_api,
     ]
 }
 

@@ -10,10 +10,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::chaos::{salted_fixture, user_schema};
-use crate::region_support::{unreadable_salted, without_the_writes, LoadEnd, SaltedLoad};
+use crate::gateway::chaos::{salted_fixture, user_schema};
+use crate::support::regions::{unreadable_salted, without_the_writes, LoadEnd, SaltedLoad};
+use crate::support::tally::Tally;
 use crate::support::{Env, Test, TestResult};
-use crate::tally::Tally;
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {

@@ -8,8 +8,8 @@ use std::time::Duration;
 use basalt::{Bytes, Comparator, CompareOp, Filter, Put, Row, Scan, Table};
 use futures::StreamExt;
 
-use crate::chaos::{check_own_gateway_options, client_via};
-use crate::scanner_support::{LeftOpen, ScannerProbe};
+use crate::gateway::chaos::{check_own_gateway_options, client_via};
+use crate::support::scanners::{LeftOpen, ScannerProbe};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
@@ -18,6 +18,7 @@ pub fn trials() -> Vec<Test> {
         parallel_scans_equal_the_plain_scan_forward_and_reversed,
         parallel_scans_with_limits_filters_and_options,
         pages_grow_unless_caching_is_set,
+        #[gateway_only("probes the scanner ids of a gateway")]
         dropping_a_parallel_scan_closes_every_scanner,
     ]
 }

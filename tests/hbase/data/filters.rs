@@ -14,7 +14,9 @@ use crate::tests;
 
 pub fn trials() -> Vec<Test> {
     tests![
+        #[gateway_only("raw Thrift2 calls with filter strings")]
         string_and_protobuf_select_the_same_cells,
+        #[gateway_only("raw Thrift2 calls with filter strings")]
         parsed_strings_select_what_hbase_selects,
         filters_outside_the_language,
         batch_with_a_row_level_filter_is_refused_before_sending,

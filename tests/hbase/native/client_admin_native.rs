@@ -11,7 +11,7 @@ use basalt::{BlockEncoding, BloomFilter, Bytes, ColumnFamily, Compression, Error
 
 use basalt_rpc::RpcClient;
 
-use crate::native_admin::store_files;
+use crate::rpc::native_admin::store_files;
 use crate::support::{Env, Test, TestResult, Transport};
 use crate::tests;
 
@@ -80,7 +80,7 @@ async fn admin_without_a_gateway_manages_namespaces_tables_and_families(env: Env
     // A table with family settings, table settings, region replication and splits.
     let name = format!("{ns}:orders");
     let desc = TableDescriptor::new(name.clone())
-        .family(crate::client_admin::settings_family())
+        .family(crate::gateway::client_admin::settings_family())
         .family(ColumnFamily::new("m"))
         .region_replication(2)
         .max_file_size(1 << 30)

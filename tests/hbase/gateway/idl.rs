@@ -12,7 +12,7 @@ pub fn trials() -> Vec<Test> {
 async fn our_idl_matches_the_jar(_env: Env) -> TestResult {
     let upstream_text = tokio::task::spawn_blocking(basalt_testkit::upstream_idl).await??;
     let upstream = idl::parse(&upstream_text)?;
-    let ours = idl::parse(include_str!("../../thrift-idl/hbase.thrift"))?;
+    let ours = idl::parse(include_str!("../../../thrift-idl/hbase.thrift"))?;
     // Sanity: both sides were read in full.
     assert!(upstream.methods.len() >= 50, "upstream has {} methods", upstream.methods.len());
     assert!(ours.methods.len() >= 45, "ours has {} methods", ours.methods.len());

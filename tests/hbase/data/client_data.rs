@@ -18,6 +18,7 @@ pub fn trials() -> Vec<Test> {
         binary_keys_empty_qualifier_large_value,
         bad_input_is_rejected_before_sending,
         typed_server_errors,
+        #[gateway_only("the gateway's idle timeout and the gateway pool")]
         dead_pooled_connection_is_replaced,
         concurrent_tasks_share_one_client,
     ]

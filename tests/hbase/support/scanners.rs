@@ -10,7 +10,7 @@ use std::time::Duration;
 use basalt_testkit::Gateway;
 use basalt_thrift::Connection;
 
-use crate::chaos::{start_gateway, stop_gateway, tscan};
+use crate::gateway::chaos::{start_gateway, stop_gateway, tscan};
 use crate::support::{Env, TestResult};
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;

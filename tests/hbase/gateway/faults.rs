@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use basalt_chaos::Faults;
 
-use crate::fault_support::{through_faults, ProxyTarget, WITHIN_BYTES};
+use crate::support::faults::{through_faults, ProxyTarget, WITHIN_BYTES};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use basalt::{Put, Scan};
 use basalt_rpc::{RpcClient, RpcError};
 
-use crate::native::{region_servers, text};
+use crate::rpc::native::{region_servers, text};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 

@@ -81,7 +81,7 @@ async fn secured_hbase(env: &Env, hbase: &HBase) -> TestResult {
     eprintln!("secured HBase: gateway {}, region servers {:?}", hbase.addr(), secure.servers);
     // GSSAPI reads the KDC's configuration and the ticket cache from the process's
     // environment: one Kerberos test at a time sets it.
-    let _kerberos_env = crate::secure::KERBEROS_ENV.lock().await;
+    let _kerberos_env = crate::gateway::secure::KERBEROS_ENV.lock().await;
     std::env::set_var("KRB5_CONFIG", &secure.kerberos.krb5_config);
     std::env::set_var("KRB5CCNAME", &secure.kerberos.ccache);
     std::env::remove_var("KRB5_CLIENT_KTNAME");

@@ -4,12 +4,19 @@
 use basalt::{Put, Scan};
 use bytes::Bytes;
 
-use crate::native::{region_servers, text, thrift_cells};
-use crate::support::{Env, TestResult};
+use crate::rpc::native::{region_servers, text, thrift_cells};
+use crate::support::{Env, Test, TestResult, Transport};
+use crate::tests;
+
+pub fn trials() -> Vec<Test> {
+    tests![native_transport_serves_the_client_api]
+}
 
 /// `basalt::Client` on the native transport (`ClientBuilder::native`): the same
 /// operations as on the gateway, the answers equal to the Thrift client's.
-pub async fn native_transport_serves_the_client_api(env: Env) -> TestResult {
+async fn native_transport_serves_the_client_api(env: Env) -> TestResult {
+    // The gateway's client is the reference: the table and its rows come through it.
+    let env = env.on(Transport::Thrift);
     let splits: Vec<String> = (1..4).map(|i| format!("k{:04}", i * 250)).collect();
     let split_refs: Vec<&[u8]> = splits.iter().map(|s| s.as_bytes()).collect();
     let thrift_table = env.fresh_table(&["d"], &split_refs).await?;
