@@ -12,7 +12,11 @@
 //! [`calls`] holds one request type per THBaseService call ([`Call`](crate::Call)),
 //! built on the generated (private) argument and result structs; `basalt-thrift`
 //! sends them.
+//!
+//! The service processor (a server's side) is left out of the generated code, so the
+//! argument structs' readers and the result structs' writers it used are dead code here.
 #![allow(
+    dead_code,
     missing_docs,
     unused_imports,
     unused_extern_crates,
