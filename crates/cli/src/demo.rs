@@ -1,4 +1,5 @@
-//! `basalt demo`: the seeds' key designs end to end on a real HBase, every step checked.
+//! `basalt demo`: the call-record and bucketed-log key designs end to end on a real HBase, every
+//! step checked.
 
 use std::collections::VecDeque;
 use std::io::IsTerminal;

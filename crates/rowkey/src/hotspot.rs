@@ -144,7 +144,7 @@ pub struct CycleTooShort {
 
 /// A cyclic key is safe only if its cycle exceeds `TTL + 2 x major-compaction
 /// interval`, so expired data is compacted away before its keys come back.
-/// (HBase's default `hbase.hregion.majorcompaction` is 7 days; the seed says 24 h.)
+/// (HBase's default `hbase.hregion.majorcompaction` is 7 days; some row-key guides say 24 h.)
 pub fn check_cycle(cycle: Cycle, ttl: Duration, major_compaction: Duration) -> Result<(), CycleTooShort> {
     let secs = |d: Duration| i64::try_from(d.as_secs()).unwrap_or(i64::MAX);
     let needed = secs(ttl).saturating_add(secs(major_compaction).saturating_mul(2));

@@ -1,4 +1,4 @@
-//! Scan planning, salts, errors and split keys on the seeds' patterns.
+//! Scan planning, salts, errors and split keys on common key patterns.
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use std::ops::Bound;
@@ -357,10 +357,11 @@ fn rest_of_key_plans_exact_bounds() {
     }
 }
 
-/// Seed 003 at one region pads like the seed (`00_`), and the counts where the seed
-/// misplaces its last salt are refused with the reason and counts that work.
+/// The call-record salt at one region pads like the original code (`00_`), and the counts
+/// where the original code misplaces its last salt are refused with the reason and counts
+/// that work.
 #[test]
-fn seed003_edge_region_counts() {
+fn call_record_edge_region_counts() {
     let calls = |n: u32| {
         Schema::builder()
             .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))

@@ -176,7 +176,7 @@ proptest! {
         }
     }
 
-    /// P5 (seed 003): for random phones, times and month-aligned or arbitrary ranges,
+    /// P5 (the call-record salt): for random phones, times and month-aligned or arbitrary ranges,
     /// a key is in exactly one planned range iff its phone and time match the query, and
     /// the targeted plan never scans more buckets than it needs.
     #[test]
@@ -235,7 +235,7 @@ proptest! {
             Salt::hash(HashAlgo::Crc32, &["phone", "t"], n),
             Salt::hash(HashAlgo::Murmur3 { seed: 9 }, &["t"], n),
             Salt::modulo("t", n),
-            // The seed pads to the width of N - 2: N = 11 or 101 would mix widths (rejected).
+            // The call-record salt pads to the width of N - 2: N = 11 or 101 would mix widths (rejected).
             Salt::call_record("phone", "t", if n == 11 || n == 101 { n + 1 } else { n.max(3) }),
             Salt::phone_year("phone", "t", n),
             Salt::random(n),

@@ -1,6 +1,6 @@
 //! Compares Basalt with the real systems, byte for byte, on the vectors that
 //! `vectors/regen.sh` generates by running them (Phoenix 5.1.3, OpenTSDB 2.4.1 and
-//! HBaseWD 0.1.0 jars, the seeds' Java, Socorro's row-id function). Every case must
+//! HBaseWD 0.1.0 jars, the published salts' Java, Socorro's row-id function). Every case must
 //! match, except the refusals KEYS.md documents, which are counted and checked to be
 //! refusals. `cargo test -p basalt-rowkey --test systems -- --nocapture` prints the counts.
 #![allow(clippy::unwrap_used, missing_docs)]
@@ -280,9 +280,9 @@ fn socorro() {
 }
 
 #[test]
-fn seed003() {
-    let mut t = Tally::new("seed 003 getRagionNum + rowkey");
-    for r in rows("seed003.tsv") {
+fn call_record() {
+    let mut t = Tally::new("call record getRagionNum + rowkey");
+    for r in rows("call_record.tsv") {
         let n: u32 = r[0].parse().unwrap();
         let (tel, date) = (text(&r[1]), text(&r[2]));
         let schema = Schema::builder()
@@ -315,7 +315,7 @@ fn seed003() {
             }
         }
     }
-    for r in rows("seed003_splits.tsv") {
+    for r in rows("call_record_splits.tsv") {
         let n: u32 = r[0].parse().unwrap();
         let want: Vec<Vec<u8>> =
             r.get(1).map(|k| k.split(' ').filter(|x| !x.is_empty()).map(unhex).collect()).unwrap_or_default();
@@ -325,13 +325,13 @@ fn seed003() {
     t.finish();
 }
 
-/// Seed 003 with phones holding characters outside the BMP: the last four UTF-16 units
+/// The call-record salt with phones holding characters outside the BMP: the last four UTF-16 units
 /// (Java's `substring(length - 4)`, which may split a surrogate pair) feed the hash, and
-/// a phone shorter than four units is refused, as the seed's Java throws.
+/// a phone shorter than four units is refused, as the original Java throws.
 #[test]
-fn seed003_utf16_units() {
-    let mut t = Tally::new("seed 003 with UTF-16 phones");
-    for r in rows("seed003_utf16.tsv") {
+fn call_record_utf16_units() {
+    let mut t = Tally::new("call record with UTF-16 phones");
+    for r in rows("call_record_utf16.tsv") {
         let n: u32 = r[0].parse().unwrap();
         let (tel, date) = (text(&r[1]), text(&r[2]));
         let schema = Schema::builder()
@@ -354,9 +354,9 @@ fn seed003_utf16_units() {
 }
 
 #[test]
-fn seed002() {
-    let mut t = Tally::new("seed 002 (byte) (Long.hashCode(ts) % N)");
-    for r in rows("seed002.tsv") {
+fn hbase_book_timestamp() {
+    let mut t = Tally::new("HBase book (byte) (Long.hashCode(ts) % N)");
+    for r in rows("hbase_book_timestamp.tsv") {
         let n: u32 = r[0].parse().unwrap();
         let s =
             Schema::builder().field("ts", FieldType::U64).salt(Salt::hbase_book_timestamp("ts", n)).build().unwrap();
@@ -367,9 +367,9 @@ fn seed002() {
 }
 
 #[test]
-fn seed004() {
-    let mut t = Tally::new("seed 004 (phone + year) % N");
-    for r in rows("seed004.tsv") {
+fn phone_year() {
+    let mut t = Tally::new("phone and year (phone + year) % N");
+    for r in rows("phone_year.tsv") {
         let n: u32 = r[0].parse().unwrap();
         let s = Schema::builder()
             .field("phone", FieldType::Str(Width::Fixed { len: 11, pad: Pad::Right(b' ') }))

@@ -183,7 +183,7 @@ fn split_vectors() {
             "hex_string" => split::hex_string_split(n),
             "decimal_string" => split::decimal_string_split(n),
             "uniform" => split::uniform_split(n),
-            "seed003" => split::call_record_split_keys(n),
+            "call_record" => split::call_record_split_keys(n),
             other => {
                 let s = &schemas[other.strip_prefix("buckets:").unwrap()];
                 assert_eq!(s.bucket_count(), Some(n));

@@ -1,8 +1,9 @@
 // Writes the compatibility vectors under vectors/generated/ by calling the real systems:
 // Apache Phoenix 5.1.3 (PDataType encoders, SaltingUtil), OpenTSDB 2.4.1
-// (RowKey.prefixKeyWithSalt), HBaseWD 0.1.0 (the distributors themselves), and the seeds'
-// own Java code (SeedCode.java, run as the seeds wrote it). Run by regen.sh, which resolves
-// the jars with Maven (pom.xml). Deterministic: fixed random seeds, no clock.
+// (RowKey.prefixKeyWithSalt), HBaseWD 0.1.0 (the distributors themselves), and the
+// published Java of the call-record, HBase-book and phone-and-year salts (SeedCode.java, run
+// as written). Run by regen.sh, which resolves the jars with Maven (pom.xml). Deterministic:
+// fixed random seeds, no clock.
 //
 // Every file is tab-separated text, one case per line; byte strings are lower-case hex.
 import java.io.IOException;
@@ -294,7 +295,7 @@ public class GenVectors {
         }
     }
 
-    // ---------------------------------------------------------------- seeds
+    // ---------------------------------------------------------------- published salts
     static String randomPhone(Random r) {
         StringBuilder s = new StringBuilder("1");
         for (int i = 0; i < 10; i++) s.append((char) ('0' + r.nextInt(10)));
@@ -306,19 +307,19 @@ public class GenVectors {
                 r.nextInt(24), r.nextInt(60), r.nextInt(60));
     }
 
-    static void seeds() throws IOException {
+    static void publishedSalts() throws IOException {
         Random r = new Random(6);
-        try (PrintWriter w = file("seed003.tsv")) {
+        try (PrintWriter w = file("call_record.tsv")) {
             for (int n = 1; n <= 300; n++) {
                 for (int i = 0; i < 20; i++) {
                     String tel = randomPhone(r), date = randomCallTime(r);
                     if (i == 0) {
-                        // Text whose hashes XOR to Integer.MIN_VALUE: the seed's Math.abs stays negative.
+                        // Text whose hashes XOR to Integer.MIN_VALUE: the original Math.abs stays negative.
                         date = stringWithHash(6, Integer.MIN_VALUE ^ tel.substring(7).hashCode()) + "12000000";
                     }
                     String key;
                     try {
-                        key = hex(SeedCode.seed003RowKey(tel, date, n).getBytes(StandardCharsets.UTF_8));
+                        key = hex(SeedCode.callRecordRowKey(tel, date, n).getBytes(StandardCharsets.UTF_8));
                     } catch (RuntimeException e) {
                         key = "ERR";
                     }
@@ -326,27 +327,27 @@ public class GenVectors {
                 }
             }
         }
-        try (PrintWriter w = file("seed003_splits.tsv")) {
+        try (PrintWriter w = file("call_record_splits.tsv")) {
             for (int n = 1; n <= 300; n++) {
                 StringBuilder s = new StringBuilder();
                 for (byte[] k : SeedCode.getSplitKeys(n)) s.append(s.length() == 0 ? "" : " ").append(hex(k));
                 w.println(n + "\t" + s);
             }
         }
-        try (PrintWriter w = file("seed002.tsv")) {
+        try (PrintWriter w = file("hbase_book_timestamp.tsv")) {
             long[] edge = {0L, 1L, 0x80000000L, 0x7fffffffL, 0xffffffffL, Long.MAX_VALUE, 0x8000000000000000L >>> 1};
             for (int n = 1; n <= 256; n++) {
                 for (int i = 0; i < 12; i++) {
                     long ts = i < 2 ? edge[(n + i) % edge.length] : 1_000_000_000_000L + (long) (r.nextDouble() * 1_000_000_000_000L);
-                    w.println(n + "\t" + ts + "\t" + hex(SeedCode.seed002RowKey(ts, n)));
+                    w.println(n + "\t" + ts + "\t" + hex(SeedCode.hbaseBookTimestampRowKey(ts, n)));
                 }
             }
         }
-        try (PrintWriter w = file("seed004.tsv")) {
+        try (PrintWriter w = file("phone_year.tsv")) {
             for (int n = 1; n <= 200; n++) {
                 for (int i = 0; i < 10; i++) {
                     String tel = randomPhone(r), date = randomCallTime(r);
-                    w.println(n + "\t" + tel + "\t" + date + "\t" + hex(SeedCode.seed004RowKey(tel, date, n).getBytes(StandardCharsets.UTF_8)));
+                    w.println(n + "\t" + tel + "\t" + date + "\t" + hex(SeedCode.phoneYearRowKey(tel, date, n).getBytes(StandardCharsets.UTF_8)));
                 }
             }
         }
@@ -416,13 +417,13 @@ public class GenVectors {
         }
     }
 
-    /** Seed 003 with phones holding characters outside the BMP (two UTF-16 units each) and phones
-     *  shorter than four units, where the seed's substring(length - 4) throws. */
-    static void seed003Utf16() throws IOException {
+    /** The call-record salt with phones holding characters outside the BMP (two UTF-16 units each) and phones
+     *  shorter than four units, where the original substring(length - 4) throws. */
+    static void callRecordUtf16() throws IOException {
         String[] extra = {"\uD83D\uDCDE", "\uD840\uDC00", "\uD835\uDFD9", "\u00E9", "\u4E2D"};
         String[] shortPhones = {"", "1", "12", "123", "\uD83D\uDCDE1", "\uD83D\uDCDE12"};
         Random r = new Random(21);
-        try (PrintWriter w = file("seed003_utf16.tsv")) {
+        try (PrintWriter w = file("call_record_utf16.tsv")) {
             for (int i = 0; i < 120; i++) {
                 String digits = randomPhone(r);
                 String c = extra[i % extra.length];
@@ -432,7 +433,7 @@ public class GenVectors {
                 int n = 2 + (i % 8);
                 String key;
                 try {
-                    key = hex(SeedCode.seed003RowKey(tel, date, n).getBytes(StandardCharsets.UTF_8));
+                    key = hex(SeedCode.callRecordRowKey(tel, date, n).getBytes(StandardCharsets.UTF_8));
                 } catch (RuntimeException e) {
                     key = "ERR";
                 }
@@ -449,8 +450,8 @@ public class GenVectors {
         phoenixTypes();
         phoenixKeys();
         opentsdb();
-        seeds();
-        seed003Utf16();
+        publishedSalts();
+        callRecordUtf16();
         javaHashes();
     }
 }

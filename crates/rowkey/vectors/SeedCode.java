@@ -1,10 +1,11 @@
-// The seeds' own row-key code, kept as the seeds wrote it (only made callable: the
-// constants became parameters). Seed 003 is /work/shared/seeds/003_*: getRagionNum,
-// getSplitKeys and NumberUtils.format. Seed 002 is the HBase-book salting snippet
+// The published row-key code of three salt designs, kept as written (only made callable:
+// the constants became parameters). The call-record salt (phone number + call time) is a
+// blog post's getRagionNum, getSplitKeys and NumberUtils.format. The HBase book's
+// timestamp salt is its salting snippet
 // `(byte) (Long.hashCode(timestamp) % <number of regionservers>)` with
-// `Bytes.add(Bytes.toBytes(prefix), Bytes.toBytes(timestamp))`. Seed 004 states its salt
-// only in prose, "(cell-phone number + year) % number of partitions" with `00_` prefixes;
-// seed004RowKey is that sentence in Java, with seed 003's padding helper.
+// `Bytes.add(Bytes.toBytes(prefix), Bytes.toBytes(timestamp))`. The phone-and-year salt is
+// stated only in prose, "(cell-phone number + year) % number of partitions" with `00_`
+// prefixes; phoneYearRowKey is that sentence in Java, with the call-record padding helper.
 import java.text.DecimalFormat;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,10 +13,10 @@ import java.util.List;
 import org.apache.hadoop.hbase.util.Bytes;
 
 public class SeedCode {
-    /** Seed 003's ValueConstant.REGION_COUNT. */
+    /** The call-record code's ValueConstant.REGION_COUNT. */
     static int REGION_COUNT = 6;
 
-    // ---- seed 003, as written
+    // ---- the call-record salt, as written
     static byte[][] getSplitKeys(int regionCount) {
         int splitKeyCount = regionCount - 1;
         int length = Integer.toString(regionCount - 2).length();
@@ -56,20 +57,20 @@ public class SeedCode {
         return df.format(num);
     }
 
-    static String seed003RowKey(String call1, String calltime, int regions) {
+    static String callRecordRowKey(String call1, String calltime, int regions) {
         REGION_COUNT = regions;
         return getRagionNum(call1, calltime) + "_" + call1 + "_" + calltime;
     }
 
-    // ---- seed 002, as written
-    static byte[] seed002RowKey(long timestamp, int numberOfRegionservers) {
+    // ---- the HBase book's timestamp salt, as written
+    static byte[] hbaseBookTimestampRowKey(long timestamp, int numberOfRegionservers) {
         byte prefix = (byte) (Long.hashCode(timestamp) % numberOfRegionservers);
         byte[] rowkey = Bytes.add(Bytes.toBytes(prefix), Bytes.toBytes(timestamp));
         return rowkey;
     }
 
-    // ---- seed 004, its sentence in Java
-    static String seed004RowKey(String phone, String calltime, int partitions) {
+    // ---- the phone-and-year salt, its sentence in Java
+    static String phoneYearRowKey(String phone, String calltime, int partitions) {
         long regionNum = (Long.parseLong(phone) + Long.parseLong(calltime.substring(0, 4))) % partitions;
         int length = Integer.toString(partitions - 1).length();
         return format((int) regionNum, length) + "_" + phone + "_" + calltime;

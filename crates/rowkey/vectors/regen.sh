@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the compatibility vectors in generated/ from the real systems: the jars
 # resolved by Maven from Maven Central (pom.xml: phoenix-core 5.1.3, opentsdb 2.4.1,
-# hbasewd 0.1.0 and the few classes they load), the seeds' Java (SeedCode.java) and
+# hbasewd 0.1.0 and the few classes they load), the published salts' Java (SeedCode.java) and
 # Socorro's row-id function (socorro_row_id.py).
 #   regen.sh           rewrite generated/
 #   regen.sh --check   regenerate into a temporary directory and fail if generated/ differs

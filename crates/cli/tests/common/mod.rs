@@ -108,7 +108,7 @@ pub fn basalt(env: &Env, args: &[&str]) -> Out {
     }
 }
 
-/// Seed 003's call records: a six-bucket salt over phone and call time.
+/// The call records: a six-bucket call-record salt over phone and call time.
 pub const CALLS_TOML: &str = r#"
 [salt]
 strategy = "call_record"

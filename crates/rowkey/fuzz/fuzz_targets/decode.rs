@@ -50,7 +50,7 @@ fn schemas() -> &'static Vec<Schema> {
             out.push(s);
         }
         // Phoenix-style columns, HBaseWD's hash prefix (with its negative extra bucket),
-        // OpenTSDB's 8-byte salt, seed 002's two-byte signed prefix.
+        // OpenTSDB's 8-byte salt, the HBase book's two-byte signed prefix.
         if let Ok(s) = Schema::builder()
             .field_desc("v", FieldType::Str(Width::Delimited(0)))
             .field("x", FieldType::PhoenixDouble)
