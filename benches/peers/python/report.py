@@ -249,7 +249,7 @@ def markdown(summary):
                 cells.append("%s (%s)" % (_fmt_rate(x["per_second"]), _fmt_ratio(x.get("speed_ratio"))))
         lines.append("| %s | %s |" % (names[workload], " | ".join(cells)))
     if "merged" in f or "prefix" in f:
-        lines += ["", "For the merged and prefix scans the Python columns are seed 002's merge: one scanner per "
+        lines += ["", "For the merged and prefix scans the Python columns merge as the HBase book's timestamp design does: one scanner per "
                   "salt merged with `heapq` (happybase: Socorro's pattern over Thrift1; thriftpy2: the same over "
                   "Thrift2); Java merges its ResultScanners with a PriorityQueue."]
     if "gets" in f or "gets_cold" in f:
