@@ -404,6 +404,12 @@ impl Client {
         &self.inner.attempts
     }
 
+    /// What this client's transport can promise (per-write answers of a failed batch,
+    /// increments applied once across retries, ...): see [`crate::Capabilities`].
+    pub fn capabilities(&self) -> crate::Capabilities {
+        self.transport().capabilities()
+    }
+
     /// Counters of the connection pool.
     pub fn pool_stats(&self) -> PoolStats {
         let (coalesced_calls, coalesced_gets) = self.inner.gets.counts();

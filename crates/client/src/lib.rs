@@ -361,6 +361,7 @@ pub use salted::{
 };
 pub use scan::{cut_at_regions, RowStream, Scan, ScanPaging, ScanStats};
 pub use table::Table;
+pub use transport::Capabilities;
 pub use validate::max_row_key_len;
 
 /// Crate-private entry points for the crate's own benchmarks (feature

@@ -2,7 +2,7 @@
 
 use basalt::{Append, Bytes, CompareOp, Delete, Error, Get, Increment, InvalidInput, Put, RowMutations};
 
-use crate::support::{Env, Test, TestResult, Transport};
+use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
@@ -84,20 +84,17 @@ async fn put_many_chunks_and_reports(env: Env) -> TestResult {
     match table.put_many(puts).await {
         Err(Error::BatchFailed { confirmed, not_confirmed, in_doubt, source }) => {
             assert!(matches!(*source, Error::NoSuchColumnFamily { .. } | Error::Server { .. }), "{source:?}");
-            match env.transport() {
-                // The gateway answers for the whole call: the failing chunk may have
-                // been written.
-                Transport::Thrift => {
-                    assert_eq!((confirmed, in_doubt, not_confirmed.len()), (100, 100, 150));
-                    assert_eq!(&not_confirmed[0][..], b"s00100");
-                }
-                // Native RPC answers per write: the failing chunk's other 99 rows
+            if env.client().capabilities().answers_per_write {
+                // Answers per write (native RPC): the failing chunk's other 99 rows
                 // were written, the bad one refused, the last chunk never sent.
-                Transport::Native => {
-                    assert_eq!((confirmed, in_doubt, not_confirmed.len()), (199, 0, 51));
-                    assert_eq!(&not_confirmed[0][..], b"s00150");
-                    assert_eq!(&not_confirmed[1][..], b"s00200");
-                }
+                assert_eq!((confirmed, in_doubt, not_confirmed.len()), (199, 0, 51));
+                assert_eq!(&not_confirmed[0][..], b"s00150");
+                assert_eq!(&not_confirmed[1][..], b"s00200");
+            } else {
+                // One answer for the whole call (the gateway): the failing chunk may
+                // have been written.
+                assert_eq!((confirmed, in_doubt, not_confirmed.len()), (100, 100, 150));
+                assert_eq!(&not_confirmed[0][..], b"s00100");
             }
         }
         other => panic!("expected BatchFailed, got {other:?}"),
@@ -134,9 +131,10 @@ async fn put_many_in_flight_reports_exact_counts(env: Env) -> TestResult {
     // Through the gateway, exactly the failing chunk is in doubt, listed first; native
     // RPC answers per write: only the bad row is refused, the rest of its chunk
     // written, nothing in doubt.
-    let (failing, doubtful): (Vec<Bytes>, usize) = match env.transport() {
-        Transport::Thrift => ((15 * CHUNK..16 * CHUNK).map(key).collect(), CHUNK),
-        Transport::Native => (vec![key(BAD)], 0),
+    let (failing, doubtful): (Vec<Bytes>, usize) = if env.client().capabilities().answers_per_write {
+        (vec![key(BAD)], 0)
+    } else {
+        ((15 * CHUNK..16 * CHUNK).map(key).collect(), CHUNK)
     };
     assert_eq!(in_doubt, doubtful);
     assert_eq!(not_confirmed[..failing.len()], failing[..]);

@@ -218,6 +218,15 @@ impl Transport for SharedFake {
         Box::pin(async move { self.0.attempt(Operation::Append).map(|()| self.0.row(append.row())) })
     }
 
+    fn capabilities(&self) -> super::Capabilities {
+        super::Capabilities {
+            answers_per_write: true,
+            dedups_by_nonce: self.0.dedups,
+            renews_scanner_leases: false,
+            parses_filter_strings: false,
+        }
+    }
+
     fn dedups_by_nonce(&self) -> bool {
         self.0.dedups
     }

@@ -182,6 +182,27 @@ pub trait Scanner: Send {
     fn is_usable(&self) -> bool;
 }
 
+/// What a transport can promise, beyond the operations every transport answers alike.
+/// Code that must know (a caller deciding how to report a failed batch, a test) asks
+/// these instead of asking which transport it runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Capabilities {
+    /// A failed `put_many` / `delete_many` says for each write whether it was applied,
+    /// refused, or may have been (the servers answer per write); without it, the
+    /// writes of a failing call are reported as in doubt together.
+    pub answers_per_write: bool,
+    /// A retried increment or append is recognised by its nonce and applied once, so an
+    /// unknown outcome is retried rather than reported.
+    pub dedups_by_nonce: bool,
+    /// An open scan keeps its server-side scanner alive while the reader pauses (no
+    /// reopen after a pause longer than the server's scanner lease).
+    pub renews_scanner_leases: bool,
+    /// A filter string is parsed before sending, so a malformed one is refused as
+    /// invalid input; without it, the server refuses it.
+    pub parses_filter_strings: bool,
+}
+
 /// The operations the core needs from a way of reaching HBase. Every method is one
 /// attempt (see the module's documentation).
 pub trait Transport: Send + Sync + 'static {
@@ -228,6 +249,9 @@ pub trait Transport: Send + Sync + 'static {
     fn stateless_page<'a>(&'a self, table: &'a str, scan: &'a ScanRequest, rows: u32) -> AttemptFuture<'a, Page>;
     /// The table's regions (any order).
     fn region_locations<'a>(&'a self, table: &'a str) -> AttemptFuture<'a, Vec<RegionLocation>>;
+
+    /// What this transport can promise (see [`Capabilities`]).
+    fn capabilities(&self) -> Capabilities;
 
     /// Whether the servers recognise a retried increment or append by the operation's
     /// nonce and apply it once: the core may then retry one whose outcome is unknown

@@ -479,6 +479,19 @@ impl Transport for ThriftTransport {
         })
     }
 
+    fn capabilities(&self) -> super::Capabilities {
+        super::Capabilities {
+            // One reply per call: a failing call's writes are in doubt together.
+            answers_per_write: false,
+            // Thrift2 cannot carry a nonce.
+            dedups_by_nonce: false,
+            // The gateway's scanner expires while the reader pauses (the scan reopens).
+            renews_scanner_leases: false,
+            // The gateway parses filter strings.
+            parses_filter_strings: false,
+        }
+    }
+
     fn region_locations<'a>(&'a self, table: &'a str) -> AttemptFuture<'a, Vec<RegionLocation>> {
         Box::pin(async move {
             let name = table.as_bytes().to_vec();

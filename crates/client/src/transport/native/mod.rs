@@ -360,6 +360,16 @@ impl Transport for NativeTransport {
         })
     }
 
+    fn capabilities(&self) -> super::Capabilities {
+        super::Capabilities {
+            answers_per_write: true,
+            dedups_by_nonce: self.dedups_by_nonce(),
+            renews_scanner_leases: true,
+            // Filters travel as HBase's protobuf messages, built from the parsed string.
+            parses_filter_strings: true,
+        }
+    }
+
     fn dedups_by_nonce(&self) -> bool {
         // HBase's region servers keep nonces unless `hbase.regionserver.nonces.enabled`
         // is turned off (it is on by default, and HBase's Java client counts on it).
