@@ -106,6 +106,19 @@ pub(crate) enum Route {
     Site(Box<HBaseSite>),
 }
 
+impl Route {
+    /// Where the commands go, in words.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Route::Gateway => "the Thrift2 gateway".to_owned(),
+            Route::Native(servers) => format!("bootstrap servers {}", servers.join(",")),
+            Route::NativeViaGateway => "region servers found through the gateway".to_owned(),
+            Route::NativeZooKeeper(quorum) => format!("ZooKeeper {quorum}"),
+            Route::Site(site) => format!("as {} says", site.path().display()),
+        }
+    }
+}
+
 fn parse_address_entry(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
         Some((from, to)) if !from.trim().is_empty() && !to.trim().is_empty() => {
