@@ -98,6 +98,7 @@ fn no_gateway_anywhere(root: &Path) -> Result<(), String> {
     native(&["scan", "cli_ng:t"]).ok()?.has("a1")?.has("n1")?;
     native(&["flush", "cli_ng:t"]).ok()?.has("flushed")?;
     native(&["regions", "cli_ng:t"]).ok()?.has("2 region(s)")?;
+    json_outputs(&native)?;
     native(&["table", "describe", "cli_ng:t"]).ok()?.has("family d")?;
     native(&["status"]).ok()?.has("1 live server(s)")?;
     native(&["table", "drop", "cli_ng:t"]).ok()?;
@@ -114,6 +115,43 @@ fn no_gateway_anywhere(root: &Path) -> Result<(), String> {
     if down.code != 3 || !down.stdout.contains("down") {
         return Err(format!("after stop: exit {} {}", down.code, down.stdout));
     }
+    Ok(())
+}
+
+/// `-o json` of the admin commands that print, one document each, over native RPC.
+fn json_outputs(native: &dyn Fn(&[&str]) -> Out) -> Result<(), String> {
+    let json = |args: &[&str]| -> Result<serde_json::Value, String> {
+        let out = native(args).ok()?;
+        serde_json::from_str(out.stdout.trim()).map_err(|e| format!("{args:?}: {e}: {:?}", out.stdout))
+    };
+    let check = |ok: bool, what: &str, value: &serde_json::Value| {
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("{what}: {value}"))
+        }
+    };
+    let has = |list: &serde_json::Value, name: &str| list.as_array().is_some_and(|l| l.iter().any(|n| n == name));
+    let ns = json(&["ns", "list", "-o", "json"])?;
+    check(has(&ns["namespaces"], "cli_ng") && has(&ns["namespaces"], "hbase"), "ns list", &ns)?;
+    let ns = json(&["ns", "describe", "cli_ng", "-o", "json"])?;
+    check(ns["name"] == "cli_ng" && has(&ns["tables"], "cli_ng:t"), "ns describe", &ns)?;
+    let tables = json(&["table", "list", "-o", "json"])?;
+    check(has(&tables["tables"], "cli_ng:t"), "table list", &tables)?;
+    let table = json(&["table", "describe", "cli_ng:t", "-o", "json"])?;
+    let regions = table["regions"].as_array().map_or(0, Vec::len);
+    check(table["enabled"] == true && table["families"][0]["name"] == "d" && regions == 2, "table describe", &table)?;
+    let regions = json(&["regions", "cli_ng:t", "-o", "json"])?;
+    let second = &regions["regions"][1];
+    check(regions["table"] == "cli_ng:t" && second["start"] == "m" && second["end"] == "", "regions", &regions)?;
+    let status = json(&["status", "-o", "json"])?;
+    let live = status["live_servers"].as_array().map_or(0, Vec::len);
+    check(live == 1 && status["version"].as_str().is_some_and(|v| v.starts_with("2.6")), "status", &status)?;
+    native(&["snapshot", "create", "cli_ng_s", "cli_ng:t"]).ok()?;
+    let snapshots = json(&["snapshot", "list", "-o", "json"])?;
+    let named = snapshots["snapshots"].as_array().and_then(|l| l.iter().find(|s| s["name"] == "cli_ng_s"));
+    check(named.is_some_and(|s| s["table"] == "cli_ng:t"), "snapshot list", &snapshots)?;
+    native(&["snapshot", "delete", "cli_ng_s", "--yes"]).ok()?;
     Ok(())
 }
 
