@@ -281,6 +281,36 @@ mod tests {
         assert_eq!((s.get("a").unwrap().as_deref(), s.get("b").unwrap().as_deref()), (Some("1"), Some("2")));
     }
 
+    const GOOD: &str = "<?xml version=\"1.0\"?>\n<configuration>\n<property><name>hbase.zookeeper.quorum</name>\
+        <value>${zk}</value></property>\n<property name=\"zk\" value=\"zk1:2181\"/>\n<property><name>\
+        hbase.client.netty.tls.enabled</name><value>true</value><final>true</final></property>\n</configuration>\n";
+
+    #[test]
+    fn the_seed_of_the_hostile_texts_is_a_good_file() {
+        let site = HBaseSite::parse(GOOD, "/c/hbase-site.xml").unwrap();
+        assert_eq!(site.native_route().unwrap(), SiteRoute::ZooKeeper("zk1:2181".into()));
+        assert!(site.security().unwrap().tls.is_some());
+    }
+
+    proptest::proptest! {
+        /// Any text, and any cut or splice of a good file, is a site or a typed error:
+        /// never a panic, whatever is then asked of it.
+        #[test]
+        fn hostile_text_never_panics(text in ".{0,400}", cut in 0usize..400, splice in ".{0,40}") {
+            let mut spliced = GOOD.to_owned();
+            let at = (0..=cut.min(spliced.len())).rev().find(|i| spliced.is_char_boundary(*i)).unwrap_or(0);
+            spliced.insert_str(at, &splice);
+            let truncated = GOOD.get(..cut.min(GOOD.len())).unwrap_or(GOOD);
+            for candidate in [text.as_str(), spliced.as_str(), truncated] {
+                if let Ok(site) = HBaseSite::parse(candidate, "/c/hbase-site.xml") {
+                    let _ = site.native_route();
+                    let _ = site.security();
+                    let _ = site.znode_parent();
+                }
+            }
+        }
+    }
+
     #[test]
     fn files_are_read_within_bounds_and_errors_name_them() {
         let dir = std::env::temp_dir().join(format!("basalt-site-{}", std::process::id()));
