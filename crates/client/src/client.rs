@@ -341,7 +341,9 @@ impl ClientBuilder {
         }
         let native = !self.native.is_empty() || self.native_zookeeper.is_some();
         if self.addrs.is_empty() && !native {
-            return Err(InvalidInput::Option("no Thrift2 gateway address given".into()).into());
+            let why = "no Thrift2 gateway address given, and no native RPC: no .native(..), .native_zookeeper(..) or \
+                       hbase-site.xml (.conf_dir(..))";
+            return Err(InvalidInput::Option(why.into()).into());
         }
         for addr in &self.addrs {
             if !is_host_port(addr) {
@@ -617,6 +619,21 @@ mod tests {
         bootstrap.apply_site(&site(boot)).unwrap();
         assert_eq!(bootstrap.native, ["rs1:16020", "rs2:1"]);
         assert!(bootstrap.native_zookeeper.is_none());
+    }
+
+    #[test]
+    fn with_no_site_file_found_the_builder_says_what_is_missing() {
+        // conf_from_env finds none here unless the machine has one: then it is used.
+        let found = HBaseSite::find();
+        let built = Client::builder().conf_from_env().build();
+        match found {
+            Ok(None) => {
+                let error = built.expect_err("nothing says where HBase is").to_string();
+                assert!(error.contains("no Thrift2 gateway address") && error.contains("hbase-site.xml"), "{error}");
+            }
+            Err(_) => assert!(built.is_err(), "an unreadable site file fails the build"),
+            Ok(Some(_)) => {} // this machine's own site file decides
+        }
     }
 
     #[test]
