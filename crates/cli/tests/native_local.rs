@@ -74,6 +74,11 @@ impl Drop for Stopper {
 fn no_gateway_anywhere(root: &Path) -> Result<(), String> {
     let dir = root.join("local");
     let d = dir.display().to_string();
+    // --no-gateway starts the demo's own HBase: with a cluster named, it is refused.
+    let both = basalt(root, None, &["--native", "127.0.0.1:1", "demo", "--no-gateway"]);
+    if both.code != 2 || !both.stderr.contains("--no-gateway") {
+        return Err(format!("demo --no-gateway --native: exit {} {}", both.code, both.stderr));
+    }
     let started = basalt(root, None, &["local", "start", "--no-gateway", "--dir", &d, "--heap", "768m"]);
     let stopper = Stopper(dir.clone());
     let started = started.ok()?;
