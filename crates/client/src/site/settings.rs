@@ -1,7 +1,7 @@
 //! What the native transport takes from a site file: the way to the cluster (its
 //! connection registry, or ZooKeeper), the parent znode, and TLS and Kerberos.
 
-use basalt_thrift::{KerberosOptions, Qop, Security, TlsOptions};
+use crate::{KerberosOptions, Qop, Security, TlsOptions};
 
 use super::{HBaseSite, SiteError};
 
