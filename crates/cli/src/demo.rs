@@ -113,7 +113,13 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
     // Bad native flags are refused before an HBase is started.
     let route = conn.route()?;
     let given = conn.addr.as_deref().filter(|a| !a.is_empty()).map(str::to_owned);
-    let native_given = matches!(route, Route::Native(_) | Route::NativeZooKeeper(_) | Route::Site(_));
+    // A site file counts when named (--conf, HBASE_CONF_DIR): the demo writes its tables
+    // to no cluster found only through /etc/hbase/conf, it starts its own HBase instead.
+    let native_given = match &route {
+        Route::Native(_) | Route::NativeZooKeeper(_) => true,
+        Route::Site(_) => conn.conf.is_some(),
+        Route::Gateway | Route::NativeViaGateway => false,
+    };
     if args.no_gateway && (given.is_some() || native_given) {
         return Err(CliError::usage(
             "--no-gateway starts the demo's own HBase; with --addr, --native or --conf (HBASE_CONF_DIR) the demo \
