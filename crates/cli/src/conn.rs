@@ -83,7 +83,7 @@ pub struct ConnOpts {
     /// in Docker or behind NAT); both host:port, or both a bare host. Repeatable.
     #[arg(long, global = true, value_name = "ADVERTISED=CONNECT_TO", value_parser = parse_address_entry)]
     pub native_address_map: Vec<(String, String)>,
-    /// HBase's configuration directory: with no --addr and no --native, its
+    /// HBase's configuration directory (or its hbase-site.xml): with no --addr and no --native, its
     /// hbase-site.xml says where the cluster is (ZooKeeper quorum, bootstrap servers)
     /// and how to secure native RPC to it (TLS, Kerberos); flags win over it. Default:
     /// /etc/hbase/conf when it has an hbase-site.xml.
@@ -314,9 +314,11 @@ impl ConnOpts {
     }
 }
 
-/// The hbase-site.xml of `dir`, or a usage error naming the file (and line).
+/// The hbase-site.xml of `dir` (or `dir` itself when it is a file), or a usage error
+/// naming the file (and line).
 fn load_site(dir: &std::path::Path) -> CliResult<HBaseSite> {
-    HBaseSite::in_dir(dir).map_err(|e| CliError::usage(format!("--conf / HBASE_CONF_DIR: {e}")))
+    let site = if dir.is_file() { HBaseSite::load(dir) } else { HBaseSite::in_dir(dir) };
+    site.map_err(|e| CliError::usage(format!("--conf / HBASE_CONF_DIR: {e}")))
 }
 
 /// Why `--kerberos` is refused by a build without the `kerberos` feature.
@@ -429,6 +431,9 @@ mod site_tests {
              </property></configuration>",
         );
         let conf = good.to_str().unwrap();
+        // The file itself is taken too.
+        let file = good.join("hbase-site.xml");
+        assert!(matches!(flags(&["--conf", file.to_str().unwrap()]).route().unwrap(), Route::Site(_)));
         let Route::Site(site) = flags(&["--conf", conf]).route().unwrap() else { panic!("not the site's route") };
         assert_eq!(site.native_route().unwrap(), SiteRoute::Bootstrap(vec!["rs1:16020".into(), "rs2:1".into()]));
         // Flags win: a gateway address, or native servers.
