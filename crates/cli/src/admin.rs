@@ -7,6 +7,7 @@ use basalt::{Admin, BlockEncoding, BloomFilter, Client, ColumnFamily, Compressio
 use bytes::Bytes;
 use clap::{Args, Subcommand};
 
+use crate::admin_json::{self, AdminFormat};
 use crate::cluster::confirm;
 use crate::error::{CliError, CliResult};
 use crate::keyfmt::{escape, parse_bytes};
@@ -31,13 +32,21 @@ enum NsCmd {
         config: Vec<String>,
     },
     /// List namespaces.
-    #[command(after_help = "Example:\n  basalt ns list")]
-    List,
+    #[command(after_help = "Examples:\n  basalt ns list\n  basalt ns list -o json   # {\"namespaces\": [name]}")]
+    List {
+        /// Output format: text, or one JSON document.
+        #[arg(long, short, value_enum, default_value = "text")]
+        output: AdminFormat,
+    },
     /// Show a namespace's configuration and tables.
-    #[command(after_help = "Example:\n  basalt ns describe telecom")]
+    #[command(after_help = "Examples:\n  basalt ns describe telecom\n  \
+                            basalt ns describe telecom -o json   # {\"name\", \"config\": {k: v}, \"tables\": [name]}")]
     Describe {
         /// Namespace name.
         name: String,
+        /// Output format: text, or one JSON document.
+        #[arg(long, short, value_enum, default_value = "text")]
+        output: AdminFormat,
     },
     /// Delete an (empty) namespace.
     #[command(after_help = "Example:\n  basalt ns delete telecom")]
@@ -89,17 +98,26 @@ enum TableCmd {
         region_replication: Option<u32>,
     },
     /// List tables (of one namespace, or all).
-    #[command(after_help = "Example:\n  basalt table list --namespace telecom")]
+    #[command(after_help = "Examples:\n  basalt table list --namespace telecom\n  \
+                            basalt table list -o json   # {\"tables\": [name]}")]
     List {
         /// Only this namespace.
         #[arg(long, short)]
         namespace: Option<String>,
+        /// Output format: text, or one JSON document.
+        #[arg(long, short, value_enum, default_value = "text")]
+        output: AdminFormat,
     },
     /// Show a table's families, settings and regions.
-    #[command(after_help = "Example:\n  basalt table describe telecom:calls")]
+    #[command(after_help = "Examples:\n  basalt table describe telecom:calls\n  \
+                            basalt table describe telecom:calls -o json   # {\"name\", \"enabled\", \
+                            \"region_replication\", \"settings\", \"families\": [..], \"regions\": [..]}")]
     Describe {
         /// Table name.
         name: String,
+        /// Output format: text, or one JSON document.
+        #[arg(long, short, value_enum, default_value = "text")]
+        output: AdminFormat,
     },
     /// Stop serving a table (needed by nothing: drop and truncate disable it themselves).
     #[command(after_help = "Example:\n  basalt table disable telecom:calls")]
@@ -253,13 +271,23 @@ pub async fn run_ns(args: NsArgs, client: &Client) -> CliResult {
             admin.create_namespace(&name, map).await?;
             outln!("created namespace {name}");
         }
-        NsCmd::List => {
-            for ns in admin.list_namespaces().await? {
+        NsCmd::List { output } => {
+            let names = admin.list_namespaces().await?;
+            if output == AdminFormat::Json {
+                outln!("{}", admin_json::namespaces(&names));
+                return Ok(());
+            }
+            for ns in names {
                 outln!("{ns}");
             }
         }
-        NsCmd::Describe { name } => {
+        NsCmd::Describe { name, output } => {
             let config = admin.describe_namespace(&name).await?;
+            if output == AdminFormat::Json {
+                let tables = admin.list_tables(&name).await?;
+                outln!("{}", admin_json::namespace(&name, &config, &tables));
+                return Ok(());
+            }
             outln!("namespace {name}");
             for (k, v) in config {
                 outln!("  {k} = {v}");
@@ -302,18 +330,27 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
             admin.create_table(&desc, &keys).await?;
             outln!("created table {name} with {} region(s)", keys.len() + 1);
         }
-        TableCmd::List { namespace } => {
+        TableCmd::List { namespace, output } => {
             let names = match namespace {
                 Some(ns) => admin.list_tables(&ns).await?,
                 None => admin.list_tables_matching(".*", false).await?,
             };
+            if output == AdminFormat::Json {
+                outln!("{}", admin_json::tables(&names));
+                return Ok(());
+            }
             for n in names {
                 outln!("{n}");
             }
         }
-        TableCmd::Describe { name } => {
+        TableCmd::Describe { name, output } => {
             let desc = admin.describe_table(&name).await?;
             let enabled = admin.is_table_enabled(&name).await?;
+            if output == AdminFormat::Json {
+                let regions = client.table(&name)?.region_locations().await?;
+                outln!("{}", admin_json::table(&desc, enabled, &regions));
+                return Ok(());
+            }
             outln!("table {}  ({})", desc.name(), if enabled { "enabled" } else { "disabled" });
             if let Some(replicas) = desc.get_region_replication() {
                 outln!("  region replication {replicas}");

@@ -10,6 +10,7 @@ use basalt::Client;
 use bytes::Bytes;
 use clap::{Args, Subcommand};
 
+use crate::admin_json::{self, AdminFormat};
 use crate::error::{CliError, CliResult};
 use crate::keyfmt::{escape, parse_bytes};
 
@@ -109,8 +110,14 @@ enum SnapshotCmd {
         table: String,
     },
     /// List the snapshots.
-    #[command(after_help = "Example:\n  basalt --native gateway snapshot list")]
-    List,
+    #[command(after_help = "Examples:\n  basalt --native gateway snapshot list\n  \
+                            basalt snapshot list -o json   # {\"snapshots\": [{\"name\", \"table\", \"created_ms\", \
+                            \"owner\", \"ttl_seconds\"}]}")]
+    List {
+        /// Output format: text, or one JSON document.
+        #[arg(long, short, value_enum, default_value = "text")]
+        output: AdminFormat,
+    },
     /// Create a new table from a snapshot.
     #[command(after_help = "Example:\n  basalt --native gateway snapshot clone calls_0915 telecom:calls_copy")]
     Clone {
@@ -144,6 +151,18 @@ enum SnapshotCmd {
 pub struct RegionsArgs {
     /// Table name.
     table: String,
+    /// Output format: text, or one JSON document ({"table", "regions": [{"start", "end", "server", "region_id"}]}).
+    #[arg(long, short, value_enum, default_value = "text")]
+    output: AdminFormat,
+}
+
+/// `basalt status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// Output format: text, or one JSON document ({"version", "cluster_id", "master", "backup_masters",
+    /// "live_servers": [..], "dead_servers", "regions_in_transition", "balancer_on"}).
+    #[arg(long, short, value_enum, default_value = "text")]
+    output: AdminFormat,
 }
 
 /// Asks before `what` destroys data: `yes` skips the question; without a terminal,
@@ -263,8 +282,13 @@ pub async fn snapshot(args: SnapshotArgs, client: &Client) -> CliResult {
             admin.snapshot(&name, &table).await?;
             outln!("took snapshot {name} of {table}");
         }
-        SnapshotCmd::List => {
-            for s in admin.list_snapshots().await? {
+        SnapshotCmd::List { output } => {
+            let list = admin.list_snapshots().await?;
+            if output == AdminFormat::Json {
+                outln!("{}", admin_json::snapshots(&list));
+                return Ok(());
+            }
+            for s in list {
                 outln!("{}  table={}  created_ms={}", s.name, s.table, s.creation_time);
             }
         }
@@ -287,8 +311,12 @@ pub async fn snapshot(args: SnapshotArgs, client: &Client) -> CliResult {
 }
 
 /// Runs `basalt status`.
-pub async fn status(client: &Client) -> CliResult {
+pub async fn status(args: StatusArgs, client: &Client) -> CliResult {
     let status = client.admin().cluster_status().await?;
+    if args.output == AdminFormat::Json {
+        outln!("{}", admin_json::status(&status));
+        return Ok(());
+    }
     outln!("HBase {}  cluster {}", status.version, status.cluster_id);
     outln!("master {}", status.master.as_deref().unwrap_or("(unknown)"));
     for backup in &status.backup_masters {
@@ -313,6 +341,10 @@ pub async fn status(client: &Client) -> CliResult {
 /// Runs `basalt regions TABLE`.
 pub async fn regions(args: RegionsArgs, client: &Client) -> CliResult {
     let regions = client.admin().list_regions(&args.table).await?;
+    if args.output == AdminFormat::Json {
+        outln!("{}", admin_json::regions(&args.table, &regions));
+        return Ok(());
+    }
     outln!("{} region(s) of {}", regions.len(), args.table);
     for r in regions {
         let start = if r.start_key.is_empty() { "(first)".to_owned() } else { escape(&r.start_key) };

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use basalt::{Client, DefaultRetryPolicy, Framing, Protocol, RetryDecision, RetryPolicy};
+use basalt::{Client, DefaultRetryPolicy, Framing, HBaseSite, Protocol, RetryDecision, RetryPolicy, SiteRoute};
 use basalt::{HttpOptions, KerberosOptions, Qop, Security, TlsOptions};
 use clap::builder::BoolishValueParser;
 use clap::Args;
@@ -83,6 +83,12 @@ pub struct ConnOpts {
     /// in Docker or behind NAT); both host:port, or both a bare host. Repeatable.
     #[arg(long, global = true, value_name = "ADVERTISED=CONNECT_TO", value_parser = parse_address_entry)]
     pub native_address_map: Vec<(String, String)>,
+    /// HBase's configuration directory (or its hbase-site.xml): with no --addr and no --native, its
+    /// hbase-site.xml says where the cluster is (ZooKeeper quorum, bootstrap servers)
+    /// and how to secure native RPC to it (TLS, Kerberos); flags win over it. Default:
+    /// /etc/hbase/conf when it has an hbase-site.xml.
+    #[arg(long, env = "HBASE_CONF_DIR", global = true, value_name = "DIR")]
+    pub conf: Option<PathBuf>,
 }
 
 /// How the data commands reach the region servers.
@@ -96,6 +102,21 @@ pub(crate) enum Route {
     NativeViaGateway,
     /// Native RPC, bootstrapped through this ZooKeeper quorum.
     NativeZooKeeper(String),
+    /// Native RPC the way this hbase-site.xml says.
+    Site(Box<HBaseSite>),
+}
+
+impl Route {
+    /// Where the commands go, in words.
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Route::Gateway => "the Thrift2 gateway".to_owned(),
+            Route::Native(servers) => format!("bootstrap servers {}", servers.join(",")),
+            Route::NativeViaGateway => "region servers found through the gateway".to_owned(),
+            Route::NativeZooKeeper(quorum) => format!("ZooKeeper {quorum}"),
+            Route::Site(site) => format!("as {} says", site.path().display()),
+        }
+    }
 }
 
 fn parse_address_entry(text: &str) -> Result<(String, String), String> {
@@ -130,7 +151,8 @@ impl ConnOpts {
     pub fn require_addr(&self) -> CliResult<&str> {
         self.addr.as_deref().filter(|a| !a.trim().is_empty()).ok_or_else(|| {
             CliError::usage(
-                "no HBase address: pass --addr HOST:PORT or set BASALT_THRIFT_ADDR (or run `basalt local start`)",
+                "no HBase address: pass --addr HOST:PORT or set BASALT_THRIFT_ADDR, or --native SERVERS, or \
+                 --conf DIR (HBASE_CONF_DIR) with an hbase-site.xml (or run `basalt local start`)",
             )
         })
     }
@@ -145,8 +167,19 @@ impl ConnOpts {
             self.require_addr()?;
         }
         let mut builder =
-            builder_for(gateway, self.framed, self.compact, self.connect_timeout, self.request_timeout, pool)
-                .security(security);
+            builder_for(gateway, self.framed, self.compact, self.connect_timeout, self.request_timeout, pool);
+        // Security flags win over a site file's settings; without any, the file's apply.
+        if !security.is_plain() {
+            builder = builder.security(security);
+        }
+        // An explicit --native route still takes the security and parent znode of the
+        // site file named by --conf / HBASE_CONF_DIR.
+        let explicit_native = matches!(route, Route::Native(_) | Route::NativeZooKeeper(_));
+        if explicit_native {
+            if let Some(dir) = &self.conf {
+                builder = builder.site(load_site(dir)?);
+            }
+        }
         for (advertised, connect_to) in &self.native_address_map {
             builder = builder.native_address_map(advertised.clone(), connect_to.clone());
         }
@@ -158,6 +191,7 @@ impl ConnOpts {
                 None => builder.native_zookeeper(quorum),
             },
             Route::NativeViaGateway => builder.native(self.servers_from_gateway().await?),
+            Route::Site(site) => builder.site(*site),
         };
         builder.build().map_err(CliError::from)
     }
@@ -171,10 +205,25 @@ impl ConnOpts {
             return Ok(Route::NativeZooKeeper(quorum.trim().to_owned()));
         }
         let Some(native) = self.native.as_deref().map(str::trim).filter(|n| !n.is_empty()) else {
-            if !self.native_address_map.is_empty() {
-                return Err(CliError::usage("--native-address-map needs --native or --native-zookeeper"));
+            let has_gateway = self.addr.as_deref().is_some_and(|a| !a.trim().is_empty());
+            let site = if has_gateway { None } else { self.site()? };
+            let Some(site) = site else {
+                if !self.native_address_map.is_empty() {
+                    return Err(CliError::usage(
+                        "--native-address-map needs --native, --native-zookeeper or an hbase-site.xml (--conf)",
+                    ));
+                }
+                return Ok(Route::Gateway);
+            };
+            let route = site.native_route().map_err(|e| CliError::usage(e.to_string()))?;
+            if matches!(route, SiteRoute::ZooKeeper(_)) && !cfg!(feature = "zookeeper") {
+                return Err(CliError::usage(format!(
+                    "{}: the cluster is found through ZooKeeper (no hbase.client.bootstrap.servers): {}",
+                    site.path().display(),
+                    ZOOKEEPER_NOT_BUILT
+                )));
             }
-            return Ok(Route::Gateway);
+            return Ok(Route::Site(Box::new(site)));
         };
         if native == "gateway" {
             return Ok(Route::NativeViaGateway);
@@ -185,6 +234,22 @@ impl ConnOpts {
             return Err(CliError::usage(format!("--native {native:?}: give HOST:PORT[,HOST:PORT...] or `gateway`")));
         }
         Ok(Route::Native(servers))
+    }
+
+    /// The site file of --conf / HBASE_CONF_DIR (which must have one), else of
+    /// /etc/hbase/conf if it has one.
+    fn site(&self) -> CliResult<Option<HBaseSite>> {
+        match &self.conf {
+            Some(dir) if !dir.as_os_str().is_empty() => load_site(dir).map(Some),
+            Some(_) | None => {
+                let default = std::path::Path::new(basalt::site::DEFAULT_CONF_DIR);
+                if default.join(basalt::site::SITE_FILE).is_file() {
+                    load_site(default).map(Some)
+                } else {
+                    Ok(None)
+                }
+            }
+        }
     }
 
     /// `host:port` of the region server holding `hbase:meta`, as the gateway reports it:
@@ -247,6 +312,13 @@ impl ConnOpts {
         }
         Ok(security)
     }
+}
+
+/// The hbase-site.xml of `dir` (or `dir` itself when it is a file), or a usage error
+/// naming the file (and line).
+fn load_site(dir: &std::path::Path) -> CliResult<HBaseSite> {
+    let site = if dir.is_file() { HBaseSite::load(dir) } else { HBaseSite::in_dir(dir) };
+    site.map_err(|e| CliError::usage(format!("--conf / HBASE_CONF_DIR: {e}")))
 }
 
 /// Why `--kerberos` is refused by a build without the `kerberos` feature.
@@ -324,5 +396,61 @@ mod tests {
         }
         // Without --kerberos, every build gives plain TCP.
         assert!(flags(&["--addr", "h:9090"]).security().unwrap().is_plain());
+    }
+}
+
+#[cfg(test)]
+mod site_tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Flags {
+        #[command(flatten)]
+        conn: ConnOpts,
+    }
+
+    fn flags(args: &[&str]) -> ConnOpts {
+        Flags::parse_from(std::iter::once("basalt").chain(args.iter().copied())).conn
+    }
+
+    /// A configuration directory holding `site` as its hbase-site.xml.
+    fn conf_dir(name: &str, site: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("basalt-conn-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("hbase-site.xml"), site).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_site_file_is_the_way_when_no_gateway_or_native_flag_is_given() {
+        let good = conf_dir(
+            "good",
+            "<configuration><property><name>hbase.client.bootstrap.servers</name><value>rs1,rs2:1</value>\
+             </property></configuration>",
+        );
+        let conf = good.to_str().unwrap();
+        // The file itself is taken too.
+        let file = good.join("hbase-site.xml");
+        assert!(matches!(flags(&["--conf", file.to_str().unwrap()]).route().unwrap(), Route::Site(_)));
+        let Route::Site(site) = flags(&["--conf", conf]).route().unwrap() else { panic!("not the site's route") };
+        assert_eq!(site.native_route().unwrap(), SiteRoute::Bootstrap(vec!["rs1:16020".into(), "rs2:1".into()]));
+        // Flags win: a gateway address, or native servers.
+        assert_eq!(flags(&["--conf", conf, "--addr", "gw:9090"]).route().unwrap(), Route::Gateway);
+        assert_eq!(flags(&["--conf", conf, "--native", "rs9:1"]).route().unwrap(), Route::Native(vec!["rs9:1".into()]));
+        let built =
+            tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(flags(&["--conf", conf]).client(1));
+        assert!(built.is_ok(), "{built:?}");
+
+        // A file that cannot be used is a usage error naming the file and line.
+        let bad = conf_dir("bad", "<configuration>\n<property><name>hbase.zookeeper.quorum</name>\n</configuration>");
+        let error = flags(&["--conf", bad.to_str().unwrap()]).route().unwrap_err().to_string();
+        assert!(error.contains("hbase-site.xml:3:"), "{error}");
+        let missing = flags(&["--conf", "/nonexistent-basalt-conf"]).route().unwrap_err().to_string();
+        assert!(missing.contains("/nonexistent-basalt-conf/hbase-site.xml"), "{missing}");
+        for dir in [good, bad] {
+            std::fs::remove_dir_all(dir).unwrap();
+        }
     }
 }

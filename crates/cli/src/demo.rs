@@ -14,18 +14,20 @@ use bytes::Bytes;
 use clap::Args;
 
 use crate::analyze::{region_table, svg};
-use crate::conn::ConnOpts;
+use crate::conn::{ConnOpts, Route};
 use crate::demo_data as data;
 use crate::error::{CliError, CliResult};
 use crate::keyfmt::{escape, thousands};
-use crate::local;
+use crate::local::{self, Running};
 use crate::merge::MergedScan;
 
 /// `basalt demo`.
 #[derive(Debug, Args)]
 #[command(after_help = "Examples:\n  basalt demo                       # starts and stops its own local HBase\n  \
                         basalt demo --rows 5000 --addr 127.0.0.1:9090\n  \
-                        basalt demo --keep                # leave HBase and the tables up (stop: basalt local stop)")]
+                        basalt demo --keep                # leave HBase and the tables up (stop: basalt local stop)\n  \
+                        basalt demo --no-gateway          # its own HBase without a gateway: native RPC only\n  \
+                        HBASE_CONF_DIR=/etc/hbase/conf basalt demo   # an existing cluster, over native RPC")]
 pub struct DemoArgs {
     /// Rows to write in all (40% salted calls, 40% the same calls unsalted, 20% logs).
     #[arg(long, default_value_t = 200_000)]
@@ -54,6 +56,10 @@ pub struct DemoArgs {
     /// Random seed of the data.
     #[arg(long, default_value_t = 2021)]
     seed: u64,
+    /// Start the demo's own HBase without its Thrift2 gateway and run every step over
+    /// native RPC (found from that HBase's hbase-site.xml).
+    #[arg(long)]
+    no_gateway: bool,
 }
 
 /// Records each check; the demo fails if any does.
@@ -104,33 +110,27 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
     if args.phone.len() != 11 || !args.phone.bytes().all(|b| b.is_ascii_digit()) {
         return Err(CliError::usage(format!("--phone {:?}: use 11 digits", args.phone)));
     }
-    conn.route()?; // bad native flags are refused before an HBase is started
-    let (addr, source) = match conn.addr.as_deref().filter(|a| !a.is_empty()) {
-        Some(a) => (a.to_owned(), Source::Given),
-        None => {
-            let dir = local::default_dir();
-            if let Some(a) = local::status(&dir)? {
-                outln!("using the local HBase at {a} (run dir {})", dir.display());
-                (a, Source::Running)
-            } else if args.keep {
-                let options = LaunchOptions { framed: conn.framed, compact: conn.compact, ..LaunchOptions::default() };
-                (local::start_detached(&dir, options)?, Source::Kept)
-            } else {
-                let pb = local::spinner("starting a local HBase + Thrift2 for the demo...");
-                let options = LaunchOptions { framed: conn.framed, compact: conn.compact, ..LaunchOptions::default() };
-                let started = HBase::start(&options);
-                if let Some(pb) = pb {
-                    pb.finish_and_clear();
-                }
-                let hbase = started?;
-                outln!(
-                    "started HBase at {} in {:.1} s",
-                    hbase.addr(),
-                    hbase.ready_in().unwrap_or_default().as_secs_f64()
-                );
-                (hbase.addr().to_owned(), Source::Launched(hbase))
-            }
-        }
+    // Bad native flags are refused before an HBase is started.
+    let route = conn.route()?;
+    let given = conn.addr.as_deref().filter(|a| !a.is_empty()).map(str::to_owned);
+    // A site file counts when named (--conf, HBASE_CONF_DIR): the demo writes its tables
+    // to no cluster found only through /etc/hbase/conf, it starts its own HBase instead.
+    let native_given = match &route {
+        Route::Native(_) | Route::NativeZooKeeper(_) => true,
+        Route::Site(_) => conn.conf.is_some(),
+        Route::Gateway | Route::NativeViaGateway => false,
+    };
+    if args.no_gateway && (given.is_some() || native_given) {
+        return Err(CliError::usage(
+            "--no-gateway starts the demo's own HBase; with --addr, --native or --conf (HBASE_CONF_DIR) the demo \
+             uses that cluster instead",
+        ));
+    }
+    // `at`: the connection flags of the HBase used; `label`: it, in words.
+    let (at, label, source) = match given {
+        Some(a) => (ConnOpts { addr: Some(a.clone()), ..conn.clone() }, a, Source::Given),
+        None if native_given => (conn.clone(), route.describe(), Source::Given),
+        None => local_hbase(&args, conn)?,
     };
     let pool = args.tasks + 2 * args.regions as usize + 4;
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -140,14 +140,14 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
         .map_err(|e| CliError::failed(format!("cannot start the async runtime: {e}")));
     let started = Instant::now();
     // The demo's own HBase is stopped below whatever happened here.
-    let at = ConnOpts { addr: Some(addr.clone()), ..conn.clone() };
     let result = rt.and_then(|rt| {
         rt.block_on(async {
+            let route = at.route()?;
             let client = at.client(pool).await?;
-            if at.native.is_some() || at.native_zookeeper.is_some() {
-                outln!("reads and writes go over native RPC to the region servers; admin through {addr}");
+            if route != Route::Gateway {
+                outln!("every call goes over native RPC to the master and the region servers: {}", route.describe());
             }
-            demo(&args, &client, &addr).await
+            demo(&args, &client, &label).await
         })
     });
     match source {
@@ -155,7 +155,7 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
             hbase.stop()?;
             outln!("stopped the demo's HBase");
         }
-        Source::Kept => outln!("HBase keeps running at {addr}; stop it with: basalt local stop"),
+        Source::Kept => outln!("HBase keeps running at {label}; stop it with: basalt local stop"),
         Source::Given | Source::Running => {}
     }
     let checks = result?;
@@ -169,6 +169,57 @@ pub fn run(args: DemoArgs, conn: &ConnOpts) -> CliResult {
         Ok(())
     } else {
         Err(CliError::failed(format!("demo checks failed: {}", checks.failed.join("; "))))
+    }
+}
+
+/// The local HBase of `basalt local` if one is running, else one started for the demo
+/// (without its gateway with --no-gateway): its connection flags, its name in words,
+/// and whether the demo stops it.
+fn local_hbase(args: &DemoArgs, conn: &ConnOpts) -> CliResult<(ConnOpts, String, Source)> {
+    let dir = local::default_dir();
+    let native = |conf: PathBuf| ConnOpts { addr: None, conf: Some(conf), ..conn.clone() };
+    let options = LaunchOptions { framed: conn.framed, compact: conn.compact, ..LaunchOptions::default() };
+    let options = if args.no_gateway { LaunchOptions { gateway: false, ..options } } else { options };
+    match local::running(&dir)? {
+        Some(Running::Gateway(a)) => {
+            outln!("using the local HBase at {a} (run dir {})", dir.display());
+            Ok((ConnOpts { addr: Some(a.clone()), ..conn.clone() }, a, Source::Running))
+        }
+        Some(Running::Native(conf)) => {
+            outln!("using the local HBase without a gateway (conf {})", conf.display());
+            Ok((native(conf.clone()), format!("the local HBase ({})", conf.display()), Source::Running))
+        }
+        None if args.keep => {
+            let addr = local::start_detached(&dir, options)?;
+            if args.no_gateway {
+                let conf = dir.join("conf");
+                Ok((native(conf.clone()), format!("the local HBase ({})", conf.display()), Source::Kept))
+            } else {
+                Ok((ConnOpts { addr: Some(addr.clone()), ..conn.clone() }, addr, Source::Kept))
+            }
+        }
+        None => {
+            let what = if args.no_gateway { "a local HBase (no gateway)" } else { "a local HBase + Thrift2" };
+            let pb = local::spinner(&format!("starting {what} for the demo..."));
+            let started = HBase::start(&options);
+            if let Some(pb) = pb {
+                pb.finish_and_clear();
+            }
+            let hbase = started?;
+            let secs = hbase.ready_in().unwrap_or_default().as_secs_f64();
+            match hbase.conf_dir().filter(|_| args.no_gateway) {
+                Some(conf) => {
+                    outln!("started HBase (no gateway, conf {}) in {secs:.1} s", conf.display());
+                    let label = format!("the demo's HBase ({})", conf.display());
+                    Ok((native(conf), label, Source::Launched(hbase)))
+                }
+                None => {
+                    outln!("started HBase at {} in {secs:.1} s", hbase.addr());
+                    let addr = hbase.addr().to_owned();
+                    Ok((ConnOpts { addr: Some(addr.clone()), ..conn.clone() }, addr, Source::Launched(hbase)))
+                }
+            }
+        }
     }
 }
 

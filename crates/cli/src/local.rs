@@ -24,7 +24,8 @@ pub struct LocalArgs {
 #[derive(Debug, Subcommand)]
 enum LocalCmd {
     /// Start HBase + Thrift2 in the background; prints the Thrift address as the last line.
-    #[command(after_help = "Example:\n  export BASALT_THRIFT_ADDR=$(basalt local start | tail -n1)")]
+    #[command(after_help = "Examples:\n  export BASALT_THRIFT_ADDR=$(basalt local start | tail -n1)\n  \
+                            export HBASE_CONF_DIR=$(basalt local start --no-gateway | tail -n1)   # native RPC only")]
     Start {
         /// Thrift2 port (default: a free one).
         #[arg(long)]
@@ -36,11 +37,15 @@ enum LocalCmd {
         /// comma-separated (e.g. https,kerberos=auth); prints its address and settings.
         #[arg(long, value_name = "MODES", value_parser = crate::local_secure::parse_secure)]
         secure: Option<crate::local_secure::SecureSpec>,
+        /// Start HBase alone, without its Thrift2 gateway, for native RPC clients; prints
+        /// its configuration directory (hbase-site.xml) as the last line, for HBASE_CONF_DIR.
+        #[arg(long, conflicts_with_all = ["port", "secure"])]
+        no_gateway: bool,
     },
     /// Stop the HBase started by `local start` (by pid).
     #[command(after_help = "Example:\n  basalt local stop")]
     Stop,
-    /// Print `up HOST:PORT` (exit 0) or `down` (exit 3).
+    /// Print `up HOST:PORT`, `up native CONF_DIR` (started with --no-gateway; exit 0) or `down` (exit 3).
     #[command(after_help = "Example:\n  basalt local status && echo running")]
     Status,
 }
@@ -62,9 +67,26 @@ fn script() -> CliResult<PathBuf> {
     Ok(basalt_testkit::launcher_dir()?.join("hbase-local.sh"))
 }
 
-/// The address of the HBase running from `dir`, if it is up.
+/// How the HBase running from a run directory is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Running {
+    /// Through its Thrift2 gateway at this address (and natively).
+    Gateway(String),
+    /// Natively only (started with --no-gateway): its configuration directory.
+    Native(PathBuf),
+}
+
+/// The address of the HBase running from `dir` with its gateway, if it is up.
 pub fn status(dir: &Path) -> CliResult<Option<String>> {
-    if !dir.join("thrift.addr").exists() {
+    Ok(match running(dir)? {
+        Some(Running::Gateway(addr)) => Some(addr),
+        Some(Running::Native(_)) | None => None,
+    })
+}
+
+/// How the HBase running from `dir` is reached, if it is up.
+pub fn running(dir: &Path) -> CliResult<Option<Running>> {
+    if !dir.join("thrift.addr").exists() && !dir.join("native.conf").exists() {
         return Ok(None);
     }
     let out = Command::new("bash")
@@ -76,7 +98,11 @@ pub fn status(dir: &Path) -> CliResult<Option<String>> {
         .stderr(Stdio::null())
         .output()?;
     let text = String::from_utf8_lossy(&out.stdout);
-    Ok(text.lines().find_map(|l| l.strip_prefix("up ")).map(|a| a.trim().to_owned()))
+    let Some(up) = text.lines().find_map(|l| l.strip_prefix("up ")) else { return Ok(None) };
+    Ok(Some(match up.strip_prefix("native ") {
+        Some(conf) => Running::Native(PathBuf::from(conf.trim())),
+        None => Running::Gateway(up.trim().to_owned()),
+    }))
 }
 
 /// A spinner on stderr while something slow runs (none when stderr is not a terminal).
@@ -94,7 +120,8 @@ pub fn spinner(message: &str) -> Option<indicatif::ProgressBar> {
 /// Starts HBase in `dir` so that it outlives this process; returns its address.
 pub fn start_detached(dir: &Path, options: LaunchOptions) -> CliResult<String> {
     std::fs::create_dir_all(dir).map_err(|e| CliError::failed(format!("cannot create {}: {e}", dir.display())))?;
-    let pb = spinner("starting HBase + Thrift2 (the first run downloads HBase's jars with Maven)...");
+    let what = if options.gateway { "HBase + Thrift2" } else { "HBase (no gateway)" };
+    let pb = spinner(&format!("starting {what} (the first run downloads HBase's jars with Maven)..."));
     let started = HBase::start(&LaunchOptions { dir: Some(dir.to_owned()), stop_with_process: false, ..options });
     if let Some(pb) = pb {
         pb.finish_and_clear();
@@ -124,7 +151,8 @@ pub fn stop(dir: &Path) -> CliResult<bool> {
 pub fn run(args: LocalArgs, framed: bool, compact: bool) -> CliResult {
     let dir = args.dir.unwrap_or_else(default_dir);
     match args.cmd {
-        LocalCmd::Start { port, heap, secure: Some(spec) } => {
+        LocalCmd::Start { heap, no_gateway: true, .. } => start_native(&dir, heap),
+        LocalCmd::Start { port, heap, secure: Some(spec), no_gateway: false } => {
             if status(&dir)?.is_none() {
                 let options = LaunchOptions { thrift_port: port, heap, ..LaunchOptions::default() };
                 start_detached(&dir, options)?;
@@ -134,11 +162,22 @@ pub fn run(args: LocalArgs, framed: bool, compact: bool) -> CliResult {
             outln!("{addr}");
             Ok(())
         }
-        LocalCmd::Start { port, heap, secure: None } => {
-            if let Some(addr) = status(&dir)? {
-                eprintln!("HBase is already running from {}", dir.display());
-                outln!("{addr}");
-                return Ok(());
+        LocalCmd::Start { port, heap, secure: None, no_gateway: false } => {
+            match running(&dir)? {
+                Some(Running::Gateway(addr)) => {
+                    eprintln!("HBase is already running from {}", dir.display());
+                    outln!("{addr}");
+                    return Ok(());
+                }
+                Some(Running::Native(conf)) => {
+                    return Err(CliError::usage(format!(
+                        "HBase is already running from {} without its gateway (conf {}); stop it first: basalt \
+                         local stop",
+                        dir.display(),
+                        conf.display()
+                    )));
+                }
+                None => {}
             }
             let options = LaunchOptions { thrift_port: port, framed, compact, heap, ..LaunchOptions::default() };
             let addr = start_detached(&dir, options)?;
@@ -162,9 +201,13 @@ pub fn run(args: LocalArgs, framed: bool, compact: bool) -> CliResult {
             }
             Ok(())
         }
-        LocalCmd::Status => match status(&dir)? {
-            Some(addr) => {
+        LocalCmd::Status => match running(&dir)? {
+            Some(Running::Gateway(addr)) => {
                 outln!("up {addr}");
+                Ok(())
+            }
+            Some(Running::Native(conf)) => {
+                outln!("up native {}", conf.display());
                 Ok(())
             }
             None => {
@@ -173,4 +216,36 @@ pub fn run(args: LocalArgs, framed: bool, compact: bool) -> CliResult {
             }
         },
     }
+}
+
+/// `basalt local start --no-gateway`: HBase alone; prints what a native client needs
+/// (its configuration directory last).
+fn start_native(dir: &Path, heap: String) -> CliResult {
+    let conf = match running(dir)? {
+        Some(Running::Native(conf)) => {
+            eprintln!("HBase is already running from {} (no gateway)", dir.display());
+            conf
+        }
+        Some(Running::Gateway(addr)) => {
+            return Err(CliError::usage(format!(
+                "HBase is already running from {} with its gateway at {addr}; stop it first (basalt local stop), or \
+                 use it natively: export BASALT_NATIVE=gateway BASALT_THRIFT_ADDR={addr}",
+                dir.display()
+            )));
+        }
+        None => {
+            start_detached(dir, LaunchOptions { heap, gateway: false, ..LaunchOptions::default() })?;
+            dir.join("conf")
+        }
+    };
+    let route = basalt::HBaseSite::in_dir(&conf).and_then(|site| site.native_route());
+    if let Ok(basalt::SiteRoute::ZooKeeper(quorum)) = &route {
+        eprintln!("ZooKeeper quorum: {quorum} (or: --native-zookeeper {quorum})");
+    }
+    eprintln!(
+        "native RPC only, no gateway: export HBASE_CONF_DIR={} BASALT_THRIFT_ADDR= ; stop it with: basalt local stop",
+        conf.display()
+    );
+    outln!("{}", conf.display());
+    Ok(())
 }

@@ -8,6 +8,7 @@
 #[macro_use]
 mod console;
 mod admin;
+mod admin_json;
 mod analyze;
 mod bulk;
 mod cluster;
@@ -100,7 +101,7 @@ enum Cmd {
     Snapshot(cluster::SnapshotArgs),
     /// The cluster: version, masters, live and dead servers, regions in transition (native RPC).
     #[command(after_help = "Example:\n  basalt --native gateway status")]
-    Status,
+    Status(cluster::StatusArgs),
     /// A table's regions and the server of each.
     #[command(after_help = "Example:\n  basalt regions telecom:calls")]
     Regions(cluster::RegionsArgs),
@@ -151,7 +152,7 @@ fn run(cli: Cli) -> CliResult {
                     Cmd::Move(a) => cluster::move_region(a, &client).await,
                     Cmd::Balancer(a) => cluster::balancer(a, &client).await,
                     Cmd::Snapshot(a) => cluster::snapshot(a, &client).await,
-                    Cmd::Status => cluster::status(&client).await,
+                    Cmd::Status(a) => cluster::status(a, &client).await,
                     Cmd::Regions(a) => cluster::regions(a, &client).await,
                     Cmd::Get(a) => data::get(a, &client).await,
                     Cmd::Put(a) => data::put(a, &client).await,

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 mod common;
 
 use assert_cmd::Command;
-use common::{basalt, Case, Env, Out, CALLS_TOML};
+use common::{basalt, basalt_with, Case, Env, Out, CALLS_TOML};
 
 /// Writes `text` to a new file of the run directory (unique: cases run in parallel).
 fn file(env: &Env, name: &str, text: &str) -> Result<String, String> {
@@ -550,14 +550,7 @@ fn native_route(env: &Env) -> Result<(), String> {
 /// read back through the gateway. Through the gateway, what it cannot carry names
 /// `--native`; what destroys data needs `--yes` without a terminal.
 fn native_admin(env: &Env) -> Result<(), String> {
-    let meta = basalt(env, &["regions", "hbase:meta"]).ok()?;
-    let server = meta
-        .stdout
-        .split_whitespace()
-        .skip_while(|word| *word != "on")
-        .nth(1)
-        .ok_or_else(|| format!("no server for hbase:meta in {:?}", meta.stdout))?
-        .to_owned();
+    let server = meta_server(env)?;
     let native = |args: &[&str]| basalt(env, &[&["--addr=", "--native", &server][..], args].concat());
     native(&["ns", "create", "cli_nadm"]).ok()?;
     basalt(env, &["ns", "list"]).ok()?.has("cli_nadm")?;
@@ -601,6 +594,69 @@ fn native_admin(env: &Env) -> Result<(), String> {
     }
     native(&["ns", "delete", "cli_nadm"]).ok()?;
     basalt(env, &["ns", "list"]).ok()?.lacks("cli_nadm")?;
+    Ok(())
+}
+
+/// The region server of `hbase:meta`, as the gateway lists it (a bootstrap server).
+fn meta_server(env: &Env) -> Result<String, String> {
+    let meta = basalt(env, &["regions", "hbase:meta"]).ok()?;
+    let server = meta.stdout.split_whitespace().skip_while(|word| *word != "on").nth(1);
+    Ok(server.ok_or_else(|| format!("no server for hbase:meta in {:?}", meta.stdout))?.to_owned())
+}
+
+/// A configuration directory of the run with this hbase-site.xml content.
+fn conf_dir(env: &Env, name: &str, properties: &[(&str, &str)]) -> Result<String, String> {
+    let dir = env.dir.join(name);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let body: String = properties
+        .iter()
+        .map(|(k, v)| format!("<property>\n<name>{k}</name>\n<value>{v}</value>\n</property>\n"))
+        .collect();
+    let xml = format!("<?xml version=\"1.0\"?>\n<configuration>\n{body}</configuration>\n");
+    std::fs::write(dir.join("hbase-site.xml"), xml).map_err(|e| e.to_string())?;
+    Ok(dir.display().to_string())
+}
+
+/// `HBASE_CONF_DIR` alone (no gateway address, no --native): commands go over native
+/// RPC the way its hbase-site.xml says (bootstrap servers, or the ZooKeeper quorum);
+/// effects are read back through the gateway; a gateway address wins over the file; a
+/// bad file is a usage error naming its line.
+fn site_conf_dir(env: &Env) -> Result<(), String> {
+    let server = meta_server(env)?;
+    let bootstrap = conf_dir(env, "conf-bootstrap", &[("hbase.client.bootstrap.servers", &server)])?;
+    let site =
+        |conf: &str, args: &[&str]| basalt_with(env, &[("BASALT_THRIFT_ADDR", ""), ("HBASE_CONF_DIR", conf)], args);
+    site(&bootstrap, &["table", "create", "cli_site", "-f", "d"]).ok()?;
+    site(&bootstrap, &["put", "cli_site", "k1", "d:a=one"]).ok()?;
+    basalt(env, &["get", "cli_site", "k1"]).ok()?.has("one")?; // through the gateway
+    basalt(env, &["put", "cli_site", "k2", "d:a=two"]).ok()?;
+    site(&bootstrap, &["scan", "cli_site"]).ok()?.has("k1")?.has("two")?;
+    site(&bootstrap, &["scan", "cli_site", "--output", "csv"]).ok()?.has("k2,d:a,")?;
+    site(&bootstrap, &["status"]).ok()?.has("live server(s)")?.has(&server)?;
+    // --conf does the same.
+    let conf = ["--addr=", "--conf", &bootstrap, "get", "cli_site", "k2"];
+    basalt(env, &conf).ok()?.has("two")?;
+    if let Some(quorum) = &env.zookeeper {
+        let (host, port) = quorum.rsplit_once(':').ok_or_else(|| format!("quorum {quorum:?}"))?;
+        let zk = conf_dir(
+            env,
+            "conf-zookeeper",
+            &[("hbase.zookeeper.quorum", host), ("hbase.zookeeper.property.clientPort", port)],
+        )?;
+        site(&zk, &["scan", "cli_site"]).ok()?.has("k1")?.has("k2")?;
+    }
+    // The file really is the way: servers nobody listens on fail the command, while a
+    // gateway address given too wins over the file.
+    let nowhere = conf_dir(env, "conf-nowhere", &[("hbase.client.bootstrap.servers", "127.0.0.1:1")])?;
+    site(&nowhere, &["get", "cli_site", "k1"]).code_is(3)?.says("127.0.0.1:1")?;
+    basalt_with(env, &[("HBASE_CONF_DIR", &nowhere)], &["get", "cli_site", "k1"]).ok()?.has("one")?;
+    // A file that cannot be used: one usage line naming the file and line.
+    let bad = conf_dir(env, "conf-bad", &[("hbase.zookeeper.property.clientPort", "21x")])?;
+    site(&bad, &["get", "cli_site", "k1"]).code_is(2)?.says("hbase-site.xml:3: hbase.zookeeper.property.clientPort")?;
+    let missing = env.dir.join("no-conf").display().to_string();
+    site(&missing, &["get", "cli_site", "k1"]).code_is(2)?.says("no-conf/hbase-site.xml")?;
+    site(&bootstrap, &["table", "drop", "cli_site"]).ok()?;
+    basalt(env, &["table", "list"]).ok()?.lacks("cli_site")?;
     Ok(())
 }
 
@@ -656,6 +712,7 @@ fn main() -> ExitCode {
         ("closed_or_full_stdout", closed_or_full_stdout),
         ("native_route", native_route),
         ("native_admin", native_admin),
+        ("site_conf_dir", site_conf_dir),
     ];
     let no_launcher = !(has_tool("java", "-version") && has_tool("mvn", "-v"));
     common::run("cli", &cases, |name| name == "local_lifecycle" && no_launcher)

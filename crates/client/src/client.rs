@@ -1,5 +1,6 @@
 //! The client handle, its builder, and how one call is run (pool, timeout, retries).
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use crate::coalesce::GetCoalescer;
 use crate::error::{InvalidInput, Result};
 use crate::pool::{Pool, PoolStats};
 use crate::retry::{DefaultRetryPolicy, RetryPolicy};
+use crate::site::{HBaseSite, SiteRoute};
 use crate::transport::native::{NativeSettings, NativeTransport};
 use crate::transport::thrift::ThriftTransport;
 use crate::transport::Transport;
@@ -30,11 +32,14 @@ pub struct ClientBuilder {
     max_value_bytes: usize,
     retry: Arc<dyn RetryPolicy>,
     security: basalt_thrift::Security,
+    /// Whether `security` was set by a call (it then wins over a site file's).
+    security_set: bool,
+    site: Option<SiteSource>,
     retry_budget: Duration,
     gets_in_flight: usize,
     native: Vec<String>,
     native_zookeeper: Option<String>,
-    native_znode_parent: String,
+    native_znode_parent: Option<String>,
     native_addresses: Vec<(String, String)>,
     primary_call_timeout: Duration,
 }
@@ -58,6 +63,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("pool_size", &self.pool_size)
             .field("retry_budget", &self.retry_budget)
             .field("gets_in_flight", &self.gets_in_flight)
+            .field("site", &self.site)
             .finish_non_exhaustive()
     }
 }
@@ -77,15 +83,38 @@ impl Default for ClientBuilder {
             down_backoff: Duration::from_secs(5),
             max_value_bytes: 10 << 20,
             security: basalt_thrift::Security::default(),
+            security_set: false,
+            site: None,
             retry: Arc::new(DefaultRetryPolicy::default()),
             retry_budget: DEFAULT_RETRY_BUDGET,
             gets_in_flight: DEFAULT_GETS_IN_FLIGHT,
             native: Vec::new(),
             native_zookeeper: None,
-            native_znode_parent: "/hbase".to_owned(),
+            native_znode_parent: None,
             native_addresses: Vec::new(),
             primary_call_timeout: Duration::from_millis(10),
         }
+    }
+}
+
+/// Where the builder's site file comes from, read by [`ClientBuilder::build`].
+#[derive(Debug, Clone)]
+enum SiteSource {
+    File(PathBuf),
+    Dir(PathBuf),
+    Found,
+    Parsed(Box<HBaseSite>),
+}
+
+impl SiteSource {
+    /// The site file, read now; `None` when [`HBaseSite::find`] finds none.
+    fn load(self) -> Result<Option<HBaseSite>> {
+        Ok(match self {
+            SiteSource::File(path) => Some(HBaseSite::load(path)?),
+            SiteSource::Dir(dir) => Some(HBaseSite::in_dir(dir)?),
+            SiteSource::Found => HBaseSite::find()?,
+            SiteSource::Parsed(site) => Some(*site),
+        })
     }
 }
 
@@ -151,6 +180,40 @@ impl ClientBuilder {
     /// [`basalt_thrift::Security`]). Default: plain TCP.
     pub fn security(mut self, security: basalt_thrift::Security) -> Self {
         self.security = security;
+        self.security_set = true;
+        self
+    }
+
+    /// Finds the cluster from this `hbase-site.xml`, read by [`ClientBuilder::build`]:
+    /// with no gateway address and no native bootstrap given, the native transport
+    /// goes the file's way ([`HBaseSite::native_route`]); on the native transport, the
+    /// file's parent znode and security ([`HBaseSite::security`]) apply unless
+    /// [`ClientBuilder::native_znode_parent`] or [`ClientBuilder::security`] is called.
+    /// With gateway addresses and no native transport, the file is not used (its
+    /// settings are native RPC's). A later site call replaces this one.
+    pub fn hbase_site(mut self, path: impl Into<PathBuf>) -> Self {
+        self.site = Some(SiteSource::File(path.into()));
+        self
+    }
+
+    /// As [`ClientBuilder::hbase_site`] with `dir`/`hbase-site.xml` (HBase's
+    /// configuration directory, `HBASE_CONF_DIR`).
+    pub fn conf_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.site = Some(SiteSource::Dir(dir.into()));
+        self
+    }
+
+    /// As [`ClientBuilder::hbase_site`] with this machine's site file
+    /// ([`HBaseSite::find`]: `$HBASE_CONF_DIR`, else `/etc/hbase/conf`); none found is
+    /// not an error (the other settings must then say where HBase is).
+    pub fn conf_from_env(mut self) -> Self {
+        self.site = Some(SiteSource::Found);
+        self
+    }
+
+    /// As [`ClientBuilder::hbase_site`] with a site file already read.
+    pub fn site(mut self, site: HBaseSite) -> Self {
+        self.site = Some(SiteSource::Parsed(Box::new(site)));
         self
     }
 
@@ -240,9 +303,10 @@ impl ClientBuilder {
     }
 
     /// With [`ClientBuilder::native_zookeeper`], the cluster's parent znode
-    /// (HBase's `zookeeper.znode.parent`), an absolute path. Default: `/hbase`.
+    /// (HBase's `zookeeper.znode.parent`), an absolute path. Default: a site file's,
+    /// else `/hbase`.
     pub fn native_znode_parent(mut self, parent: impl Into<String>) -> Self {
-        self.native_znode_parent = parent.into();
+        self.native_znode_parent = Some(parent.into());
         self
     }
 
@@ -269,10 +333,17 @@ impl ClientBuilder {
     }
 
     /// Validates the settings and builds the client. No connection is opened yet.
-    pub fn build(self) -> Result<Client> {
+    pub fn build(mut self) -> Result<Client> {
+        if let Some(source) = self.site.take() {
+            if let Some(site) = source.load()? {
+                self.apply_site(&site)?;
+            }
+        }
         let native = !self.native.is_empty() || self.native_zookeeper.is_some();
         if self.addrs.is_empty() && !native {
-            return Err(InvalidInput::Option("no Thrift2 gateway address given".into()).into());
+            let why = "no Thrift2 gateway address given, and no native RPC: no .native(..), .native_zookeeper(..) or \
+                       hbase-site.xml (.conf_dir(..))";
+            return Err(InvalidInput::Option(why.into()).into());
         }
         for addr in &self.addrs {
             if !is_host_port(addr) {
@@ -284,8 +355,9 @@ impl ClientBuilder {
                 return Err(InvalidInput::Option(format!("native bootstrap server {server:?} is not host:port")).into());
             }
         }
-        if !self.native_znode_parent.starts_with('/') {
-            let why = format!("znode parent {:?} is not an absolute ZooKeeper path", self.native_znode_parent);
+        let znode_parent = self.native_znode_parent.unwrap_or_else(|| "/hbase".to_owned());
+        if !znode_parent.starts_with('/') {
+            let why = format!("znode parent {znode_parent:?} is not an absolute ZooKeeper path");
             return Err(InvalidInput::Option(why).into());
         }
         // The same security settings apply to the native transport; only what cannot
@@ -318,7 +390,7 @@ impl ClientBuilder {
             let settings = NativeSettings {
                 bootstrap: self.native,
                 zookeeper: self.native_zookeeper,
-                znode_parent: self.native_znode_parent,
+                znode_parent,
                 addresses: native_addresses,
                 request_timeout: self.request_timeout,
                 primary_call_timeout: self.primary_call_timeout,
@@ -338,6 +410,30 @@ impl ClientBuilder {
                 max_value_bytes,
             }),
         })
+    }
+}
+
+impl ClientBuilder {
+    /// Takes what `site` says where the builder's own calls said nothing (see
+    /// [`ClientBuilder::hbase_site`]).
+    fn apply_site(&mut self, site: &HBaseSite) -> Result<()> {
+        let explicit_route = !self.native.is_empty() || self.native_zookeeper.is_some();
+        if !explicit_route && !self.addrs.is_empty() {
+            return Ok(()); // the gateway's client: the file's settings are native RPC's
+        }
+        if !explicit_route {
+            match site.native_route()? {
+                SiteRoute::Bootstrap(servers) => self.native = servers,
+                SiteRoute::ZooKeeper(quorum) => self.native_zookeeper = Some(quorum),
+            }
+        }
+        if self.native_znode_parent.is_none() {
+            self.native_znode_parent = Some(site.znode_parent()?);
+        }
+        if !self.security_set {
+            self.security = site.security()?;
+        }
+        Ok(())
     }
 }
 
@@ -482,6 +578,81 @@ mod tests {
         let parent = Client::builder().native_zookeeper("zk:2181").native_znode_parent("hbase").build();
         assert!(parent.expect_err("a relative znode parent").to_string().contains("znode parent"));
         assert!(Client::builder().native_zookeeper("zk:2181").native_znode_parent("/hbase-prod").build().is_ok());
+    }
+
+    fn site(properties: &str) -> HBaseSite {
+        HBaseSite::parse(&format!("<configuration>{properties}</configuration>"), "/conf/hbase-site.xml").unwrap()
+    }
+
+    const ZK_SITE: &str = "<property><name>hbase.zookeeper.quorum</name><value>zk1,zk2</value></property>\
+        <property><name>zookeeper.znode.parent</name><value>/hbase-x</value></property>\
+        <property><name>hbase.client.netty.tls.enabled</name><value>true</value></property>";
+
+    #[test]
+    fn a_site_file_fills_in_what_the_builder_calls_left_unsaid() {
+        let mut alone = Client::builder();
+        alone.apply_site(&site(ZK_SITE)).unwrap();
+        assert_eq!(alone.native_zookeeper.as_deref(), Some("zk1:2181,zk2:2181"));
+        assert_eq!(alone.native_znode_parent.as_deref(), Some("/hbase-x"));
+        assert!(alone.security.tls.is_some() && alone.native.is_empty());
+        assert!(alone.clone().build().is_ok());
+
+        // Explicit calls win: the route, the znode parent, the security.
+        let mut explicit =
+            Client::builder().native(["rs1:16020"]).native_znode_parent("/mine").security(crate::Security::default());
+        explicit.apply_site(&site(ZK_SITE)).unwrap();
+        assert_eq!(
+            (explicit.native.as_slice(), explicit.native_zookeeper.as_deref()),
+            (&["rs1:16020".to_owned()][..], None)
+        );
+        assert_eq!(explicit.native_znode_parent.as_deref(), Some("/mine"));
+        assert!(explicit.security.is_plain());
+        // An explicit route keeps the file's security and parent.
+        let mut route_only = Client::builder().native_zookeeper("zk9:1");
+        route_only.apply_site(&site(ZK_SITE)).unwrap();
+        assert_eq!(route_only.native_zookeeper.as_deref(), Some("zk9:1"));
+        assert_eq!(route_only.native_znode_parent.as_deref(), Some("/hbase-x"));
+        assert!(route_only.security.tls.is_some());
+
+        // A gateway client does not take a native RPC file's settings.
+        let mut gateway = Client::builder().address("gw:9090");
+        gateway.apply_site(&site(ZK_SITE)).unwrap();
+        assert!(gateway.native_zookeeper.is_none() && gateway.security.is_plain());
+
+        // Bootstrap servers in the file: no ZooKeeper.
+        let boot = "<property><name>hbase.client.bootstrap.servers</name><value>rs1,rs2:1</value></property>";
+        let mut bootstrap = Client::builder();
+        bootstrap.apply_site(&site(boot)).unwrap();
+        assert_eq!(bootstrap.native, ["rs1:16020", "rs2:1"]);
+        assert!(bootstrap.native_zookeeper.is_none());
+    }
+
+    #[test]
+    fn with_no_site_file_found_the_builder_says_what_is_missing() {
+        // conf_from_env finds none here unless the machine has one: then it is used.
+        let found = HBaseSite::find();
+        let built = Client::builder().conf_from_env().build();
+        match found {
+            Ok(None) => {
+                let error = built.expect_err("nothing says where HBase is").to_string();
+                assert!(error.contains("no Thrift2 gateway address") && error.contains("hbase-site.xml"), "{error}");
+            }
+            Err(_) => assert!(built.is_err(), "an unreadable site file fails the build"),
+            Ok(Some(_)) => {} // this machine's own site file decides
+        }
+    }
+
+    #[test]
+    fn a_site_file_that_cannot_be_used_fails_the_build_naming_it() {
+        let missing = Client::builder().conf_dir("/nonexistent-basalt-conf").build().unwrap_err();
+        assert!(
+            matches!(&missing, Error::InvalidInput(InvalidInput::Site(crate::SiteError::Read { .. }))),
+            "{missing:?}"
+        );
+        assert!(missing.to_string().contains("/nonexistent-basalt-conf/hbase-site.xml"), "{missing}");
+        let bad = site("<property><name>hbase.zookeeper.property.clientPort</name><value>x</value></property>");
+        let error = Client::builder().site(bad).build().unwrap_err().to_string();
+        assert!(error.contains("/conf/hbase-site.xml:1: hbase.zookeeper.property.clientPort"), "{error}");
     }
 
     #[test]

@@ -61,6 +61,9 @@ pub enum InvalidInput {
     /// A filter could not be rendered.
     #[error("invalid filter: {0}")]
     Filter(#[from] crate::filter::FilterError),
+    /// A site file (`hbase-site.xml`) given to the builder could not be used.
+    #[error("hbase-site: {0}")]
+    Site(#[from] crate::site::SiteError),
     /// An option the transport cannot carry to HBase: sending the request without it
     /// would return another answer than the one asked for.
     #[error("{what} cannot be sent through the Thrift2 gateway: {why}")]
@@ -647,6 +650,12 @@ pub enum CursorError {
 impl From<CursorError> for Error {
     fn from(e: CursorError) -> Error {
         Error::InvalidInput(InvalidInput::Cursor(e))
+    }
+}
+
+impl From<crate::site::SiteError> for Error {
+    fn from(e: crate::site::SiteError) -> Error {
+        Error::InvalidInput(InvalidInput::Site(e))
     }
 }
 

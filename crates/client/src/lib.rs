@@ -329,6 +329,7 @@ mod row;
 mod salted;
 mod scan;
 mod schema;
+pub mod site;
 mod table;
 pub mod transport;
 pub mod tuning;
@@ -339,6 +340,7 @@ pub use schema::{
     BalanceResult, BlockEncoding, BloomFilter, ClusterStatus, ColumnFamily, Compression, RegionInTransition,
     ServerStatus, SnapshotInfo, TableDescriptor,
 };
+pub use site::{HBaseSite, SiteError, SiteRoute};
 // The gateway connection's settings (framing, protocol, TLS, HTTP, Kerberos) and the
 // errors a connection reports.
 pub use basalt_thrift::{

@@ -4,11 +4,23 @@
 // with, retrying until they answer or the deadline passes.
 //
 //   java -cp CLASSPATH Probe.java HOST PORT FRAMED(true|false) COMPACT(true|false) TIMEOUT_SECONDS
+//   java -cp CONF_DIR:CLASSPATH Probe.java native TIMEOUT_SECONDS
+//
+// The second form (an HBase started without a gateway) asks the same through HBase's
+// Java client, which finds the cluster from the hbase-site.xml of CONF_DIR.
 //
 // Exit 0 when HBase answers, 1 when the deadline passed, 2 on bad arguments.
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.hbase.HBaseConfiguration;
+import org.apache.hadoop.hbase.NamespaceDescriptor;
+import org.apache.hadoop.hbase.TableName;
+import org.apache.hadoop.hbase.client.Admin;
+import org.apache.hadoop.hbase.client.Connection;
+import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.thrift2.generated.THBaseService;
 import org.apache.hadoop.hbase.thrift2.generated.TTableName;
 import org.apache.thrift.protocol.TBinaryProtocol;
@@ -21,6 +33,9 @@ import org.apache.thrift.transport.TTransport;
 
 public class Probe {
   public static void main(String[] args) throws Exception {
+    if (args.length == 2 && args[0].equals("native")) {
+      System.exit(probeNative(Long.parseLong(args[1])));
+    }
     if (args.length != 5) {
       System.err.println("usage: Probe HOST PORT FRAMED COMPACT TIMEOUT_SECONDS");
       System.exit(2);
@@ -58,5 +73,32 @@ public class Probe {
     }
     System.err.println("HBase did not answer a Thrift2 call in time; last error: " + last);
     System.exit(1);
+  }
+
+  /** Lists namespaces and looks for hbase:meta through the Java client; 0 once both answer. */
+  static int probeNative(long timeoutSeconds) throws Exception {
+    long deadline = System.currentTimeMillis() + timeoutSeconds * 1000L;
+    Configuration conf = HBaseConfiguration.create();
+    conf.setInt("hbase.client.retries.number", 1);
+    conf.setInt("zookeeper.recovery.retry", 1);
+    conf.setInt("hbase.rpc.timeout", 10_000);
+    conf.setInt("hbase.client.operation.timeout", 10_000);
+    String last = "no attempt yet";
+    while (System.currentTimeMillis() < deadline) {
+      try (Connection connection = ConnectionFactory.createConnection(conf); Admin admin = connection.getAdmin()) {
+        NamespaceDescriptor[] namespaces = admin.listNamespaceDescriptors();
+        boolean hasDefault = Arrays.stream(namespaces).anyMatch(n -> n.getName().equals("default"));
+        if (hasDefault && admin.tableExists(TableName.META_TABLE_NAME)) {
+          System.out.println("ready: " + namespaces.length + " namespaces over native RPC");
+          return 0;
+        }
+        last = "namespaces not ready yet";
+      } catch (Exception e) {
+        last = e.toString();
+      }
+      Thread.sleep(500);
+    }
+    System.err.println("HBase did not answer over its RPC in time; last error: " + last);
+    return 1;
   }
 }

@@ -6,7 +6,8 @@
 #                                      answers, print the Thrift address as the last line
 #   hbase-local.sh stop   --dir DIR   stop both JVMs, every extra gateway and the
 #                                      watchdogs by pid (TERM, then KILL)
-#   hbase-local.sh status --dir DIR   print "up HOST:PORT" or "down"; exit 0 when up
+#   hbase-local.sh status --dir DIR   print "up HOST:PORT" (or "up native CONF_DIR" for an HBase
+#                                      started with --no-gateway) or "down"; exit 0 when up
 #   hbase-local.sh gateway start --dir DIR --name NAME [gateway options]
 #                                      start an ADDITIONAL Thrift2 server JVM against the
 #                                      HBase running from DIR (its conf and classpath),
@@ -44,6 +45,9 @@
 #   --owner-pid PID         stop everything when PID exits (tests pass their own pid)
 #   --timeout SECONDS       how long to wait for readiness; default 240
 #   --foreground            stay in the foreground and stop both JVMs on TERM/INT (Docker)
+#   --no-gateway            no Thrift2 server: only HBase's own RPC; ready when the Java client
+#                           answers through DIR/conf; prints DIR/conf (what a native client reads,
+#                           as HBASE_CONF_DIR) as the last line instead of an address
 #   --secure-rpc            HBase's own RPC secured: Kerberos (every quality of protection) and
 #                           TLS beside plaintext, with a KDC and certificates for the run; the
 #                           Thrift2 gateway stays plain (see secure_rpc_prepare in secure.sh);
@@ -60,7 +64,8 @@
 # BASALT_CACHE_DIR (where the resolved classpath is cached), JAVA (java binary).
 #
 # Files written in the run directory: conf/hbase-site.xml, logs/master.log,
-# logs/thrift.log, master.pid, thrift.pid, watchdog.pid, thrift.addr, ready.json; per
+# logs/thrift.log, master.pid, thrift.pid, watchdog.pid, thrift.addr (native.conf with
+# --no-gateway), ready.json; per
 # extra gateway: logs/gateway-NAME.log, gateway-NAME.pid, gateway-NAME.addr,
 # gateway-NAME.json (with ready_ms), gwatch-NAME.pid (its watchdog, with --owner-pid); per
 # extra region server: logs/rs-NAME.log, rs-NAME.pid, rs-NAME.server, rwatch-NAME.pid.
@@ -195,7 +200,7 @@ await_ready() {
 
 cmd_start() {
   local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 idle_ms=60000 heap=1g
-  local owner="" timeout=240 foreground=false regionservers=1 rpc_host=127.0.0.1 secure_rpc=false
+  local owner="" timeout=240 foreground=false regionservers=1 rpc_host=127.0.0.1 secure_rpc=false gateway=true
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
@@ -212,6 +217,7 @@ cmd_start() {
       --timeout) timeout=$2; shift 2 ;;
       --foreground) foreground=true; shift ;;
       --secure-rpc) secure_rpc=true; shift ;;
+      --no-gateway) gateway=false; shift ;;
       *) die "unknown option for start: $1 (see the header of $self)" ;;
     esac
   done
@@ -229,6 +235,8 @@ cmd_start() {
   if alive "$(pid_of "$dir" master)" || alive "$(pid_of "$dir" thrift)"; then
     die "an HBase from $dir is already running; stop it first: $self stop --dir $dir"
   fi
+  if ! $gateway && [ -n "$port" ]; then die "--thrift-port and --no-gateway contradict each other"; fi
+  rm -f "$dir/native.conf"
   local cp zk_port started
   cp=$(classpath)
   [ -n "$port" ] || port=$(free_port)
@@ -256,7 +264,9 @@ cmd_start() {
   local thrift_args=(-b "$bind" -p "$port")
   $framed && thrift_args+=(-f)
   $compact && thrift_args+=(-c)
-  spawn_jvm "$dir" thrift "$heap" "$cp" org.apache.hadoop.hbase.thrift2.ThriftServer "${thrift_args[@]}" start
+  if $gateway; then
+    spawn_jvm "$dir" thrift "$heap" "$cp" org.apache.hadoop.hbase.thrift2.ThriftServer "${thrift_args[@]}" start
+  fi
 
   if [ -n "$owner" ]; then
     # The watchdog stops both JVMs when the owner goes away, even by SIGKILL.
@@ -268,6 +278,10 @@ cmd_start() {
 
   local probe_host=$bind
   [ "$probe_host" = 0.0.0.0 ] && probe_host=127.0.0.1
+  if ! $gateway; then
+    start_native_only "$dir" "$cp" "$timeout" "$started" "$foreground" "$secure_rpc" "$rpc_host"
+    return
+  fi
   log "waiting for HBase and Thrift2 on $probe_host:$port (logs: $dir/logs)"
   if ! await_ready "$dir/conf:$cp" "$dir/logs/probe.log" "$probe_host" "$port" "$framed" "$compact" "$timeout" \
       "$(pid_of "$dir" master)" "$(pid_of "$dir" thrift)"; then
@@ -294,6 +308,48 @@ cmd_start() {
     exit 1
   fi
   echo "$probe_host:$port"
+}
+
+# The end of `start --no-gateway`: waits until HBase's Java client answers through the
+# run's conf (Probe.java native), then writes DIR/native.conf and prints DIR/conf.
+#   start_native_only DIR CLASSPATH TIMEOUT STARTED_NS FOREGROUND SECURE_RPC RPC_HOST
+start_native_only() {
+  local dir=$1 cp=$2 timeout=$3 started=$4 foreground=$5 secure_rpc=$6 rpc_host=$7
+  log "waiting for HBase's RPC (no gateway; logs: $dir/logs)"
+  : >"$dir/logs/probe.log"
+  "$java_bin" -cp "$dir/conf:$cp" "$here/Probe.java" native "$timeout" >"$dir/logs/probe.log" 2>&1 &
+  local probe=$! ready=true
+  while alive "$probe"; do
+    if ! alive "$(pid_of "$dir" master)"; then
+      kill "$probe" 2>/dev/null || true
+      ready=false
+      break
+    fi
+    sleep 0.25
+  done
+  wait "$probe" 2>/dev/null || ready=false
+  if ! $ready; then
+    local why
+    why=$(tail -n 3 "$dir/logs/probe.log" 2>/dev/null || true)
+    alive "$(pid_of "$dir" master)" || why="the HBase master exited: $(grep -m3 -E 'ERROR|Exception' "$dir/logs/master.log" || tail -n 5 "$dir/logs/master.log")"
+    cmd_stop --dir "$dir" >/dev/null 2>&1 || true
+    die "HBase did not become ready within ${timeout}s: $why (logs kept in $dir/logs)"
+  fi
+  local ms=$(( ($(date +%s%N) - started) / 1000000 ))
+  echo "$dir/conf" >"$dir/native.conf"
+  if $secure_rpc; then secure_rpc_env "$dir" "$rpc_host"; fi
+  printf '{"native_conf":"%s","ready_ms":%s,"master_pid":%s,"dir":"%s"}\n' \
+    "$dir/conf" "$ms" "$(pid_of "$dir" master)" "$dir" >"$dir/ready.json"
+  log "ready in ${ms} ms (no gateway); stop with: $self stop --dir $dir"
+  if $foreground; then
+    trap 'cmd_stop --dir "$dir"; exit 0' TERM INT
+    echo "$dir/conf"
+    while alive "$(pid_of "$dir" master)"; do sleep 2; done
+    log "the master exited"
+    cmd_stop --dir "$dir"
+    exit 1
+  fi
+  echo "$dir/conf"
 }
 
 stop_pid() {
@@ -335,7 +391,7 @@ cmd_stop() {
   stop_pid "$thrift" "Thrift2 server"
   stop_pid "$master" "HBase master"
   secure_stop_kdc "$dir"
-  rm -f "$dir/thrift.pid" "$dir/master.pid" "$dir/thrift.addr" "$dir/ready.json"
+  rm -f "$dir/thrift.pid" "$dir/master.pid" "$dir/thrift.addr" "$dir/native.conf" "$dir/ready.json"
   if alive "$watchdog" && [ "$watchdog" != "$PPID" ]; then kill "$watchdog" 2>/dev/null || true; fi
   rm -f "$dir/watchdog.pid"
   log "stopped"
@@ -604,6 +660,8 @@ cmd_status() {
   [ -n "$dir" ] || die "status needs --dir DIR"
   if alive "$(pid_of "$dir" master)" && alive "$(pid_of "$dir" thrift)" && [ -f "$dir/thrift.addr" ]; then
     echo "up $(cat "$dir/thrift.addr")"
+  elif alive "$(pid_of "$dir" master)" && [ -f "$dir/native.conf" ]; then
+    echo "up native $(cat "$dir/native.conf")"
   else
     echo "down"; return 1
   fi

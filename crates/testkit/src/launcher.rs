@@ -146,6 +146,9 @@ pub(crate) fn start(dir: &Path, options: &LaunchOptions) -> Result<Started, Test
     if options.secure_rpc {
         cmd.arg("--secure-rpc");
     }
+    if !options.gateway {
+        cmd.arg("--no-gateway");
+    }
     let started = std::time::Instant::now();
     let addr = run_for_addr(cmd)?;
     Ok(Started { addr, ready_in: started.elapsed() })

@@ -108,6 +108,10 @@ pub struct LaunchOptions {
     /// gateway stays plain. What a native client needs: [`HBase::secure_rpc`]. Native
     /// launcher only. Default `false`.
     pub secure_rpc: bool,
+    /// Start the Thrift2 gateway. Default `true`; `false` starts HBase alone (native
+    /// launcher only): [`HBase::addr`] is then empty, and a native client finds the
+    /// cluster from [`HBase::conf_dir`] (its `hbase-site.xml`, as `HBASE_CONF_DIR`).
+    pub gateway: bool,
 }
 
 impl Default for LaunchOptions {
@@ -124,6 +128,7 @@ impl Default for LaunchOptions {
             stop_with_process: true,
             region_servers: 1,
             secure_rpc: false,
+            gateway: true,
         }
     }
 }
@@ -159,6 +164,9 @@ impl HBase {
         }
         #[cfg(feature = "docker")]
         if docker::wanted()? {
+            if !options.gateway {
+                return Err(TestkitError::Config("an HBase without its gateway is launched natively only".into()));
+            }
             let started = docker::start(options)?;
             return Ok(HBase {
                 addr: started.addr.clone(),
@@ -204,6 +212,8 @@ impl HBase {
             None => (launcher::fresh_run_dir()?, true),
         };
         let started = launcher::start(&dir, options)?;
+        // Without a gateway the launcher prints the conf directory, not an address.
+        let addr = if options.gateway { started.addr } else { String::new() };
         let gateways = Box::new(GatewayLauncher {
             dir: dir.clone(),
             heap: options.heap.clone(),
@@ -213,7 +223,7 @@ impl HBase {
             container: None,
         });
         Ok(HBase {
-            addr: started.addr,
+            addr,
             framed: options.framed,
             compact: options.compact,
             ready_in: Some(started.ready_in),
@@ -239,6 +249,12 @@ impl HBase {
     /// How long the launch took from start to the first answered call (launched only).
     pub fn ready_in(&self) -> Option<Duration> {
         self.ready_in
+    }
+
+    /// The launched HBase's configuration directory (`hbase-site.xml`: what a native
+    /// client needs, as `HBASE_CONF_DIR`); `None` for an external or containerised HBase.
+    pub fn conf_dir(&self) -> Option<PathBuf> {
+        self.run_dir().map(|dir| dir.join("conf"))
     }
 
     /// The run directory (conf, data, logs) of a launched HBase.

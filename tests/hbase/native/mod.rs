@@ -6,12 +6,18 @@ mod client_admin_native;
 mod native_client;
 mod native_faults;
 mod native_nonces;
+mod site_conf;
 
 use crate::support::{Registration, Test};
 
 /// This folder's tests and how they are registered.
 pub fn tests() -> (Registration, Vec<Test>) {
-    let tests =
-        [client_admin_native::trials(), native_client::trials(), native_faults::trials(), native_nonces::trials()];
+    let tests = [
+        client_admin_native::trials(),
+        native_client::trials(),
+        native_faults::trials(),
+        native_nonces::trials(),
+        site_conf::trials(),
+    ];
     (Registration::NativeOnly, tests.into_iter().flatten().collect())
 }

@@ -24,6 +24,8 @@ pub struct Env {
     pub compact: bool,
     /// A directory of the run's own, removed at the end.
     pub dir: PathBuf,
+    /// The launched HBase's ZooKeeper quorum (`host:port`); `None` for an external one.
+    pub zookeeper: Option<String>,
 }
 
 /// One case.
@@ -96,7 +98,16 @@ pub fn command(env: &Env) -> Process {
 
 /// Runs `basalt ARGS` to its end (at most 10 minutes).
 pub fn basalt(env: &Env, args: &[&str]) -> Out {
+    basalt_with(env, &[], args)
+}
+
+/// Runs `basalt ARGS` with these environment variables set too (an empty value
+/// overrides the run's own, e.g. `BASALT_THRIFT_ADDR` = "" for no gateway).
+pub fn basalt_with(env: &Env, vars: &[(&str, &str)], args: &[&str]) -> Out {
     let mut cmd = Command::from_std(command(env));
+    for (name, value) in vars {
+        cmd.env(name, value);
+    }
     cmd.args(args).timeout(Duration::from_secs(600));
     match cmd.output() {
         Ok(o) => Out {
@@ -165,7 +176,13 @@ pub fn run(suite: &str, cases: &[(&'static str, Case)], ignored: impl Fn(&str) -
         eprintln!("error: cannot create {}: {e}", dir.display());
         return ExitCode::FAILURE;
     }
-    let env = Arc::new(Env { addr: hbase.addr().to_owned(), framed: hbase.framed(), compact: hbase.compact(), dir });
+    let env = Arc::new(Env {
+        addr: hbase.addr().to_owned(),
+        framed: hbase.framed(),
+        compact: hbase.compact(),
+        dir,
+        zookeeper: hbase.zookeeper_quorum().ok(),
+    });
     let conclusion = libtest_mimic::run(&args, listing(Some(Arc::clone(&env))));
     let _ = std::fs::remove_dir_all(&env.dir);
     if let Err(e) = hbase.stop() {
