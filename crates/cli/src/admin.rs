@@ -170,14 +170,17 @@ enum TableCmd {
         #[arg(long)]
         yes: bool,
     },
-    /// Disable and delete a table.
-    #[command(after_help = "Example:\n  basalt table drop telecom:calls")]
+    /// Disable and delete a table (asks first, or --yes).
+    #[command(after_help = "Example:\n  basalt table drop telecom:calls --yes")]
     Drop {
         /// Table name.
         name: String,
         /// Succeed when the table does not exist.
         #[arg(long)]
         if_exists: bool,
+        /// Drop without asking (required when not on a terminal): the table's data is lost.
+        #[arg(long)]
+        yes: bool,
     },
 }
 
@@ -385,7 +388,7 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
         TableCmd::Alter { name, add, modify, delete, settings, yes } => {
             alter(&admin, &name, Alteration { add, modify, delete, settings, yes }).await?;
         }
-        TableCmd::Drop { name, if_exists } => {
+        TableCmd::Drop { name, if_exists, yes } => {
             if !admin.table_exists(&name).await? {
                 if if_exists {
                     outln!("table {name} does not exist");
@@ -393,6 +396,7 @@ pub async fn run_table(args: TableArgs, client: &Client) -> CliResult {
                 }
                 return Err(CliError::usage(format!("table not found: {name}")));
             }
+            confirm(&format!("drop table {name}"), yes)?;
             if admin.is_table_enabled(&name).await? {
                 admin.disable_table(&name).await?;
             }

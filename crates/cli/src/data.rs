@@ -1,4 +1,4 @@
-//! `basalt get | put | delete | scan` (their output is in [`crate::output`]).
+//! `basalt get | put | delete | incr | counter | scan` (their output is in [`crate::output`]).
 
 use std::path::PathBuf;
 
@@ -43,6 +43,39 @@ pub struct PutArgs {
     #[arg(required = true, value_name = "FAMILY:QUALIFIER=VALUE")]
     cells: Vec<String>,
     /// Keys and values are hex.
+    #[arg(long)]
+    hex: bool,
+}
+
+/// `basalt incr`.
+#[derive(Debug, Args)]
+#[command(after_help = "Examples:\n  basalt incr t row1 d:hits\n  basalt incr t row1 d:hits -5")]
+pub struct IncrArgs {
+    /// Table name.
+    table: String,
+    /// Row key (escaped or 0x hex).
+    key: String,
+    /// The counter's column, family:qualifier.
+    column: String,
+    /// How much to add (negative subtracts).
+    #[arg(default_value_t = 1, allow_negative_numbers = true)]
+    by: i64,
+    /// Key and column are hex.
+    #[arg(long)]
+    hex: bool,
+}
+
+/// `basalt counter`.
+#[derive(Debug, Args)]
+#[command(after_help = "Example:\n  basalt counter t row1 d:hits")]
+pub struct CounterArgs {
+    /// Table name.
+    table: String,
+    /// Row key (escaped or 0x hex).
+    key: String,
+    /// The counter's column, family:qualifier.
+    column: String,
+    /// Key and column are hex.
     #[arg(long)]
     hex: bool,
 }
@@ -171,6 +204,45 @@ pub async fn delete(args: DeleteArgs, client: &Client) -> CliResult {
     let del = columns_of(&args.columns, Delete::row(key.clone()), |d, f, q| d.all_versions(f, q), |d, f| d.family(f))?;
     table.delete(del).await?;
     outln!("deleted from {} {}", args.table, show(&key, args.hex));
+    Ok(())
+}
+
+/// The counter column of `incr` and `counter`: family:qualifier.
+fn counter_column(column: &str) -> CliResult<(basalt::Bytes, basalt::Bytes)> {
+    let (f, q) = parse_column(column)?;
+    let q = q.ok_or_else(|| CliError::usage(format!("counter column {column:?} needs family:qualifier")))?;
+    Ok((basalt::Bytes::copy_from_slice(&f), basalt::Bytes::copy_from_slice(&q)))
+}
+
+/// Runs `basalt incr`: one increment, carrying one nonce over every retry.
+pub async fn incr(args: IncrArgs, client: &Client) -> CliResult {
+    let table = client.table(&args.table)?;
+    let key = parse_bytes(&args.key, args.hex)?;
+    let (family, qualifier) = counter_column(&args.column)?;
+    let value = table.increment_counter(key, family, qualifier, args.by).await?;
+    outln!("{value}");
+    Ok(())
+}
+
+/// Runs `basalt counter`: the value of an 8-byte counter cell; a cell of another
+/// length is not a counter and is refused, naming its length.
+pub async fn counter(args: CounterArgs, client: &Client) -> CliResult {
+    let table = client.table(&args.table)?;
+    let key = parse_bytes(&args.key, args.hex)?;
+    let (family, qualifier) = counter_column(&args.column)?;
+    let row = table.get(Get::new(key.clone()).column(family.clone(), qualifier.clone())).await?;
+    let Some(value) = row.value(&family, &qualifier) else {
+        return Err(CliError::failed(format!(
+            "no counter {} in row {} of {}",
+            args.column,
+            show(&key, args.hex),
+            args.table
+        )));
+    };
+    let bytes: [u8; 8] = value.try_into().map_err(|_| {
+        CliError::failed(format!("{} holds {} byte(s), not an 8-byte counter", args.column, value.len()))
+    })?;
+    outln!("{}", i64::from_be_bytes(bytes));
     Ok(())
 }
 

@@ -111,6 +111,10 @@ enum Cmd {
     Put(data::PutArgs),
     /// Delete a row, or some of its columns.
     Delete(data::DeleteArgs),
+    /// Add to a counter (an 8-byte big-endian cell) and print its new value: applied once.
+    Incr(data::IncrArgs),
+    /// Print a counter's value (the shell's get_counter).
+    Counter(data::CounterArgs),
     /// Scan rows: by prefix or range, reversed, filtered, or merged over salt buckets.
     Scan(data::ScanArgs),
     /// Load CSV, TSV or JSON lines into a table (batched, resumable, bad rows rejected).
@@ -157,6 +161,8 @@ fn run(cli: Cli) -> CliResult {
                     Cmd::Get(a) => data::get(a, &client).await,
                     Cmd::Put(a) => data::put(a, &client).await,
                     Cmd::Delete(a) => data::delete(a, &client).await,
+                    Cmd::Incr(a) => data::incr(a, &client).await,
+                    Cmd::Counter(a) => data::counter(a, &client).await,
                     Cmd::Scan(a) => data::scan(a, &client).await,
                     Cmd::Export(a) => bulk::export::run(a, &client).await,
                     Cmd::Count(a) => bulk::count::run(a, &client).await,

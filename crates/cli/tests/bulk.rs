@@ -50,7 +50,7 @@ fn call_lines(n: usize, seed: u64) -> Vec<String> {
 const CELLS: [&str; 4] = ["--cell", "d:dur=duration:i32", "--cell", "d:kind=kind"];
 
 fn fresh_table(env: &Env, name: &str, s: &str) -> Result<(), String> {
-    basalt(env, &["table", "drop", name, "--if-exists"]).ok()?;
+    basalt(env, &["table", "drop", name, "--if-exists", "--yes"]).ok()?;
     basalt(env, &["table", "create", name, "--schema", s]).ok()?;
     Ok(())
 }
@@ -156,7 +156,7 @@ fn bad_rows_are_rejected(env: &Env) -> Result<(), String> {
     if count(env, "bulk_bad")? != 10 {
         return Err("--strict: the 10 rows before the bad line should be imported".into());
     }
-    basalt(env, &["table", "drop", "bulk_bad"]).ok()?;
+    basalt(env, &["table", "drop", "bulk_bad", "--yes"]).ok()?;
     Ok(())
 }
 
@@ -180,7 +180,7 @@ fn unknown_columns(env: &Env) -> Result<(), String> {
     basalt(env, &[&base[..], &["--skip", "extra"]].concat()).ok()?.has("imported 5 rows")?;
     let no_table = [&["import", "bulk_no_table", &input, "--schema", &s, "--skip", "extra", "--restart"][..], &CELLS];
     basalt(env, &no_table.concat()).code_is(2)?.says("does not exist")?;
-    basalt(env, &["table", "drop", "bulk_cols"]).ok()?;
+    basalt(env, &["table", "drop", "bulk_cols", "--yes"]).ok()?;
     Ok(())
 }
 
@@ -256,7 +256,7 @@ fn interrupted_import_resumes(env: &Env) -> Result<(), String> {
     }
     basalt(env, &[&args[..], &["--resume"]].concat()).ok()?.has("nothing to do")?;
     interrupted_export_resumes(env, "bulk_resume", &s)?;
-    basalt(env, &["table", "drop", "bulk_resume"]).ok()?;
+    basalt(env, &["table", "drop", "bulk_resume", "--yes"]).ok()?;
     Ok(())
 }
 
@@ -383,7 +383,7 @@ fn export_reimports_identically(env: &Env) -> Result<(), String> {
     }
     copy_rekeys(env, "bulk_src", &s)?;
     for t in ["bulk_src", "bulk_copy"] {
-        basalt(env, &["table", "drop", t]).ok()?;
+        basalt(env, &["table", "drop", t, "--yes"]).ok()?;
     }
     Ok(())
 }
@@ -411,7 +411,7 @@ fn copy_rekeys(env: &Env, source: &str, s: &str) -> Result<(), String> {
         return Err("the re-keyed table does not export to the same rows".into());
     }
     basalt(env, &["copy", source, "bulk_no_such", "-q"]).code_is(2)?.says("does not exist")?;
-    basalt(env, &["table", "drop", "bulk_rekey"]).ok()?;
+    basalt(env, &["table", "drop", "bulk_rekey", "--yes"]).ok()?;
     Ok(())
 }
 
@@ -446,7 +446,7 @@ fn export_continues_after_a_cursor(env: &Env) -> Result<(), String> {
         return Err(format!("--after gave {} rows, wanted {}", rest_lines.len(), plain_lines.len() - idx - 1));
     }
     basalt(env, &["export", "bulk_cursor", "--after", "v1.zz"]).code_is(2)?;
-    basalt(env, &["table", "drop", "bulk_cursor"]).ok()?;
+    basalt(env, &["table", "drop", "bulk_cursor", "--yes"]).ok()?;
     Ok(())
 }
 

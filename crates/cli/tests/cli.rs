@@ -187,7 +187,7 @@ fn namespaces(env: &Env) -> Result<(), String> {
 fn tables(env: &Env) -> Result<(), String> {
     let s = file(env, "calls.toml", CALLS_TOML)?;
     let fam = "d:versions=3,bloom=rowcol,ttl=86400,encoding=fast_diff";
-    basalt(env, &["table", "drop", "cli_tables", "--if-exists"]).ok()?;
+    basalt(env, &["table", "drop", "cli_tables", "--if-exists", "--yes"]).ok()?;
     basalt(env, &["table", "create", "cli_tables", "-f", fam, "-f", "m", "--schema", &s]).ok()?.has("6 region(s)")?;
     basalt(env, &["table", "create", "cli_tables"]).code_is(2)?.says("already exists")?;
     basalt(env, &["table", "list"]).ok()?.has("cli_tables")?;
@@ -198,23 +198,23 @@ fn tables(env: &Env) -> Result<(), String> {
         .has("ttl=86400")?
         .has("6 region(s)")?
         .has("[3_, 4_)")?;
-    basalt(env, &["table", "drop", "cli_tables"]).ok()?;
-    basalt(env, &["table", "drop", "cli_tables"]).code_is(2)?.says("not found")?;
-    basalt(env, &["table", "drop", "cli_tables", "--if-exists"]).ok()?;
+    basalt(env, &["table", "drop", "cli_tables", "--yes"]).ok()?;
+    basalt(env, &["table", "drop", "cli_tables", "--yes"]).code_is(2)?.says("not found")?;
+    basalt(env, &["table", "drop", "cli_tables", "--if-exists", "--yes"]).ok()?;
     basalt(env, &["table", "create", "cli_t2", "--algo", "hex", "--regions", "4", "--split", "0x00"])
         .ok()?
         .has("5 region(s)")?;
-    basalt(env, &["table", "drop", "cli_t2"]).ok()?;
+    basalt(env, &["table", "drop", "cli_t2", "--yes"]).ok()?;
     basalt(env, &["table", "create", "cli_t3", "-f", "d:bloom=huge"]).code_is(2)?.says("none|row|rowcol")?;
     basalt(env, &["table", "create", "cli_t4", "--region-replication", "2"]).ok()?;
     basalt(env, &["table", "describe", "cli_t4"]).ok()?.has("region replication 2")?;
-    basalt(env, &["table", "drop", "cli_t4"]).ok()?;
+    basalt(env, &["table", "drop", "cli_t4", "--yes"]).ok()?;
     basalt(env, &["table", "create", "cli_t5", "--region-replication", "0"]).code_is(2)?.says("replication")?;
     Ok(())
 }
 
 fn data_commands(env: &Env) -> Result<(), String> {
-    basalt(env, &["table", "drop", "cli_data", "--if-exists"]).ok()?;
+    basalt(env, &["table", "drop", "cli_data", "--if-exists", "--yes"]).ok()?;
     basalt(env, &["table", "create", "cli_data", "-f", "d:versions=2"]).ok()?;
     basalt(env, &["put", "cli_data", "0x00ff01", "d:a=1", "d:b=0x00ff"]).ok()?;
     for k in ["host1", "host12", "host2", "host3"] {
@@ -254,13 +254,13 @@ fn data_commands(env: &Env) -> Result<(), String> {
     basalt(env, &["get", "cli_data", "host2"]).code_is(1)?;
     basalt(env, &["delete", "cli_data", "0x00ff01", "--columns", "d:a"]).ok()?;
     basalt(env, &["get", "cli_data", "0x00ff01"]).ok()?.has("d:b")?;
-    basalt(env, &["table", "drop", "cli_data"]).ok()?;
+    basalt(env, &["table", "drop", "cli_data", "--yes"]).ok()?;
     Ok(())
 }
 
 fn salted_scan(env: &Env) -> Result<(), String> {
     let s = file(env, "calls.toml", CALLS_TOML)?;
-    basalt(env, &["table", "drop", "cli_calls", "--if-exists"]).ok()?;
+    basalt(env, &["table", "drop", "cli_calls", "--if-exists", "--yes"]).ok()?;
     basalt(env, &["table", "create", "cli_calls", "--schema", &s]).ok()?;
     let times =
         ["20210815000000", "20210905120000", "20211001080000", "20211015090000", "20211130235959", "20211201000000"];
@@ -282,7 +282,7 @@ fn salted_scan(env: &Env) -> Result<(), String> {
     if got != [want[3].as_str(), want[2].as_str()] {
         return Err(format!("reversed merged scan with limit 2: {got:?}"));
     }
-    basalt(env, &["table", "drop", "cli_calls"]).ok()?;
+    basalt(env, &["table", "drop", "cli_calls", "--yes"]).ok()?;
     Ok(())
 }
 
@@ -365,7 +365,7 @@ fn kerberos_flag(env: &Env) -> Result<(), String> {
 /// A malformed `--filter` is bad input found on the client: exit 2, one line naming the
 /// problem and its position (the gateway would only have said "Internal error").
 fn malformed_filters(env: &Env) -> Result<(), String> {
-    basalt(env, &["table", "drop", "cli_filters", "--if-exists"]).ok()?;
+    basalt(env, &["table", "drop", "cli_filters", "--if-exists", "--yes"]).ok()?;
     basalt(env, &["table", "create", "cli_filters", "-f", "d"]).ok()?;
     let cases = [
         ("garbage", "unknown filter 'garbage' at position 0"),
@@ -388,7 +388,7 @@ fn malformed_filters(env: &Env) -> Result<(), String> {
     if out.stdout.lines().count() != 2 || !out.stdout.contains("a1,d:x,") {
         return Err(format!("filtered scan:\n{}", out.stdout));
     }
-    basalt(env, &["table", "drop", "cli_filters"]).ok()?;
+    basalt(env, &["table", "drop", "cli_filters", "--yes"]).ok()?;
     Ok(())
 }
 
@@ -396,7 +396,7 @@ fn malformed_filters(env: &Env) -> Result<(), String> {
 /// version of each column, the table is aligned, CSV quotes what needs quoting; a row
 /// of many columns comes out whole.
 fn output_formats(env: &Env) -> Result<(), String> {
-    basalt(env, &["table", "drop", "cli_output", "--if-exists"]).ok()?;
+    basalt(env, &["table", "drop", "cli_output", "--if-exists", "--yes"]).ok()?;
     basalt(env, &["table", "create", "cli_output", "-f", "d:versions=3"]).ok()?;
     basalt(env, &["put", "cli_output", "k1", "d:a=old"]).ok()?;
     std::thread::sleep(Duration::from_millis(5)); // a later timestamp for the next version
@@ -443,7 +443,7 @@ fn output_formats(env: &Env) -> Result<(), String> {
     {
         return Err(format!("CSV of k1:\n{}", out.stdout));
     }
-    basalt(env, &["table", "drop", "cli_output"]).ok()?;
+    basalt(env, &["table", "drop", "cli_output", "--yes"]).ok()?;
     Ok(())
 }
 
@@ -460,7 +460,7 @@ fn stat<'a>(out: &'a Out, key: &str) -> Result<Vec<&'a str>, String> {
 /// made by operation and outcome, their attempts, the scan's pages and their rows, and
 /// the pool's connections.
 fn stats_flag(env: &Env) -> Result<(), String> {
-    basalt(env, &["table", "drop", "cli_stats", "--if-exists"]).ok()?;
+    basalt(env, &["table", "drop", "cli_stats", "--if-exists", "--yes"]).ok()?;
     basalt(env, &["table", "create", "cli_stats", "-f", "d"]).ok()?;
     for i in 0..7 {
         basalt(env, &["put", "cli_stats", &format!("k{i}"), "d:v=1"]).ok()?;
@@ -503,7 +503,7 @@ fn stats_flag(env: &Env) -> Result<(), String> {
     if out.stderr.contains("basalt: stats") {
         return Err(format!("stats without --stats:\n{}", out.stderr));
     }
-    basalt(env, &["table", "drop", "cli_stats"]).ok()?;
+    basalt(env, &["table", "drop", "cli_stats", "--yes"]).ok()?;
     Ok(())
 }
 
@@ -538,7 +538,7 @@ fn native_route(env: &Env) -> Result<(), String> {
     } else {
         zookeeper.code_is(2)?.says("`zookeeper`")?;
     }
-    basalt(env, &["table", "drop", "cli_native"]).ok()?;
+    basalt(env, &["table", "drop", "cli_native", "--yes"]).ok()?;
     let demo = ["--native", "gateway", "demo", "--rows", "2000", "--namespace", "cli_native_demo"];
     basalt(env, &demo).ok()?.has("over native RPC")?.has("0 failed")?;
     basalt(env, &["--native", ",", "demo", "--rows", "2000"]).code_is(2)?.says("--native")?;
@@ -590,7 +590,7 @@ fn native_admin(env: &Env) -> Result<(), String> {
     native(&["status"]).ok()?.has("live server(s)")?.has(&server)?;
     basalt(env, &["flush", "cli_nadm:t"]).code_is(2)?.says("--native")?;
     for table in ["cli_nadm:t", "cli_nadm:c"] {
-        native(&["table", "drop", table]).ok()?;
+        native(&["table", "drop", table, "--yes"]).ok()?;
     }
     native(&["ns", "delete", "cli_nadm"]).ok()?;
     basalt(env, &["ns", "list"]).ok()?.lacks("cli_nadm")?;
@@ -655,7 +655,7 @@ fn site_conf_dir(env: &Env) -> Result<(), String> {
     site(&bad, &["get", "cli_site", "k1"]).code_is(2)?.says("hbase-site.xml:3: hbase.zookeeper.property.clientPort")?;
     let missing = env.dir.join("no-conf").display().to_string();
     site(&missing, &["get", "cli_site", "k1"]).code_is(2)?.says("no-conf/hbase-site.xml")?;
-    site(&bootstrap, &["table", "drop", "cli_site"]).ok()?;
+    site(&bootstrap, &["table", "drop", "cli_site", "--yes"]).ok()?;
     basalt(env, &["table", "list"]).ok()?.lacks("cli_site")?;
     Ok(())
 }
