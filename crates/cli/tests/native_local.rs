@@ -195,8 +195,16 @@ fn every_other_command(native: &dyn Fn(&[&str]) -> Out, root: &Path) -> Result<(
     native(&["table", "truncate", "cli_ng:t", "--yes"]).ok()?;
     native(&["count", "cli_ng:t"]).ok()?.has("0")?;
     native(&["regions", "cli_ng:t"]).ok()?.has("2 region(s)")?;
-    native(&["put", "cli_ng:t", "a1", "d:q=one"]).ok()?;
-    native(&["put", "cli_ng:t", "n1", "d:q=two"]).ok()?;
+    // Import writes the rows back from a CSV file, keyed by a one-field schema (fixed
+    // width: the key is the field's bytes, with no terminator).
+    let schema = root.join("cli_ng.toml");
+    let csv = root.join("cli_ng.csv");
+    std::fs::write(&schema, "[[fields]]\nname = \"id\"\ntype = \"string\"\nwidth = 2\n").map_err(|e| e.to_string())?;
+    std::fs::write(&csv, "id,v\na1,one\nn1,two\n").map_err(|e| e.to_string())?;
+    let (schema, csv) = (schema.display().to_string(), csv.display().to_string());
+    native(&["import", "cli_ng:t", &csv, "--schema", &schema, "--cell", "d:q=v"]).ok()?;
+    native(&["get", "cli_ng:t", "n1"]).ok()?.has("two")?;
+    native(&["get", "cli_ng:t", "a1"]).ok()?.has("one")?;
     Ok(())
 }
 
