@@ -349,6 +349,19 @@ fn edge_cases() -> Vec<(String, Read)> {
             }),
         ),
         (
+            "issue 25: limit 5, batch 3 over the split k\\x80, columns [c:q0, c:\\xff, a:*], 2 versions".into(),
+            Read::Scan(ScanD {
+                limit: Some(5),
+                batch: Some(3),
+                opts: Opts {
+                    columns: vec![(b(b"c"), Some(b(b"q0"))), (b(b"c"), Some(b(b"\xff"))), (b(b"a"), None)],
+                    max_versions: Some(2),
+                    ..Opts::default()
+                },
+                ..scan(b"k", b"l")
+            }),
+        ),
+        (
             "every cell of both tables".into(),
             Read::Scan(ScanD { opts: Opts { max_versions: Some(10), ..Opts::default() }, ..ScanD::default() }),
         ),

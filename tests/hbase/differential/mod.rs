@@ -21,6 +21,7 @@ mod gen;
 mod java;
 mod mixed;
 mod model;
+mod shapes;
 
 use std::borrow::Cow;
 use std::time::Instant;
@@ -44,7 +45,9 @@ const DEFAULT_READS: usize = 250;
 const PRINTED: usize = 40;
 
 pub fn trials() -> Vec<crate::support::Test> {
-    tests![same_answers_as_java]
+    let mut all = tests![same_answers_as_java];
+    all.extend(shapes::trials());
+    all
 }
 
 fn env_number(name: &str, default: u64) -> Result<u64, String> {

@@ -137,10 +137,12 @@ pub(crate) struct Rejected(pub(crate) String);
 
 /// The pure part of a scan: position, limit, and the check of each page.
 ///
-/// The limit counts rows as the Java client does: a row counts when its first part
-/// arrives (its key differs from the previous part's), and once the limit is used up
-/// the scan still delivers the remaining parts of the last row, stopping at the next
-/// row's key.
+/// Without `batch`, the limit counts rows and ends the scan here once used up. With
+/// `batch`, the limit is the transport's: the Java client counts it in its own way per
+/// reply (the gateway's Java client, the native scanner's copy of its count) and may end
+/// the scan past it or before it, so the pages pass whole and only the transport ends
+/// the scan. The count of rows begun is still kept: it is the limit a reopened scanner
+/// is given.
 #[derive(Debug, Clone)]
 pub(crate) struct Tracker {
     pub(crate) position: Position,
@@ -151,10 +153,14 @@ pub(crate) struct Tracker {
     skip: Option<(Bytes, usize)>,
     /// The limit is used up and the next row has begun: nothing more is delivered.
     done: bool,
+    /// Whether the limit ends the scan here (no `batch`); else the transport applies it.
+    cuts_at_limit: bool,
     /// Reversed scans: send the greatest key below the exclusive upper bound as the
     /// (inclusive) start row, so that the server never sees the excluded row (its
-    /// filters would count it or stop on it). Otherwise the bound itself is sent and
-    /// the row equal to it dropped here, which is cheaper (a short start row).
+    /// filters would count it or stop on it), and the greatest key below the inclusive
+    /// lower bound as the (exclusive) stop row, so that no filter is added. Otherwise
+    /// the bound itself is sent and the row equal to it dropped here, and the lower
+    /// bound is kept by an `InclusiveStopFilter`, which is cheaper (short rows).
     exact_upper: bool,
     /// The longest row key of the table (see [`validate::max_row_key_len`]): the
     /// greatest key below a bound is padded to it.
@@ -169,6 +175,7 @@ impl Tracker {
             remaining: limit,
             skip: None,
             done: false,
+            cuts_at_limit: true,
             exact_upper: false,
             max_key_len: validate::MAX_ROW_KEY_LEN,
         }
@@ -181,13 +188,14 @@ impl Tracker {
         // in reversed batched scans can end a row early) must count exactly the rows
         // Java's would, so the excluded row must not reach the server either.
         tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some();
+        tracker.cuts_at_limit = scan.read.batch.is_none();
         tracker.max_key_len = validate::max_row_key_len(table);
         tracker
     }
 
     /// Whether the scan has delivered everything its limit allows.
     pub(crate) fn finished(&self) -> bool {
-        self.done || (self.remaining == Some(0) && self.position.partial.is_none())
+        self.done || (self.cuts_at_limit && self.remaining == Some(0) && self.position.partial.is_none())
     }
 
     /// Called when a scanner is (re)opened at the position.
@@ -215,12 +223,12 @@ impl Tracker {
                 if let Some((key, _)) = next.position.partial.take() {
                     last_complete = Some(key);
                 }
-                if next.remaining == Some(0) {
+                if next.remaining == Some(0) && next.cuts_at_limit {
                     next.done = true;
                     break;
                 }
                 if let Some(n) = &mut next.remaining {
-                    *n -= 1;
+                    *n = n.saturating_sub(1);
                 }
             }
             if row.is_partial() {
@@ -331,7 +339,15 @@ impl Tracker {
                 }
             };
             match bounds.missing_row {
-                // No finite exclusive bound includes `lower`: stop at it inclusively.
+                // The greatest key below `lower` as the exclusive stop includes `lower`
+                // exactly (none: no key lies below it, so no stop); a filter is never
+                // added where the server must see the scan as Java's (with `batch`, a
+                // filter changes which parts HBase flags partial, and so Java's count
+                // of a limit).
+                Some(missing) if !missing.is_empty() && self.exact_upper => {
+                    (start, key_before(&missing, self.max_key_len).unwrap_or_default())
+                }
+                // Otherwise stop at it inclusively with a filter (a short request).
                 Some(missing) if !missing.is_empty() => {
                     let stop_filter = Filter::inclusive_stop(missing);
                     filter = Some(match filter {
@@ -353,6 +369,9 @@ impl Tracker {
             }
         }
         let server_limit = match self.remaining {
+            // With `batch`, a reopened scanner is given the rows not yet begun (the Java
+            // client's own count is the transport's); none once they all began.
+            Some(0) if !self.cuts_at_limit => None,
             Some(n) => {
                 // The row in progress is counted again by the reopened scanner, and a
                 // spare row covers a reversed start that is dropped.
@@ -481,6 +500,25 @@ mod tests {
         let tscan = Tracker::for_scan(&batched.clone().start("r1").stop("r5"), "t").tscan(&batched).unwrap().unwrap();
         assert_eq!(&tscan.start_row.unwrap()[..2], b"r4");
         assert_eq!(tscan.limit, Some(2));
+    }
+
+    #[test]
+    fn a_batched_limit_is_the_transports_and_exact_bounds_add_no_filter() {
+        let scan = Scan::new().reversed(true).batch(2).limit(1).start("b").stop("m");
+        let mut t = Tracker::for_scan(&scan, "t");
+        let tscan = t.tscan(&scan).unwrap().unwrap();
+        assert_eq!(tscan.filter_string, None, "no InclusiveStopFilter: HBase would flag parts otherwise");
+        let stop = tscan.stop_row.unwrap();
+        assert_eq!(stop[0], b'a');
+        assert_eq!(stop.len(), validate::max_row_key_len("t"));
+        assert!(stop[1..].iter().all(|b| *b == 0xFF));
+        assert_eq!(tscan.limit, Some(1));
+        // The Java client may pass the limit (its count): the pages pass whole.
+        let rows = t.accept(vec![result("l", false), result("k", false)].into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["l", "k"]);
+        assert!(!t.finished());
+        // A reopen once every row began: no limit (the transport's count is unknown).
+        assert_eq!(t.tscan(&scan).unwrap().unwrap().limit, None);
     }
 
     #[test]

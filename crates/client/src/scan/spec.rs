@@ -191,8 +191,14 @@ impl Scan {
         self
     }
 
-    /// At most `rows` rows in all. With [`Scan::batch`], a row counts once, when its
-    /// first part arrives, and all its parts are delivered (as the Java client does).
+    /// At most `rows` rows in all (0: no limit, as Java's `setLimit(0)`). With
+    /// [`Scan::batch`], the limit is applied as HBase's Java client applies it, so
+    /// that the answer is Java's: after each reply from a region server, the rows the
+    /// Java client counts complete come off the limit, and the scan ends when it is
+    /// exactly used up or when the server stops at it. Java's count can pass the
+    /// limit (a row whose last part was held back for regrouping counts twice), and
+    /// the limit then means no limit: such a scan can return more than `rows` rows,
+    /// as the Java client does.
     pub fn limit(mut self, rows: u64) -> Scan {
         self.limit = Some(rows);
         self

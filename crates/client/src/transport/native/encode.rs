@@ -181,5 +181,27 @@ pub(super) fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error
     if let Some(limit) = scan.limit.filter(|l| *l > 0) {
         spec = spec.limit(u64::try_from(limit).unwrap_or(u64::MAX));
     }
+    if batched_limit(scan) {
+        spec = spec.max_result_size(JAVA_MAX_RESULT_SIZE);
+    }
     Ok(spec.rows_per_page(rows.max(1)))
+}
+
+/// The Java client's default `hbase.client.scanner.caching`: results asked per call.
+pub(super) const JAVA_CACHING: u32 = i32::MAX as u32;
+/// The Java client's default `hbase.client.scanner.max.result.size` (2 MiB): bytes a
+/// call returns at most.
+pub(super) const JAVA_MAX_RESULT_SIZE: u64 = 2 * 1024 * 1024;
+
+/// Whether a scan has a limit and `batch`: the Java client takes each reply's count of
+/// complete rows off such a limit (see `basalt-rpc`'s batched limit), so the answer
+/// depends on where replies end, and they must end where Java's do (its result size).
+fn batched_limit(scan: &ScanRequest) -> bool {
+    scan.read.batch.is_some_and(|b| b > 0) && scan.limit.is_some_and(|l| l > 0)
+}
+
+/// Whether a scan's calls ask as many results as the Java client's default caching: a
+/// limit with `batch` and no `caching` ([`batched_limit`]).
+pub(super) fn java_reply_sizes(scan: &ScanRequest) -> bool {
+    batched_limit(scan) && scan.read.caching.filter(|c| *c > 0).is_none()
 }
