@@ -121,7 +121,9 @@ impl ScanSpec {
         self
     }
 
-    /// At most this many rows in all.
+    /// At most this many rows in all; 0, as Java's `Scan.setLimit(0)`: the scan ends
+    /// after its first reply, whatever that holds (Java's scanner closes when its limit
+    /// is 0 after a reply).
     pub fn limit(mut self, rows: u64) -> ScanSpec {
         self.limit = Some(rows);
         self
@@ -216,7 +218,8 @@ impl std::fmt::Debug for Scanner {
 impl RpcClient {
     /// A scan of `table`; nothing is sent until the first page is asked for.
     pub fn scan(&self, table: &str, spec: ScanSpec) -> Scanner {
-        let java_limit = spec.batch.map(|batch| JavaBatchLimit::new(batch, spec.limit));
+        let counted_limit = spec.limit.filter(|l| *l > 0);
+        let java_limit = spec.batch.map(|batch| JavaBatchLimit::new(batch, counted_limit));
         Scanner {
             client: self.clone(),
             table: table.to_owned(),
@@ -367,6 +370,11 @@ impl Scanner {
             if let Some(limit) = &mut self.java_limit {
                 limit.end_of_reply();
             }
+            if self.spec.limit == Some(0) {
+                // Java's limit 0: its scanner closes after the first reply.
+                self.finish();
+                return Ok(Some(page));
+            }
             let more_in_region = response.more_results_in_region.unwrap_or(true);
             let more_at_all = response.more_results.unwrap_or(true);
             if !more_in_region || !more_at_all {
@@ -451,7 +459,7 @@ impl Scanner {
                 page.push(row);
             }
         }
-        if let Some(limit) = self.spec.limit {
+        if let Some(limit) = self.spec.limit.filter(|l| *l > 0) {
             let room = usize::try_from(limit.saturating_sub(self.returned)).unwrap_or(usize::MAX);
             page.truncate(room);
         }
@@ -527,7 +535,7 @@ impl Scanner {
     fn limit_ended(&self) -> bool {
         match &self.java_limit {
             Some(limit) => limit.ended(),
-            None => self.spec.limit.is_some_and(|limit| self.returned >= limit),
+            None => self.spec.limit.is_some_and(|limit| limit > 0 && self.returned >= limit),
         }
     }
 
@@ -631,7 +639,11 @@ impl Scanner {
     fn remaining_limit(&self) -> Option<u32> {
         match &self.java_limit {
             Some(limit) => limit.limit_of_rows(),
-            None => self.spec.limit.map(|limit| u32::try_from(limit.saturating_sub(self.returned)).unwrap_or(u32::MAX)),
+            None => self
+                .spec
+                .limit
+                .filter(|l| *l > 0)
+                .map(|limit| u32::try_from(limit.saturating_sub(self.returned)).unwrap_or(u32::MAX)),
         }
     }
 

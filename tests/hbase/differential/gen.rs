@@ -568,7 +568,8 @@ pub(super) fn random_scan(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> Sc
     }
     s.reversed = rng.chance(40);
     if rng.chance(30) {
-        s.limit = Some(1 + rng.below(6) as u64);
+        // 0 is Java's "end after the first reply".
+        s.limit = Some(rng.below(7) as u64);
     }
     if rng.chance(30) {
         s.caching = Some(1 + rng.below(4) as u32);

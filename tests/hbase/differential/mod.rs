@@ -110,7 +110,8 @@ async fn create_table(client: &basalt::Client, name: &str) -> Result<Table, basa
 /// Refusals Basalt makes on purpose where the Java client answers, by a phrase of the
 /// error (documented on `ScanPaging::Stateless`): stateless pages are separate
 /// server-side scans and cannot give one scanner's answer for these.
-const DOCUMENTED_REFUSALS: [&str; 4] = [
+const DOCUMENTED_REFUSALS: [&str; 5] = [
+    "stateless paging cannot carry limit 0",
     "stateless paging cannot carry a limit with batch",
     "stateless paging cannot carry a PageFilter",
     "stateless paging cannot carry a WhileMatchFilter",

@@ -7,18 +7,28 @@
 //!   and reversed, with and without a column selection and max versions (a scan with
 //!   limit 5, batch 3 and columns `[c:q0, c:\xff, a:*]` over a split gave 9 items where
 //!   Java gave 13).
+//! - `batched_versions_paged`: batch with several versions per column, read in pages
+//!   of every size, forward and reversed, by a scanner and by stateless pages (the
+//!   issue's class 4: `maxVersions(5).batch(2)` reversed lost a version of `a:q2` at a
+//!   stateless page boundary).
+//! - `reversed_on_demand`: reversed scans whose filter makes a family non-essential
+//!   (`SingleColumnValueFilter` with `filter_if_missing`, its `Exclude` variant,
+//!   `ColumnValueFilter`), with every kind of column selection: refused where HBase
+//!   refuses, answered where it answers (the class 5).
 
 use basalt::Bytes;
 
 use super::gen::b;
 use super::java::JavaTool;
-use super::model::{Opts, PutD, Read, ScanD, Write};
+use basalt::CompareOp;
+
+use super::model::{Cmp, Filt, Opts, PutD, Read, ScanD, Write};
 use super::{create_table, phase, Run};
 use crate::support::{Env, TestResult};
 use crate::tests;
 
 pub fn trials() -> Vec<crate::support::Test> {
-    tests![limits_batches_over_a_split]
+    tests![limits_batches_over_a_split, batched_versions_paged, reversed_on_demand]
 }
 
 /// Rows on both sides of the split `k\x80` (see [`super::gen::SPLITS`]): versions of
@@ -71,6 +81,23 @@ fn split_reads() -> Vec<(String, Read)> {
             }
         }
     }
+    // Limit 0, which Java's scanner reads as "the end of the scan after the first reply".
+    for reversed in [false, true] {
+        for batch in [None, Some(2)] {
+            for caching in [None, Some(1), Some(4)] {
+                let scan = ScanD {
+                    start: b(b"k"),
+                    stop: b(b"l"),
+                    reversed,
+                    limit: Some(0),
+                    batch,
+                    caching,
+                    ..ScanD::default()
+                };
+                out.push((format!("limit 0 {}", out.len()), Read::Scan(scan)));
+            }
+        }
+    }
     out
 }
 
@@ -96,4 +123,123 @@ async fn grid(env: Env, name: &str, writes: Vec<Write>, reads: Vec<(String, Read
 
 async fn limits_batches_over_a_split(env: Env) -> TestResult {
     grid(env, "limits and batches over a split", split_rows(), split_reads()).await
+}
+
+/// Rows `p1`..`p5` of one region: `a:q1`, and versions of `a:q2` and `c:q0` (2 to 5),
+/// so that batches end between versions of a column.
+fn version_rows() -> Vec<Write> {
+    let mut w = Vec::new();
+    for i in 1..=5i64 {
+        let mut cells = vec![(b(b"a"), b(b"q1"), b(b"1"), None)];
+        for v in 0..(1 + i % 4) {
+            cells.push((b(b"a"), b(b"q2"), Bytes::from(format!("v{v}")), Some(5 + v)));
+        }
+        for v in 0..i {
+            cells.push((b(b"c"), b(b"q0"), Bytes::from(format!("c{v}")), Some(20 + v)));
+        }
+        w.push(Write::Put(PutD { row: Bytes::from(format!("p{i}")), ts: None, cells }));
+    }
+    w
+}
+
+/// Batch 1-3 x max versions x page size (caching) x direction, no limit (which
+/// stateless paging refuses with batch).
+fn version_reads() -> Vec<(String, Read)> {
+    let mut out = Vec::new();
+    for reversed in [false, true] {
+        for max_versions in [None, Some(2), Some(5)] {
+            for batch in 1..=3 {
+                for caching in [None, Some(1), Some(2), Some(3)] {
+                    let scan = ScanD {
+                        start: b(b"p"),
+                        stop: b(b"q"),
+                        reversed,
+                        batch: Some(batch),
+                        caching,
+                        opts: Opts { max_versions, ..Opts::default() },
+                        ..ScanD::default()
+                    };
+                    out.push((format!("versions grid {}", out.len()), Read::Scan(scan)));
+                }
+            }
+        }
+    }
+    out
+}
+
+async fn batched_versions_paged(env: Env) -> TestResult {
+    grid(env, "batched versions in pages", version_rows(), version_reads()).await
+}
+
+/// A cell of a fixture row: family, qualifier, value.
+type SmallCell<'a> = (&'a str, &'a [u8], &'a [u8]);
+
+/// Rows `s1`..`s4`: some with `a:q0` (the filters' column), every family present in
+/// some rows and missing in others.
+fn on_demand_rows() -> Vec<Write> {
+    let rows: [(&[u8], &[SmallCell<'_>]); 4] = [
+        (b"s1", &[("a", b"q0", b"x"), ("b", b"q0", b"1"), ("c", b"q1", b"2")]),
+        (b"s2", &[("b", b"q0", b"3"), ("c", b"q1", b"4")]),
+        (b"s3", &[("a", b"q0", b"y"), ("a", b"q1", b"5")]),
+        (b"s4", &[("a", b"q0", b"x"), ("c", b"q0", b"6")]),
+    ];
+    rows.iter()
+        .map(|(row, cells)| {
+            let cells = cells.iter().map(|(f, q, v)| (b(f.as_bytes()), b(q), b(v), None)).collect();
+            Write::Put(PutD { row: b(row), ts: None, cells })
+        })
+        .collect()
+}
+
+/// Reversed (and, to compare, forward) scans with filters that load families on
+/// demand, under every kind of selection.
+fn on_demand_reads() -> Vec<(String, Read)> {
+    let scvf = |family: &[u8], if_missing: bool, exclude: bool| Filt::SingleColumnValue {
+        family: b(family),
+        qualifier: b(b"q0"),
+        op: CompareOp::Equal,
+        cmp: Cmp::Binary(b(b"x")),
+        if_missing,
+        latest_only: true,
+        exclude,
+    };
+    let filters = vec![
+        scvf(b"a", true, false),
+        scvf(b"a", false, false),
+        scvf(b"a", true, true),
+        scvf(b"b", true, false),
+        Filt::ColumnValue(b(b"a"), b(b"q0"), CompareOp::Equal, Cmp::Binary(b(b"x"))),
+        Filt::Any(vec![scvf(b"a", true, false), Filt::KeyOnly]),
+        Filt::All(vec![scvf(b"a", true, false), Filt::KeyOnly]),
+        Filt::Skip(Box::new(Filt::Value(CompareOp::NotEqual, Cmp::Binary(b(b"zz"))))),
+    ];
+    let a = || b(b"a");
+    let selections: Vec<Vec<(Bytes, Option<Bytes>)>> = vec![
+        Vec::new(),
+        vec![(a(), None)],
+        vec![(a(), Some(b(b"q0")))],
+        vec![(a(), None), (b(b"c"), None)],
+        vec![(b(b"c"), None)],
+        vec![(a(), Some(b(b"q1"))), (b(b"b"), Some(b(b"q0")))],
+    ];
+    let mut out = Vec::new();
+    for reversed in [true, false] {
+        for filter in &filters {
+            for columns in &selections {
+                let scan = ScanD {
+                    start: b(b"s"),
+                    stop: b(b"t"),
+                    reversed,
+                    opts: Opts { columns: columns.clone(), filter: Some(filter.clone()), ..Opts::default() },
+                    ..ScanD::default()
+                };
+                out.push((format!("on-demand grid {}", out.len()), Read::Scan(scan)));
+            }
+        }
+    }
+    out
+}
+
+async fn reversed_on_demand(env: Env) -> TestResult {
+    grid(env, "reversed scans loading families on demand", on_demand_rows(), on_demand_reads()).await
 }

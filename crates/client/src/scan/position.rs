@@ -155,6 +155,8 @@ pub(crate) struct Tracker {
     done: bool,
     /// Whether the limit ends the scan here (no `batch`); else the transport applies it.
     cuts_at_limit: bool,
+    /// A limit of 0: Java's scanner ends after its first reply (the transport's).
+    first_reply_only: bool,
     /// Reversed scans: send the greatest key below the exclusive upper bound as the
     /// (inclusive) start row, so that the server never sees the excluded row (its
     /// filters would count it or stop on it), and the greatest key below the inclusive
@@ -176,6 +178,7 @@ impl Tracker {
             skip: None,
             done: false,
             cuts_at_limit: true,
+            first_reply_only: false,
             exact_upper: false,
             max_key_len: validate::MAX_ROW_KEY_LEN,
         }
@@ -188,7 +191,9 @@ impl Tracker {
         // in reversed batched scans can end a row early) must count exactly the rows
         // Java's would, so the excluded row must not reach the server either.
         tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some();
-        tracker.cuts_at_limit = scan.read.batch.is_none();
+        // Limit 0 is Java's "end after the first reply": the transport's to apply.
+        tracker.cuts_at_limit = scan.read.batch.is_none() && scan.limit != Some(0);
+        tracker.first_reply_only = scan.limit == Some(0);
         tracker.max_key_len = validate::max_row_key_len(table);
         tracker
     }
@@ -369,6 +374,7 @@ impl Tracker {
             }
         }
         let server_limit = match self.remaining {
+            Some(0) if self.first_reply_only => Some(0),
             // With `batch`, a reopened scanner is given the rows not yet begun (the Java
             // client's own count is the transport's); none once they all began.
             Some(0) if !self.cuts_at_limit => None,
@@ -519,6 +525,17 @@ mod tests {
         assert!(!t.finished());
         // A reopen once every row began: no limit (the transport's count is unknown).
         assert_eq!(t.tscan(&scan).unwrap().unwrap().limit, None);
+    }
+
+    #[test]
+    fn limit_0_is_sent_for_the_transport_to_end_after_one_reply() {
+        let scan = Scan::new().limit(0).start("b").stop("m");
+        let mut t = Tracker::for_scan(&scan, "t");
+        assert!(!t.finished(), "Java's limit 0 is not an empty scan");
+        assert_eq!(t.tscan(&scan).unwrap().unwrap().limit, Some(0));
+        let rows = t.accept(vec![result("c", false), result("d", false)].into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["c", "d"]);
+        assert!(!t.finished());
     }
 
     #[test]

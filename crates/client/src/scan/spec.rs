@@ -191,7 +191,10 @@ impl Scan {
         self
     }
 
-    /// At most `rows` rows in all (0: no limit, as Java's `setLimit(0)`). With
+    /// At most `rows` rows in all. 0 means what Java's `Scan.setLimit(0)` means: the
+    /// scan ends after the first reply of the first region's server (its rows up to the
+    /// scan's `caching`, else up to 2 MB, as the Java client asks), whatever that holds.
+    /// With
     /// [`Scan::batch`], the limit is applied as HBase's Java client applies it, so
     /// that the answer is Java's: after each reply from a region server, the rows the
     /// Java client counts complete come off the limit, and the scan ends when it is
@@ -372,6 +375,14 @@ impl Scan {
             ))
             .into());
         }
+        if self.limit == Some(0) {
+            return Err(InvalidInput::Option(
+                "stateless paging cannot carry limit 0: Java's scanner ends after its first reply, \
+                 which a stateless page (sized by the client) does not reproduce; use ScanPaging::Scanner"
+                    .into(),
+            )
+            .into());
+        }
         if self.limit.is_some() && self.read.batch.is_some() {
             return Err(InvalidInput::Option(
                 "stateless paging cannot carry a limit with batch: HBase counts such a limit itself, \
@@ -422,7 +433,7 @@ impl ScanMode {
         // such a filter ends in one region, HBase decides whether the scan goes on to
         // the next region; regions read at once would return their rows regardless.
         let spanning = scan.read.filter.as_ref().and_then(|f| f.scan_spanning_filter()).is_some();
-        let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || spanning;
+        let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || scan.limit == Some(0) || spanning;
         if scan.parallel > 1 && !one_scanner {
             ScanMode::ParallelRegions { regions: scan.parallel }
         } else {
