@@ -15,6 +15,8 @@
 //!   (`SingleColumnValueFilter` with `filter_if_missing`, its `Exclude` variant,
 //!   `ColumnValueFilter`), with every kind of column selection: refused where HBase
 //!   refuses, answered where it answers (the class 5).
+//! - `check_and_delete_mixed_kinds`: check-and-delete with a delete of several kinds
+//!   (Java's `checkAndMutate(..).thenDelete`), which Basalt refused.
 
 use basalt::Bytes;
 
@@ -22,13 +24,13 @@ use super::gen::b;
 use super::java::JavaTool;
 use basalt::CompareOp;
 
-use super::model::{Cmp, Filt, Opts, PutD, Read, ScanD, Write};
+use super::model::{CheckVia, Cmp, DelD, DelSpec, Filt, GetD, Mutation, Opts, PutD, Read, ScanD, Write};
 use super::{create_table, phase, Run};
 use crate::support::{Env, TestResult};
 use crate::tests;
 
 pub fn trials() -> Vec<crate::support::Test> {
-    tests![limits_batches_over_a_split, batched_versions_paged, reversed_on_demand]
+    tests![limits_batches_over_a_split, batched_versions_paged, reversed_on_demand, check_and_delete_mixed_kinds]
 }
 
 /// Rows on both sides of the split `k\x80` (see [`super::gen::SPLITS`]): versions of
@@ -242,4 +244,59 @@ fn on_demand_reads() -> Vec<(String, Read)> {
 
 async fn reversed_on_demand(env: Env) -> TestResult {
     grid(env, "reversed scans loading families on demand", on_demand_rows(), on_demand_reads()).await
+}
+
+/// Rows `x1`..`x4` with versions of `a:q0`, `a:q1` and `c:q0`, then one check-and-delete
+/// of mixed kinds each (passing and failing checks), then every row read back.
+fn mixed_check_deletes() -> (Vec<Write>, Vec<(String, Read)>) {
+    let rows: [&[u8]; 4] = [b"x1", b"x2", b"x3", b"x4"];
+    let mut w = Vec::new();
+    for row in rows {
+        let mut cells = Vec::new();
+        for ts in [10, 20, 30] {
+            for (f, q) in [(&b"a"[..], &b"q0"[..]), (b"a", b"q1"), (b"c", b"q0")] {
+                cells.push((b(f), b(q), Bytes::from(format!("{ts}")), Some(ts)));
+            }
+        }
+        w.push(Write::Put(PutD { row: b(row), ts: None, cells }));
+    }
+    let kinds: [Vec<DelSpec>; 4] = [
+        vec![DelSpec::Latest(b(b"a"), b(b"q0")), DelSpec::AllVersions(b(b"a"), b(b"q1"))],
+        vec![DelSpec::Latest(b(b"a"), b(b"q0")), DelSpec::Latest(b(b"a"), b(b"q0")), DelSpec::Family(b(b"c"))],
+        vec![DelSpec::VersionAt(b(b"a"), b(b"q1"), 20), DelSpec::VersionsUntil(b(b"c"), b(b"q0"), 20)],
+        vec![
+            DelSpec::FamilyVersion(b(b"a"), 30),
+            DelSpec::FamilyUntil(b(b"c"), 15),
+            DelSpec::Latest(b(b"a"), b(b"q1")),
+        ],
+    ];
+    for (i, (row, specs)) in rows.iter().zip(kinds).enumerate() {
+        // Rows 1 and 3: the checked cell is absent (applied); 2 and 4: present (not).
+        let (family, qualifier) = match i % 2 {
+            0 => (b(b"b"), b(b"absent")),
+            _ => (b(b"a"), b(b"q0")),
+        };
+        w.push(Write::Check {
+            row: b(row),
+            family,
+            qualifier,
+            op: CompareOp::Equal,
+            value: None,
+            via: CheckVia::Delete,
+            muts: vec![Mutation::Delete(DelD { row: b(row), until: None, specs })],
+        });
+    }
+    let reads = rows
+        .iter()
+        .map(|row| {
+            let opts = Opts { max_versions: Some(5), ..Opts::default() };
+            (format!("after a mixed check-and-delete of {row:?}"), Read::Get(GetD { row: b(row), ts: None, opts }))
+        })
+        .collect();
+    (w, reads)
+}
+
+async fn check_and_delete_mixed_kinds(env: Env) -> TestResult {
+    let (writes, reads) = mixed_check_deletes();
+    grid(env, "check-and-delete of mixed kinds", writes, reads).await
 }

@@ -165,7 +165,7 @@ pub struct Condition {
 pub enum CheckedWrite<'a> {
     /// One put.
     Put(&'a Put),
-    /// One delete of a single kind.
+    /// One delete, of any kinds (the gateway sends several kinds as row mutations).
     Delete(&'a Delete),
     /// Puts and deletes on the row.
     Mutations(&'a RowMutations),

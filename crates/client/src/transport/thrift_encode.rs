@@ -231,6 +231,14 @@ pub(crate) fn row_mutations(mutations: &RowMutations, max_value: usize) -> Resul
     Ok(TRowMutations::new(mutations.row.to_vec(), out))
 }
 
+/// A delete of several kinds as row mutations (one `TDelete` per kind, applied
+/// atomically): a `TDelete` carries one kind, so a check-and-delete of several goes as
+/// the gateway's check-and-mutate, which applies them together as Java applies its one
+/// `Delete`.
+pub(crate) fn delete_as_row_mutations(delete: &Delete, tdeletes: Vec<TDelete>) -> TRowMutations {
+    TRowMutations::new(delete.row.to_vec(), tdeletes.into_iter().map(TMutation::DeleteSingle).collect())
+}
+
 /// The `TIncrement` of an increment.
 pub(crate) fn increment(increment: &Increment) -> Result<TIncrement> {
     increment.validate()?;
