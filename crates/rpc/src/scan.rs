@@ -48,6 +48,7 @@ pub struct ScanSpec {
     batch: Option<u32>,
     auto_renew: bool,
     reopen_expired: bool,
+    on_demand: Option<bool>,
 }
 
 impl Default for ScanSpec {
@@ -65,6 +66,7 @@ impl Default for ScanSpec {
             batch: None,
             auto_renew: true,
             reopen_expired: true,
+            on_demand: None,
         }
     }
 }
@@ -133,6 +135,14 @@ impl ScanSpec {
     /// (each marked partial but the last) instead of joined.
     pub fn batch(mut self, cells: u32) -> ScanSpec {
         self.batch = Some(cells.max(1));
+        self
+    }
+
+    /// Java's `Scan.setLoadColumnFamiliesOnDemand`: whether families the filter does
+    /// not need are read only for rows it keeps (unset: the region server's default).
+    /// HBase refuses a reversed scan that would load a family on demand.
+    pub fn load_column_families_on_demand(mut self, on_demand: bool) -> ScanSpec {
+        self.on_demand = Some(on_demand);
         self
     }
 
@@ -597,6 +607,7 @@ impl Scanner {
             batch_size: self.spec.batch,
             allow_partial_results: Some(false),
             consistency: read.consistency_proto(),
+            load_column_families_on_demand: self.spec.on_demand,
             ..Default::default()
         };
         pb::ScanRequest {

@@ -338,9 +338,12 @@ pub fn reads(seed: u64, rows: &[Bytes], values: &[Bytes]) -> Vec<(String, Read)>
                 scan.opts.columns = columns;
                 if let Some(filter) = filter {
                     // HBase refuses batch with a row filter, and a reversed scan whose
-                    // filter needs a joined heap: neither is this read's point.
+                    // filter needs a joined heap while families load on demand: neither
+                    // is this read's point.
                     scan.batch = None;
-                    scan.reversed = scan.reversed && !filter.needs_joined_heap();
+                    if scan.reversed && filter.needs_joined_heap() {
+                        scan.on_demand = Some(false);
+                    }
                     scan.opts.filter = Some(filter);
                 }
                 Read::Scan(scan)

@@ -13,8 +13,9 @@
 //!   stateless page boundary).
 //! - `reversed_on_demand`: reversed scans whose filter makes a family non-essential
 //!   (`SingleColumnValueFilter` with `filter_if_missing`, its `Exclude` variant,
-//!   `ColumnValueFilter`), with every kind of column selection: refused where HBase
-//!   refuses, answered where it answers (the class 5).
+//!   `ColumnValueFilter`), with every kind of column selection, with on-demand loading
+//!   by default, off and on: refused where HBase refuses, answered where it answers
+//!   (the class 5; off is native RPC only).
 //! - `check_and_delete_mixed_kinds`: check-and-delete with a delete of several kinds
 //!   (Java's `checkAndMutate(..).thenDelete`), which Basalt refused.
 
@@ -84,12 +85,13 @@ fn split_reads() -> Vec<(String, Read)> {
         }
     }
     // Limit 0, which Java's scanner reads as "the end of the scan after the first reply".
-    for reversed in [false, true] {
+    // A reversed one from a split key (`v3`): its first reply is the region below.
+    for (reversed, stop) in [(false, &b"l"[..]), (true, b"l"), (true, b"v3")] {
         for batch in [None, Some(2)] {
             for caching in [None, Some(1), Some(4)] {
                 let scan = ScanD {
                     start: b(b"k"),
-                    stop: b(b"l"),
+                    stop: b(stop),
                     reversed,
                     limit: Some(0),
                     batch,
@@ -225,13 +227,14 @@ fn on_demand_reads() -> Vec<(String, Read)> {
         vec![(a(), Some(b(b"q1"))), (b(b"b"), Some(b(b"q0")))],
     ];
     let mut out = Vec::new();
-    for reversed in [true, false] {
+    for (reversed, on_demand) in [(true, None), (true, Some(false)), (true, Some(true)), (false, None)] {
         for filter in &filters {
             for columns in &selections {
                 let scan = ScanD {
                     start: b(b"s"),
                     stop: b(b"t"),
                     reversed,
+                    on_demand,
                     opts: Opts { columns: columns.clone(), filter: Some(filter.clone()), ..Opts::default() },
                     ..ScanD::default()
                 };

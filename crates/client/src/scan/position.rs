@@ -190,7 +190,9 @@ impl Tracker {
         // Batched scans: HBase's own row count (which the Java client obeys, and which
         // in reversed batched scans can end a row early) must count exactly the rows
         // Java's would, so the excluded row must not reach the server either.
-        tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some();
+        // Limit 0 (Java's first reply only): the first region must be Java's, which the
+        // bound itself would not give when it is a region's start key.
+        tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some() || scan.limit == Some(0);
         // Limit 0 is Java's "end after the first reply": the transport's to apply.
         tracker.cuts_at_limit = scan.read.batch.is_none() && scan.limit != Some(0);
         tracker.first_reply_only = scan.limit == Some(0);
@@ -386,7 +388,15 @@ impl Tracker {
             }
             None => None,
         };
-        Ok(Some(ScanRequest { start, stop, reversed: self.reversed, read: read.clone(), filter, limit: server_limit }))
+        Ok(Some(ScanRequest {
+            start,
+            stop,
+            reversed: self.reversed,
+            read: read.clone(),
+            filter,
+            limit: server_limit,
+            on_demand: scan.on_demand,
+        }))
     }
 }
 

@@ -159,11 +159,14 @@ impl Scan {
         self
     }
 
-    /// Java's `Scan.setLoadColumnFamiliesOnDemand`. Refused when the scan starts, with
-    /// [`InvalidInput::Untranslatable`]: the Thrift2 gateway builds its scan without
-    /// this setting (its `TScan` has no such field and no attribute sets it), so the
-    /// region server's default (`hbase.hregion.scan.loadColumnFamiliesOnDemand`)
-    /// always applies.
+    /// Java's `Scan.setLoadColumnFamiliesOnDemand`: whether the families a filter does
+    /// not need (`SingleColumnValueFilter` with `filter_if_missing` needs only its own)
+    /// are read only for the rows it keeps. Unset, the region server's default
+    /// (`hbase.hregion.scan.loadColumnFamiliesOnDemand`, on) applies; HBase refuses a
+    /// reversed scan that would load a family on demand, so `false` lets such a scan be
+    /// answered. Native RPC carries it; through the Thrift2 gateway it is refused with
+    /// [`InvalidInput::Untranslatable`] (its `TScan` has no such field and no attribute
+    /// sets it).
     pub fn load_column_families_on_demand(mut self, on_demand: bool) -> Scan {
         self.on_demand = Some(on_demand);
         self
@@ -324,13 +327,6 @@ impl Scan {
     pub(crate) fn validate(&self) -> Result<()> {
         self.read.validate()?;
         self.check_filter()?;
-        if self.on_demand.is_some() {
-            return Err(InvalidInput::Untranslatable {
-                what: "load_column_families_on_demand",
-                why: "the gateway's TScan has no such field, so the region server's default always applies",
-            }
-            .into());
-        }
         self.check_stateless_paging()?;
         // `start_exclusive(k).stop(k)` is the empty range (k, k): no rows, as in Java.
         let just_after_stop = self.start.len() == self.stop.len() + 1
@@ -356,7 +352,10 @@ impl Scan {
                 ColumnSpec::Family(f) | ColumnSpec::Column(f, _) => &f[..],
             })
             .collect();
-        check_scan_filter(filter, self.read.batch, self.reversed, &families).map_err(|e| InvalidInput::Filter(e).into())
+        // Families load on demand only when the scan lets them (HBase's default does).
+        let on_demand_reversed = self.reversed && self.on_demand != Some(false);
+        check_scan_filter(filter, self.read.batch, on_demand_reversed, &families)
+            .map_err(|e| InvalidInput::Filter(e).into())
     }
 
     /// What stateless paging cannot read as the Java client does, refused before

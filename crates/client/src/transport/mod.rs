@@ -143,6 +143,8 @@ pub struct ScanRequest {
     pub filter: Option<Filter>,
     /// Most rows the server should return over the scanner's life.
     pub limit: Option<i32>,
+    /// Java's `loadColumnFamiliesOnDemand` (`None`: the region server's default).
+    pub on_demand: Option<bool>,
 }
 
 /// The condition of a check-and-mutate.

@@ -182,6 +182,9 @@ pub(super) fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error
     if let Some(limit) = scan.limit.and_then(|l| u64::try_from(l).ok()) {
         spec = spec.limit(limit);
     }
+    if let Some(on_demand) = scan.on_demand {
+        spec = spec.load_column_families_on_demand(on_demand);
+    }
     if reply_bounded(scan) {
         spec = spec.max_result_size(JAVA_MAX_RESULT_SIZE);
     }
