@@ -318,6 +318,28 @@ impl Tracker {
         position.settle(self.reversed);
         let Position { lower, upper, partial, .. } = &position;
         if partial.is_none() && !upper.is_empty() && lower >= upper {
+            // An empty reversed range whose filter may make a family load on demand, on
+            // a scan naming no family: whether HBase refuses it depends on the table's
+            // families, which only HBase knows. The Java client sends it (HBase answers
+            // no row, or refuses): so is it sent, as HBase's reversed `[upper, lower)`.
+            let untouched = lower == &scan.start && upper == &scan.stop;
+            // No family is named "": a filter not needing it makes some family
+            // non-essential.
+            let on_demand =
+                scan.on_demand != Some(false) && filter.as_ref().is_some_and(|f| !f.is_family_essential(b""));
+            if self.reversed && untouched && read.columns.is_empty() && on_demand {
+                let (start, stop) = (upper.clone(), lower.clone());
+                let on_demand = scan.on_demand;
+                return Ok(Some(ScanRequest {
+                    start,
+                    stop,
+                    reversed: true,
+                    read: read.clone(),
+                    filter,
+                    limit: None,
+                    on_demand,
+                }));
+            }
             return Ok(None);
         }
         // Whether the server may return the row equal to the start, which `keep` drops.
@@ -535,6 +557,23 @@ mod tests {
         assert!(!t.finished());
         // A reopen once every row began: no limit (the transport's count is unknown).
         assert_eq!(t.tscan(&scan).unwrap().unwrap().limit, None);
+    }
+
+    #[test]
+    fn an_empty_reversed_range_goes_to_hbase_when_only_it_can_refuse_it() {
+        let scv =
+            Filter::single_column_value("a", "q", crate::filter::CompareOp::Equal, crate::Comparator::binary("x"))
+                .filter_if_missing(true)
+                .build();
+        let scan = Scan::new().reversed(true).filter(scv).start("f").stop("f");
+        let tscan = Tracker::for_scan(&scan, "t").tscan(&scan).unwrap().unwrap();
+        assert_eq!((tscan.start_row.as_deref(), tscan.stop_row.as_deref()), (Some(&b"f"[..]), Some(&b"f"[..])));
+        // Naming its families, the client decides (see `check_scan_filter`); without
+        // such a filter nothing is sent.
+        let named = scan.clone().family("a");
+        assert!(Tracker::for_scan(&named, "t").tscan(&named).unwrap().is_none());
+        let plain = Scan::new().reversed(true).start("f").stop("f");
+        assert!(Tracker::for_scan(&plain, "t").tscan(&plain).unwrap().is_none());
     }
 
     #[test]

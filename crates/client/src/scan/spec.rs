@@ -433,7 +433,10 @@ impl ScanMode {
         // the next region; regions read at once would return their rows regardless.
         let spanning = scan.read.filter.as_ref().and_then(|f| f.scan_spanning_filter()).is_some();
         let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || scan.limit == Some(0) || spanning;
-        if scan.parallel > 1 && !one_scanner {
+        // An empty range has nothing to read at once; one scanner lets HBase refuse
+        // what it refuses about it (see `Tracker::scan_request`).
+        let empty = !scan.stop.is_empty() && scan.start >= scan.stop;
+        if scan.parallel > 1 && !one_scanner && !empty {
             ScanMode::ParallelRegions { regions: scan.parallel }
         } else {
             ScanMode::Plain
