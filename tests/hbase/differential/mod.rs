@@ -9,7 +9,10 @@
 //! moments), which checks Basalt's writes against Java's. The issue's cases 1-5 are
 //! fixed edge cases of the battery; issue 25's shapes (`mixed.rs`) follow the original
 //! stream. A second, short phase then writes rows of large cells and scans them in
-//! batches (only those reads carry their cells).
+//! batches (only those reads carry their cells). Focused grids (`shapes.rs`) check
+//! whole classes of issue 25 in seconds: limits with batch over a split and limit 0,
+//! batched versions in pages of every size, reversed scans loading families on demand,
+//! check-and-delete of mixed kinds.
 //!
 //! `BASALT_DIFF_SEED=N` runs other seeds (default [`DEFAULT_SEEDS`]);
 //! `BASALT_DIFF_OPS` / `BASALT_DIFF_READS` size the run. Counts are printed at the end;

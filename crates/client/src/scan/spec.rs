@@ -222,7 +222,10 @@ impl Scan {
     /// for every row key HBase can locate; it costs about 32 KB more per scanner open
     /// (no latency difference was measurable: 10-row scans, median of 100, 12.6 ms
     /// padded and 14.3 ms short, debug build, local HBase 2.6). The same holds when a reversed
-    /// scan reopens after its last row.
+    /// scan reopens after its last row. With a filter or `batch`, the inclusive `start`
+    /// is kept the same way, by the greatest key below it as HBase's exclusive stop row;
+    /// otherwise by an `InclusiveStopFilter` (which, with `batch`, would change the parts
+    /// HBase flags partial, and so the Java client's count of a limit).
     pub fn reversed(mut self, reversed: bool) -> Scan {
         self.reversed = reversed;
         self
