@@ -7,7 +7,7 @@ use bytes::Bytes;
 use crate::attempt::{Attempts, Idempotence};
 use crate::batch;
 use crate::client::Client;
-use crate::error::{Error, InvalidInput, Result};
+use crate::error::{Error, Result};
 use crate::filter::CompareOp;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::region::RegionLocation;
@@ -268,8 +268,9 @@ impl Table {
             .await
     }
 
-    /// Applies `delete` only if `family:qualifier` equals `expected` (`None`: only if
-    /// absent). True when applied. Never retried automatically.
+    /// Applies `delete` (of any kinds, as Java's `checkAndMutate(..).thenDelete`) only
+    /// if `family:qualifier` equals `expected` (`None`: only if absent). True when
+    /// applied. Never retried automatically.
     pub async fn check_and_delete(
         &self,
         family: impl Into<Bytes>,
@@ -280,12 +281,6 @@ impl Table {
         let (family, qualifier) = (family.into(), qualifier.into());
         validate::family(&family)?;
         self.check_key(delete.row_key())?;
-        if delete.split_by_kind()?.len() != 1 {
-            return Err(InvalidInput::Option(
-                "check_and_delete takes a delete of one kind; use check_and_mutate".into(),
-            )
-            .into());
-        }
         let condition =
             Condition { row: delete.row_key().clone(), family, qualifier, op: CompareOp::Equal, value: expected };
         self.attempts()

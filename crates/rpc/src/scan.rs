@@ -30,6 +30,9 @@ use crate::read::{close_request, read_options, ReadFields};
 use crate::region::RegionLocation;
 use crate::replica::ReplicaPlan;
 
+mod java_limit;
+use java_limit::JavaBatchLimit;
+
 /// What to scan, with documented defaults.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScanSpec {
@@ -45,6 +48,7 @@ pub struct ScanSpec {
     batch: Option<u32>,
     auto_renew: bool,
     reopen_expired: bool,
+    on_demand: Option<bool>,
 }
 
 impl Default for ScanSpec {
@@ -62,6 +66,7 @@ impl Default for ScanSpec {
             batch: None,
             auto_renew: true,
             reopen_expired: true,
+            on_demand: None,
         }
     }
 }
@@ -118,7 +123,9 @@ impl ScanSpec {
         self
     }
 
-    /// At most this many rows in all.
+    /// At most this many rows in all; 0, as Java's `Scan.setLimit(0)`: the scan ends
+    /// after its first reply, whatever that holds (Java's scanner closes when its limit
+    /// is 0 after a reply).
     pub fn limit(mut self, rows: u64) -> ScanSpec {
         self.limit = Some(rows);
         self
@@ -128,6 +135,14 @@ impl ScanSpec {
     /// (each marked partial but the last) instead of joined.
     pub fn batch(mut self, cells: u32) -> ScanSpec {
         self.batch = Some(cells.max(1));
+        self
+    }
+
+    /// Java's `Scan.setLoadColumnFamiliesOnDemand`: whether families the filter does
+    /// not need are read only for rows it keeps (unset: the region server's default).
+    /// HBase refuses a reversed scan that would load a family on demand.
+    pub fn load_column_families_on_demand(mut self, on_demand: bool) -> ScanSpec {
+        self.on_demand = Some(on_demand);
         self
     }
 
@@ -188,13 +203,9 @@ pub struct Scanner {
     /// Batch mode: the row of the last piece delivered (a piece of another row starts
     /// a row).
     last_piece_row: Option<Bytes>,
-    /// Batch mode: the row of the last full piece (`batch` cells), and whether it said
-    /// more cells of its row may follow: the Java client's "last result".
-    java_last_row: Option<Bytes>,
-    java_last_partial: bool,
-    /// Batch mode: rows the Java client would count complete (see
-    /// [`Scanner::count_piece`]); the limit is spent by this count.
-    complete_rows: u64,
+    /// Batch mode: the limit as the Java client counts and applies it (see
+    /// [`JavaBatchLimit`]).
+    java_limit: Option<JavaBatchLimit>,
     lease: Arc<Lease>,
     returned: u64,
     done: bool,
@@ -217,6 +228,8 @@ impl std::fmt::Debug for Scanner {
 impl RpcClient {
     /// A scan of `table`; nothing is sent until the first page is asked for.
     pub fn scan(&self, table: &str, spec: ScanSpec) -> Scanner {
+        let counted_limit = spec.limit.filter(|l| *l > 0);
+        let java_limit = spec.batch.map(|batch| JavaBatchLimit::new(batch, counted_limit));
         Scanner {
             client: self.clone(),
             table: table.to_owned(),
@@ -227,9 +240,7 @@ impl RpcClient {
             in_row: None,
             skip: None,
             last_piece_row: None,
-            java_last_row: None,
-            java_last_partial: false,
-            complete_rows: 0,
+            java_limit,
             lease: Lease::new(),
             returned: 0,
             done: false,
@@ -358,14 +369,22 @@ impl Scanner {
             } else if let Some(open) = &mut self.open {
                 open.next_call_seq += 1;
             }
-            if rows.is_empty() && !response.heartbeat_message.unwrap_or(false) && self.spec.batch.is_some() {
+            if let (true, false, Some(limit)) =
+                (rows.is_empty(), response.heartbeat_message.unwrap_or(false), &mut self.java_limit)
+            {
                 // The Java client reads an empty reply that is no heartbeat as the end
-                // of the row of a partial last piece.
-                if self.java_last_partial {
-                    self.complete_rows += 1;
-                }
+                // of a row.
+                limit.empty_reply();
             }
             let page = self.assemble(rows);
+            if let Some(limit) = &mut self.java_limit {
+                limit.end_of_reply();
+            }
+            if self.spec.limit == Some(0) {
+                // Java's limit 0: its scanner closes after the first reply.
+                self.finish();
+                return Ok(Some(page));
+            }
             let more_in_region = response.more_results_in_region.unwrap_or(true);
             let more_at_all = response.more_results.unwrap_or(true);
             if !more_in_region || !more_at_all {
@@ -450,7 +469,7 @@ impl Scanner {
                 page.push(row);
             }
         }
-        if let Some(limit) = self.spec.limit {
+        if let Some(limit) = self.spec.limit.filter(|l| *l > 0) {
             let room = usize::try_from(limit.saturating_sub(self.returned)).unwrap_or(usize::MAX);
             page.truncate(room);
         }
@@ -507,34 +526,27 @@ impl Scanner {
         page
     }
 
-    /// Counts complete rows as the Java client's batched scans do (its
-    /// `BatchScanResultCache`, which decides where it stops at a limit): a piece that
-    /// says its row is complete counts; so does a piece of another row after a full
-    /// piece that said more cells may follow. A piece shorter than the batch is held
-    /// back there, so it never becomes the "last result".
+    /// Counts a delivered piece: a piece of another row starts a row
+    /// ([`Scanner::rows_returned`]), and the Java client's count of complete rows, which
+    /// spends a batched scan's limit, sees it ([`JavaBatchLimit`]).
     fn count_piece(&mut self, piece: &RowResult) {
         if self.last_piece_row.as_deref() != Some(piece.row()) {
             self.returned += 1;
             self.last_piece_row = Some(piece.row_bytes());
         }
-        if self.java_last_partial && self.java_last_row.as_deref() != Some(piece.row()) {
-            self.complete_rows += 1;
-        }
-        if self.spec.batch.is_some_and(|batch| piece.cells.len() >= batch as usize) {
-            self.java_last_row = Some(piece.row_bytes());
-            self.java_last_partial = piece.partial;
-        }
-        if !piece.partial {
-            self.complete_rows += 1;
+        if let Some(limit) = &mut self.java_limit {
+            limit.result(&piece.row_bytes(), piece.cells.len(), piece.partial);
         }
     }
 
     /// Whether the limit ends the scan now: once it is used up by the rows delivered,
-    /// or with `batch` by the rows counted complete the Java client's way (checked at
-    /// the end of each call, as the Java client checks).
+    /// or with `batch` when the Java client's count brought it to zero at the end of a
+    /// reply (a count past it means no limit, as in Java).
     fn limit_ended(&self) -> bool {
-        let counted = if self.spec.batch.is_some() { self.complete_rows } else { self.returned };
-        self.spec.limit.is_some_and(|limit| counted >= limit)
+        match &self.java_limit {
+            Some(limit) => limit.ended(),
+            None => self.spec.limit.is_some_and(|limit| limit > 0 && self.returned >= limit),
+        }
     }
 
     /// Whether `region` is the last one the scan needs.
@@ -595,6 +607,7 @@ impl Scanner {
             batch_size: self.spec.batch,
             allow_partial_results: Some(false),
             consistency: read.consistency_proto(),
+            load_column_families_on_demand: self.spec.on_demand,
             ..Default::default()
         };
         pb::ScanRequest {
@@ -632,10 +645,17 @@ impl Scanner {
     }
 
     /// The rows the server may still return (`limit_of_rows`): the limit less the rows
-    /// delivered, or with `batch` less the rows the Java client counts complete.
+    /// delivered, or with `batch` the Java client's remaining limit (none once its count
+    /// went past it).
     fn remaining_limit(&self) -> Option<u32> {
-        let counted = if self.spec.batch.is_some() { self.complete_rows } else { self.returned };
-        self.spec.limit.map(|limit| u32::try_from(limit.saturating_sub(counted)).unwrap_or(u32::MAX))
+        match &self.java_limit {
+            Some(limit) => limit.limit_of_rows(),
+            None => self
+                .spec
+                .limit
+                .filter(|l| *l > 0)
+                .map(|limit| u32::try_from(limit.saturating_sub(self.returned)).unwrap_or(u32::MAX)),
+        }
     }
 
     /// Forgets the server-side scanner after an error, closing it in the background in

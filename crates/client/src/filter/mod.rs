@@ -135,7 +135,8 @@ pub enum FilterError {
     /// families on demand, and refuses on-demand loading on reversed scans).
     #[error(
         "{filter} makes family {family:?} load on demand, which HBase refuses on a reversed scan: \
-         scan forward, read only the filter's family, or drop filter_if_missing"
+         scan forward, read only the filter's family, drop filter_if_missing, or (native RPC) \
+         set load_column_families_on_demand(false)"
     )]
     ReversedOnDemand {
         /// HBase's class name of the filter that does not need the family.

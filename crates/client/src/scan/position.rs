@@ -137,10 +137,12 @@ pub(crate) struct Rejected(pub(crate) String);
 
 /// The pure part of a scan: position, limit, and the check of each page.
 ///
-/// The limit counts rows as the Java client does: a row counts when its first part
-/// arrives (its key differs from the previous part's), and once the limit is used up
-/// the scan still delivers the remaining parts of the last row, stopping at the next
-/// row's key.
+/// Without `batch`, the limit counts rows and ends the scan here once used up. With
+/// `batch`, the limit is the transport's: the Java client counts it in its own way per
+/// reply (the gateway's Java client, the native scanner's copy of its count) and may end
+/// the scan past it or before it, so the pages pass whole and only the transport ends
+/// the scan. The count of rows begun is still kept: it is the limit a reopened scanner
+/// is given.
 #[derive(Debug, Clone)]
 pub(crate) struct Tracker {
     pub(crate) position: Position,
@@ -151,10 +153,16 @@ pub(crate) struct Tracker {
     skip: Option<(Bytes, usize)>,
     /// The limit is used up and the next row has begun: nothing more is delivered.
     done: bool,
+    /// Whether the limit ends the scan here (no `batch`); else the transport applies it.
+    cuts_at_limit: bool,
+    /// A limit of 0: Java's scanner ends after its first reply (the transport's).
+    first_reply_only: bool,
     /// Reversed scans: send the greatest key below the exclusive upper bound as the
     /// (inclusive) start row, so that the server never sees the excluded row (its
-    /// filters would count it or stop on it). Otherwise the bound itself is sent and
-    /// the row equal to it dropped here, which is cheaper (a short start row).
+    /// filters would count it or stop on it), and the greatest key below the inclusive
+    /// lower bound as the (exclusive) stop row, so that no filter is added. Otherwise
+    /// the bound itself is sent and the row equal to it dropped here, and the lower
+    /// bound is kept by an `InclusiveStopFilter`, which is cheaper (short rows).
     exact_upper: bool,
     /// The longest row key of the table (see [`validate::max_row_key_len`]): the
     /// greatest key below a bound is padded to it.
@@ -169,6 +177,8 @@ impl Tracker {
             remaining: limit,
             skip: None,
             done: false,
+            cuts_at_limit: true,
+            first_reply_only: false,
             exact_upper: false,
             max_key_len: validate::MAX_ROW_KEY_LEN,
         }
@@ -180,14 +190,19 @@ impl Tracker {
         // Batched scans: HBase's own row count (which the Java client obeys, and which
         // in reversed batched scans can end a row early) must count exactly the rows
         // Java's would, so the excluded row must not reach the server either.
-        tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some();
+        // Limit 0 (Java's first reply only): the first region must be Java's, which the
+        // bound itself would not give when it is a region's start key.
+        tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some() || scan.limit == Some(0);
+        // Limit 0 is Java's "end after the first reply": the transport's to apply.
+        tracker.cuts_at_limit = scan.read.batch.is_none() && scan.limit != Some(0);
+        tracker.first_reply_only = scan.limit == Some(0);
         tracker.max_key_len = validate::max_row_key_len(table);
         tracker
     }
 
     /// Whether the scan has delivered everything its limit allows.
     pub(crate) fn finished(&self) -> bool {
-        self.done || (self.remaining == Some(0) && self.position.partial.is_none())
+        self.done || (self.cuts_at_limit && self.remaining == Some(0) && self.position.partial.is_none())
     }
 
     /// Called when a scanner is (re)opened at the position.
@@ -215,12 +230,12 @@ impl Tracker {
                 if let Some((key, _)) = next.position.partial.take() {
                     last_complete = Some(key);
                 }
-                if next.remaining == Some(0) {
+                if next.remaining == Some(0) && next.cuts_at_limit {
                     next.done = true;
                     break;
                 }
                 if let Some(n) = &mut next.remaining {
-                    *n -= 1;
+                    *n = n.saturating_sub(1);
                 }
             }
             if row.is_partial() {
@@ -303,6 +318,28 @@ impl Tracker {
         position.settle(self.reversed);
         let Position { lower, upper, partial, .. } = &position;
         if partial.is_none() && !upper.is_empty() && lower >= upper {
+            // An empty reversed range whose filter may make a family load on demand, on
+            // a scan naming no family: whether HBase refuses it depends on the table's
+            // families, which only HBase knows. The Java client sends it (HBase answers
+            // no row, or refuses): so is it sent, as HBase's reversed `[upper, lower)`.
+            let untouched = lower == &scan.start && upper == &scan.stop;
+            // No family is named "": a filter not needing it makes some family
+            // non-essential.
+            let on_demand =
+                scan.on_demand != Some(false) && filter.as_ref().is_some_and(|f| !f.is_family_essential(b""));
+            if self.reversed && untouched && read.columns.is_empty() && on_demand {
+                let (start, stop) = (upper.clone(), lower.clone());
+                let on_demand = scan.on_demand;
+                return Ok(Some(ScanRequest {
+                    start,
+                    stop,
+                    reversed: true,
+                    read: read.clone(),
+                    filter,
+                    limit: None,
+                    on_demand,
+                }));
+            }
             return Ok(None);
         }
         // Whether the server may return the row equal to the start, which `keep` drops.
@@ -331,7 +368,15 @@ impl Tracker {
                 }
             };
             match bounds.missing_row {
-                // No finite exclusive bound includes `lower`: stop at it inclusively.
+                // The greatest key below `lower` as the exclusive stop includes `lower`
+                // exactly (none: no key lies below it, so no stop); a filter is never
+                // added where the server must see the scan as Java's (with `batch`, a
+                // filter changes which parts HBase flags partial, and so Java's count
+                // of a limit).
+                Some(missing) if !missing.is_empty() && self.exact_upper => {
+                    (start, key_before(&missing, self.max_key_len).unwrap_or_default())
+                }
+                // Otherwise stop at it inclusively with a filter (a short request).
                 Some(missing) if !missing.is_empty() => {
                     let stop_filter = Filter::inclusive_stop(missing);
                     filter = Some(match filter {
@@ -353,6 +398,10 @@ impl Tracker {
             }
         }
         let server_limit = match self.remaining {
+            Some(0) if self.first_reply_only => Some(0),
+            // With `batch`, a reopened scanner is given the rows not yet begun (the Java
+            // client's own count is the transport's); none once they all began.
+            Some(0) if !self.cuts_at_limit => None,
             Some(n) => {
                 // The row in progress is counted again by the reopened scanner, and a
                 // spare row covers a reversed start that is dropped.
@@ -361,7 +410,15 @@ impl Tracker {
             }
             None => None,
         };
-        Ok(Some(ScanRequest { start, stop, reversed: self.reversed, read: read.clone(), filter, limit: server_limit }))
+        Ok(Some(ScanRequest {
+            start,
+            stop,
+            reversed: self.reversed,
+            read: read.clone(),
+            filter,
+            limit: server_limit,
+            on_demand: scan.on_demand,
+        }))
     }
 }
 
@@ -481,6 +538,53 @@ mod tests {
         let tscan = Tracker::for_scan(&batched.clone().start("r1").stop("r5"), "t").tscan(&batched).unwrap().unwrap();
         assert_eq!(&tscan.start_row.unwrap()[..2], b"r4");
         assert_eq!(tscan.limit, Some(2));
+    }
+
+    #[test]
+    fn a_batched_limit_is_the_transports_and_exact_bounds_add_no_filter() {
+        let scan = Scan::new().reversed(true).batch(2).limit(1).start("b").stop("m");
+        let mut t = Tracker::for_scan(&scan, "t");
+        let tscan = t.tscan(&scan).unwrap().unwrap();
+        assert_eq!(tscan.filter_string, None, "no InclusiveStopFilter: HBase would flag parts otherwise");
+        let stop = tscan.stop_row.unwrap();
+        assert_eq!(stop[0], b'a');
+        assert_eq!(stop.len(), validate::max_row_key_len("t"));
+        assert!(stop[1..].iter().all(|b| *b == 0xFF));
+        assert_eq!(tscan.limit, Some(1));
+        // The Java client may pass the limit (its count): the pages pass whole.
+        let rows = t.accept(vec![result("l", false), result("k", false)].into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["l", "k"]);
+        assert!(!t.finished());
+        // A reopen once every row began: no limit (the transport's count is unknown).
+        assert_eq!(t.tscan(&scan).unwrap().unwrap().limit, None);
+    }
+
+    #[test]
+    fn an_empty_reversed_range_goes_to_hbase_when_only_it_can_refuse_it() {
+        let scv =
+            Filter::single_column_value("a", "q", crate::filter::CompareOp::Equal, crate::Comparator::binary("x"))
+                .filter_if_missing(true)
+                .build();
+        let scan = Scan::new().reversed(true).filter(scv).start("f").stop("f");
+        let tscan = Tracker::for_scan(&scan, "t").tscan(&scan).unwrap().unwrap();
+        assert_eq!((tscan.start_row.as_deref(), tscan.stop_row.as_deref()), (Some(&b"f"[..]), Some(&b"f"[..])));
+        // Naming its families, the client decides (see `check_scan_filter`); without
+        // such a filter nothing is sent.
+        let named = scan.clone().family("a");
+        assert!(Tracker::for_scan(&named, "t").tscan(&named).unwrap().is_none());
+        let plain = Scan::new().reversed(true).start("f").stop("f");
+        assert!(Tracker::for_scan(&plain, "t").tscan(&plain).unwrap().is_none());
+    }
+
+    #[test]
+    fn limit_0_is_sent_for_the_transport_to_end_after_one_reply() {
+        let scan = Scan::new().limit(0).start("b").stop("m");
+        let mut t = Tracker::for_scan(&scan, "t");
+        assert!(!t.finished(), "Java's limit 0 is not an empty scan");
+        assert_eq!(t.tscan(&scan).unwrap().unwrap().limit, Some(0));
+        let rows = t.accept(vec![result("c", false), result("d", false)].into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["c", "d"]);
+        assert!(!t.finished());
     }
 
     #[test]

@@ -159,11 +159,14 @@ impl Scan {
         self
     }
 
-    /// Java's `Scan.setLoadColumnFamiliesOnDemand`. Refused when the scan starts, with
-    /// [`InvalidInput::Untranslatable`]: the Thrift2 gateway builds its scan without
-    /// this setting (its `TScan` has no such field and no attribute sets it), so the
-    /// region server's default (`hbase.hregion.scan.loadColumnFamiliesOnDemand`)
-    /// always applies.
+    /// Java's `Scan.setLoadColumnFamiliesOnDemand`: whether the families a filter does
+    /// not need (`SingleColumnValueFilter` with `filter_if_missing` needs only its own)
+    /// are read only for the rows it keeps. Unset, the region server's default
+    /// (`hbase.hregion.scan.loadColumnFamiliesOnDemand`, on) applies; HBase refuses a
+    /// reversed scan that would load a family on demand, so `false` lets such a scan be
+    /// answered. Native RPC carries it; through the Thrift2 gateway it is refused with
+    /// [`InvalidInput::Untranslatable`] (its `TScan` has no such field and no attribute
+    /// sets it).
     pub fn load_column_families_on_demand(mut self, on_demand: bool) -> Scan {
         self.on_demand = Some(on_demand);
         self
@@ -191,8 +194,17 @@ impl Scan {
         self
     }
 
-    /// At most `rows` rows in all. With [`Scan::batch`], a row counts once, when its
-    /// first part arrives, and all its parts are delivered (as the Java client does).
+    /// At most `rows` rows in all. 0 means what Java's `Scan.setLimit(0)` means: the
+    /// scan ends after the first reply of the first region's server (its rows up to the
+    /// scan's `caching`, else up to 2 MB, as the Java client asks), whatever that holds.
+    /// With
+    /// [`Scan::batch`], the limit is applied as HBase's Java client applies it, so
+    /// that the answer is Java's: after each reply from a region server, the rows the
+    /// Java client counts complete come off the limit, and the scan ends when it is
+    /// exactly used up or when the server stops at it. Java's count can pass the
+    /// limit (a row whose last part was held back for regrouping counts twice), and
+    /// the limit then means no limit: such a scan can return more than `rows` rows,
+    /// as the Java client does.
     pub fn limit(mut self, rows: u64) -> Scan {
         self.limit = Some(rows);
         self
@@ -210,7 +222,10 @@ impl Scan {
     /// for every row key HBase can locate; it costs about 32 KB more per scanner open
     /// (no latency difference was measurable: 10-row scans, median of 100, 12.6 ms
     /// padded and 14.3 ms short, debug build, local HBase 2.6). The same holds when a reversed
-    /// scan reopens after its last row.
+    /// scan reopens after its last row. With a filter or `batch`, the inclusive `start`
+    /// is kept the same way, by the greatest key below it as HBase's exclusive stop row;
+    /// otherwise by an `InclusiveStopFilter` (which, with `batch`, would change the parts
+    /// HBase flags partial, and so the Java client's count of a limit).
     pub fn reversed(mut self, reversed: bool) -> Scan {
         self.reversed = reversed;
         self
@@ -315,13 +330,6 @@ impl Scan {
     pub(crate) fn validate(&self) -> Result<()> {
         self.read.validate()?;
         self.check_filter()?;
-        if self.on_demand.is_some() {
-            return Err(InvalidInput::Untranslatable {
-                what: "load_column_families_on_demand",
-                why: "the gateway's TScan has no such field, so the region server's default always applies",
-            }
-            .into());
-        }
         self.check_stateless_paging()?;
         // `start_exclusive(k).stop(k)` is the empty range (k, k): no rows, as in Java.
         let just_after_stop = self.start.len() == self.stop.len() + 1
@@ -347,7 +355,10 @@ impl Scan {
                 ColumnSpec::Family(f) | ColumnSpec::Column(f, _) => &f[..],
             })
             .collect();
-        check_scan_filter(filter, self.read.batch, self.reversed, &families).map_err(|e| InvalidInput::Filter(e).into())
+        // Families load on demand only when the scan lets them (HBase's default does).
+        let on_demand_reversed = self.reversed && self.on_demand != Some(false);
+        check_scan_filter(filter, self.read.batch, on_demand_reversed, &families)
+            .map_err(|e| InvalidInput::Filter(e).into())
     }
 
     /// What stateless paging cannot read as the Java client does, refused before
@@ -364,6 +375,14 @@ impl Scan {
                 "stateless paging cannot carry a {class}: its state would restart at every page \
                  (each page is a new server-side scan); use ScanPaging::Scanner"
             ))
+            .into());
+        }
+        if self.limit == Some(0) {
+            return Err(InvalidInput::Option(
+                "stateless paging cannot carry limit 0: Java's scanner ends after its first reply, \
+                 which a stateless page (sized by the client) does not reproduce; use ScanPaging::Scanner"
+                    .into(),
+            )
             .into());
         }
         if self.limit.is_some() && self.read.batch.is_some() {
@@ -416,8 +435,11 @@ impl ScanMode {
         // such a filter ends in one region, HBase decides whether the scan goes on to
         // the next region; regions read at once would return their rows regardless.
         let spanning = scan.read.filter.as_ref().and_then(|f| f.scan_spanning_filter()).is_some();
-        let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || spanning;
-        if scan.parallel > 1 && !one_scanner {
+        let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || scan.limit == Some(0) || spanning;
+        // An empty range has nothing to read at once; one scanner lets HBase refuse
+        // what it refuses about it (see `Tracker::scan_request`).
+        let empty = !scan.stop.is_empty() && scan.start >= scan.stop;
+        if scan.parallel > 1 && !one_scanner && !empty {
             ScanMode::ParallelRegions { regions: scan.parallel }
         } else {
             ScanMode::Plain

@@ -143,6 +143,8 @@ pub struct ScanRequest {
     pub filter: Option<Filter>,
     /// Most rows the server should return over the scanner's life.
     pub limit: Option<i32>,
+    /// Java's `loadColumnFamiliesOnDemand` (`None`: the region server's default).
+    pub on_demand: Option<bool>,
 }
 
 /// The condition of a check-and-mutate.
@@ -165,7 +167,7 @@ pub struct Condition {
 pub enum CheckedWrite<'a> {
     /// One put.
     Put(&'a Put),
-    /// One delete of a single kind.
+    /// One delete, of any kinds (the gateway sends several kinds as row mutations).
     Delete(&'a Delete),
     /// Puts and deletes on the row.
     Mutations(&'a RowMutations),

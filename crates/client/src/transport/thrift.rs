@@ -18,7 +18,7 @@ use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, OperationNonce, Page, ScanRequest,
     Scanner, Transport,
 };
-use crate::error::{is_connection_dropped, Error, InvalidInput};
+use crate::error::{is_connection_dropped, Error};
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::pool::{Detached, Pool, PoolStats, PooledConnection};
 use crate::region::RegionLocation;
@@ -380,8 +380,12 @@ impl Transport for ThriftTransport {
                     let op = Operation::CheckAndDelete;
                     let mut tdeletes = encode::delete(delete).map_err(|e| invalid(op, e))?;
                     if tdeletes.len() != 1 {
-                        let why = "check_and_delete takes a delete of one kind; use check_and_mutate";
-                        return Err(invalid(op, InvalidInput::Option(why.into()).into()));
+                        // One TDelete per kind: applied together under the check, as
+                        // the gateway's check-and-mutate does.
+                        let tmut = encode::delete_as_row_mutations(delete, tdeletes);
+                        let compare = encode::compare_op(*compare);
+                        return on_connection!(&self.shared, op, Some(table), |c| c
+                            .check_and_mutate(name, row, family, qualifier, compare, value, tmut));
                     }
                     let tdelete = tdeletes.remove(0);
                     on_connection!(&self.shared, op, Some(table), |c| c

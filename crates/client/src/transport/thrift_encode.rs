@@ -57,6 +57,14 @@ pub(crate) fn get(get: &Get) -> Result<TGet> {
 pub(crate) fn scan(scan: &ScanRequest) -> Result<TScan> {
     let read = &scan.read;
     read.validate()?;
+    if scan.on_demand.is_some() {
+        return Err(InvalidInput::Untranslatable {
+            what: "load_column_families_on_demand",
+            why: "the gateway's TScan has no such field, so the region server's default always applies \
+                  (native RPC carries it)",
+        }
+        .into());
+    }
     // The gateway's caching toward the region server: the caller's page size, else
     // unset, so that the region server answers by size (2 MB per call by default)
     // and the growing pages are served from the gateway's cache.
@@ -231,6 +239,14 @@ pub(crate) fn row_mutations(mutations: &RowMutations, max_value: usize) -> Resul
     Ok(TRowMutations::new(mutations.row.to_vec(), out))
 }
 
+/// A delete of several kinds as row mutations (one `TDelete` per kind, applied
+/// atomically): a `TDelete` carries one kind, so a check-and-delete of several goes as
+/// the gateway's check-and-mutate, which applies them together as Java applies its one
+/// `Delete`.
+pub(crate) fn delete_as_row_mutations(delete: &Delete, tdeletes: Vec<TDelete>) -> TRowMutations {
+    TRowMutations::new(delete.row.to_vec(), tdeletes.into_iter().map(TMutation::DeleteSingle).collect())
+}
+
 /// The `TIncrement` of an increment.
 pub(crate) fn increment(increment: &Increment) -> Result<TIncrement> {
     increment.validate()?;
@@ -366,8 +382,15 @@ mod tests {
         // A secondary replica under strong consistency would be ignored by HBase: refused.
         assert!(get(&Get::new("r").replica_id(1)).is_err());
         let read = ReadOptions::new().consistency(Consistency::Timeline).replica_id(2);
-        let request =
-            ScanRequest { start: Bytes::new(), stop: Bytes::new(), reversed: false, read, filter: None, limit: None };
+        let request = ScanRequest {
+            start: Bytes::new(),
+            stop: Bytes::new(),
+            reversed: false,
+            read,
+            filter: None,
+            limit: None,
+            on_demand: None,
+        };
         let tscan = scan(&request).unwrap();
         assert_eq!((tscan.consistency, tscan.target_replica_id), (Some(TConsistency::TIMELINE), Some(2)));
         let bad = ScanRequest { read: ReadOptions::new().replica_id(-3), ..request };

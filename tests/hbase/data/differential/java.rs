@@ -527,7 +527,7 @@ fn filter(out: &mut String, f: &Filt) {
     }
 }
 
-fn opts(out: &mut String, o: &Opts, family_ranges: &[(Bytes, i64, i64)]) {
+fn opts(out: &mut String, o: &Opts, family_ranges: &[(Bytes, i64, i64)], on_demand: Option<bool>) {
     word(out, o.columns.len());
     for (f, q) in &o.columns {
         hex(out, f);
@@ -545,7 +545,8 @@ fn opts(out: &mut String, o: &Opts, family_ranges: &[(Bytes, i64, i64)]) {
         word(out, min);
         word(out, max);
     }
-    word(out, "-"); // on-demand family loading: the server's default
+    // On-demand family loading ("-": the server's default).
+    opt_num(out, on_demand.map(u64::from));
     match &o.filter {
         Some(f) => filter(out, f),
         None => word(out, "-"),
@@ -555,7 +556,7 @@ fn opts(out: &mut String, o: &Opts, family_ranges: &[(Bytes, i64, i64)]) {
 fn get(out: &mut String, g: &GetD) {
     hex(out, &g.row);
     opt_num(out, g.ts);
-    opts(out, &g.opts, &[]);
+    opts(out, &g.opts, &[], None);
 }
 
 /// The smallest key after every key starting with `prefix` (empty: none).
@@ -598,7 +599,7 @@ fn scan(out: &mut String, s: &ScanD) {
         None => word(out, "-"),
     }
     opt_num(out, s.ts);
-    opts(out, &s.opts, &s.family_ranges);
+    opts(out, &s.opts, &s.family_ranges, s.on_demand);
 }
 
 /// The tool's line for a read.

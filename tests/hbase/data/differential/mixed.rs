@@ -89,7 +89,7 @@ fn spec_of_kind(rng: &mut Rng, kind: usize) -> DelSpec {
 }
 
 /// A delete of 2-5 parts, repeats likely (the latest version named twice above all);
-/// `one_kind`: every part of one kind (what `check_and_delete` takes).
+/// `one_kind`: every part of one kind.
 fn mixed_delete(rng: &mut Rng, row: Bytes, one_kind: bool) -> DelD {
     let kind = rng.below(7);
     let mut specs: Vec<DelSpec> = Vec::new();
@@ -160,8 +160,9 @@ fn large_rows(rng: &mut Rng) -> Vec<Write> {
 
 /// Rows `e1`..`e6`, each with `a:q0` at 10, 20 and 30 (and `a:q1` at 20), then one
 /// delete every client must apply as Java's one `Delete`: the latest version named twice
-/// (alone, in a batch, in row mutations, in check-and-delete and check-and-mutate), and a
-/// family delete after a column of its family (which it drops).
+/// (alone, in a batch, in row mutations, in check-and-delete and check-and-mutate), a
+/// family delete after a column of its family (which it drops), and a check-and-delete
+/// of mixed kinds.
 fn fixture_writes() -> Vec<Write> {
     let twice = || vec![DelSpec::Latest(b(b"a"), b(b"q0")), DelSpec::Latest(b(b"a"), b(b"q0"))];
     let del = |row: &[u8], specs: Vec<DelSpec>| DelD { row: b(row), until: None, specs };
@@ -189,11 +190,20 @@ fn fixture_writes() -> Vec<Write> {
     w.push(check(b"e5", CheckVia::Mutate, twice()));
     let cleared = vec![DelSpec::Latest(b(b"a"), b(b"q0")), DelSpec::FamilyUntil(b(b"a"), 25)];
     w.push(Write::Delete(del(b"e6", cleared)));
+    // check_and_delete of mixed kinds (Basalt refused it; the gateway's TDelete carries
+    // one kind, so it goes as row mutations there).
+    let mixed = vec![
+        DelSpec::Latest(b(b"a"), b(b"q0")),
+        DelSpec::Latest(b(b"a"), b(b"q0")),
+        DelSpec::AllVersions(b(b"a"), b(b"q1")),
+        DelSpec::VersionAt(b(b"a"), b(b"q0"), 10),
+    ];
+    w.push(check(b"e7", CheckVia::Delete, mixed));
     w
 }
 
 /// The rows of [`fixture_writes`].
-const FIXTURE_ROWS: [&[u8]; 6] = [b"e1", b"e2", b"e3", b"e4", b"e5", b"e6"];
+const FIXTURE_ROWS: [&[u8]; 7] = [b"e1", b"e2", b"e3", b"e4", b"e5", b"e6", b"e7"];
 
 /// The writes of these shapes: the fixtures, the large rows, then random puts of
 /// versions and mixed deletes over `rows`.
@@ -228,8 +238,10 @@ pub fn writes(seed: u64, rows: &[Bytes]) -> Vec<Write> {
                 Write::Check { row, family, qualifier, op: CompareOp::Equal, value, via: CheckVia::Mutate, muts }
             }
             _ => {
+                // check_and_delete takes a delete of any kinds, as Java's checkAndMutate.
                 let (family, qualifier, value) = check(&mut rng);
-                let muts = vec![Mutation::Delete(mixed_delete(&mut rng, row.clone(), true))];
+                let one_kind = rng.chance(50);
+                let muts = vec![Mutation::Delete(mixed_delete(&mut rng, row.clone(), one_kind))];
                 Write::Check { row, family, qualifier, op: CompareOp::Equal, value, via: CheckVia::Delete, muts }
             }
         });
@@ -326,9 +338,12 @@ pub fn reads(seed: u64, rows: &[Bytes], values: &[Bytes]) -> Vec<(String, Read)>
                 scan.opts.columns = columns;
                 if let Some(filter) = filter {
                     // HBase refuses batch with a row filter, and a reversed scan whose
-                    // filter needs a joined heap: neither is this read's point.
+                    // filter needs a joined heap while families load on demand: neither
+                    // is this read's point.
                     scan.batch = None;
-                    scan.reversed = scan.reversed && !filter.needs_joined_heap();
+                    if scan.reversed && filter.needs_joined_heap() {
+                        scan.on_demand = Some(false);
+                    }
                     scan.opts.filter = Some(filter);
                 }
                 Read::Scan(scan)

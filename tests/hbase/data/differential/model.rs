@@ -402,6 +402,8 @@ pub struct ScanD {
     pub family_ranges: Vec<(Bytes, i64, i64)>,
     pub caching: Option<u32>,
     pub batch: Option<u32>,
+    /// `Scan::load_column_families_on_demand` (`None`: the server's default).
+    pub on_demand: Option<bool>,
     pub opts: Opts,
 }
 
@@ -438,6 +440,9 @@ impl ScanD {
         }
         if let Some(n) = self.batch {
             s = s.batch(n);
+        }
+        if let Some(on_demand) = self.on_demand {
+            s = s.load_column_families_on_demand(on_demand);
         }
         s
     }

@@ -178,8 +178,36 @@ pub(super) fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error
     if let Some(batch) = scan.read.batch.filter(|b| *b > 0) {
         spec = spec.batch(u32::try_from(batch).unwrap_or(u32::MAX));
     }
-    if let Some(limit) = scan.limit.filter(|l| *l > 0) {
-        spec = spec.limit(u64::try_from(limit).unwrap_or(u64::MAX));
+    // 0 is Java's "end after the first reply" (`ScanSpec::limit`); below 0 no limit.
+    if let Some(limit) = scan.limit.and_then(|l| u64::try_from(l).ok()) {
+        spec = spec.limit(limit);
+    }
+    if let Some(on_demand) = scan.on_demand {
+        spec = spec.load_column_families_on_demand(on_demand);
+    }
+    if reply_bounded(scan) {
+        spec = spec.max_result_size(JAVA_MAX_RESULT_SIZE);
     }
     Ok(spec.rows_per_page(rows.max(1)))
+}
+
+/// The Java client's default `hbase.client.scanner.caching`: results asked per call.
+pub(super) const JAVA_CACHING: u32 = i32::MAX as u32;
+/// The Java client's default `hbase.client.scanner.max.result.size` (2 MiB): bytes a
+/// call returns at most.
+pub(super) const JAVA_MAX_RESULT_SIZE: u64 = 2 * 1024 * 1024;
+
+/// Whether a scan's answer depends on where replies end, so that they must end where
+/// Java's do (its result size): a limit with `batch` (the Java client takes each reply's
+/// count of complete rows off it, see `basalt-rpc`'s batched limit), and a limit of 0
+/// (Java's scanner ends after its first reply).
+fn reply_bounded(scan: &ScanRequest) -> bool {
+    let batched_limit = scan.read.batch.is_some_and(|b| b > 0) && scan.limit.is_some_and(|l| l > 0);
+    batched_limit || scan.limit == Some(0)
+}
+
+/// Whether a scan's calls ask as many results as the Java client's default caching: a
+/// reply-bounded scan ([`reply_bounded`]) without `caching`.
+pub(super) fn java_reply_sizes(scan: &ScanRequest) -> bool {
+    reply_bounded(scan) && scan.read.caching.filter(|c| *c > 0).is_none()
 }

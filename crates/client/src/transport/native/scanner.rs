@@ -40,7 +40,8 @@ pub(super) struct NativeScanner {
     pub(super) scanner: basalt_rpc::Scanner,
     table: String,
     /// Results asked per call: the scan's `caching` when set (as a gateway's Java
-    /// client asks), else the page size the core asks for.
+    /// client asks), the Java client's default for a limit with `batch` (where the
+    /// replies' ends decide the answer), else the page size the core asks for.
     caching: Option<u32>,
     /// Rows read beyond the last page asked for: the next page starts with them.
     ahead: VecDeque<RowResult>,
@@ -53,7 +54,10 @@ pub(super) struct NativeScanner {
 
 impl NativeScanner {
     pub(super) fn new(scanner: basalt_rpc::Scanner, table: &str, scan: &ScanRequest) -> NativeScanner {
-        let caching = scan.read.caching.filter(|c| *c > 0);
+        let caching = match super::encode::java_reply_sizes(scan) {
+            true => Some(super::encode::JAVA_CACHING),
+            false => scan.read.caching.filter(|c| *c > 0),
+        };
         let batch = scan.read.batch.and_then(|b| u32::try_from(b).ok()).filter(|b| *b > 0);
         NativeScanner {
             scanner,
