@@ -50,7 +50,7 @@ use bytes::Bytes;
 
 pub use model::{BitwiseOp, Comparator, CompareOp, DependentColumn, RowRange, SingleColumnValue};
 pub use parse::{FilterParseError, ParseErrorKind};
-pub(crate) use proto::filter_bytes;
+pub(crate) use proto::{compare_type, filter_bytes};
 pub(crate) use render::filter_string;
 pub use scan_check::check_scan_filter;
 

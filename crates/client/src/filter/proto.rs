@@ -74,17 +74,16 @@ fn comparator_pb(class: &str, body: impl Message) -> pb::Comparator {
     pb::Comparator { name: format!("{PACKAGE}{class}"), serialized_comparator: Some(body.encode_to_vec().into()) }
 }
 
-/// `hbase.pb.CompareType`.
-fn compare_type(op: CompareOp) -> i32 {
-    let t = match op {
+/// `op` as `hbase.pb.CompareType` (filters and check-and-mutate conditions alike).
+pub(crate) fn compare_type(op: CompareOp) -> pb::CompareType {
+    match op {
         CompareOp::Less => pb::CompareType::Less,
         CompareOp::LessOrEqual => pb::CompareType::LessOrEqual,
         CompareOp::Equal => pb::CompareType::Equal,
         CompareOp::NotEqual => pb::CompareType::NotEqual,
         CompareOp::GreaterOrEqual => pb::CompareType::GreaterOrEqual,
         CompareOp::Greater => pb::CompareType::Greater,
-    };
-    t as i32
+    }
 }
 
 /// Java's `Pattern.DOTALL`, the flags of `regexstring:` (HBase's `RegexStringComparator(String)`).
@@ -136,14 +135,14 @@ fn comparator(cmp: &Comparator) -> pb::Comparator {
 }
 
 fn compare_filter(op: CompareOp, cmp: &Comparator) -> pb::CompareFilter {
-    pb::CompareFilter { compare_op: compare_type(op), comparator: Some(comparator(cmp)) }
+    pb::CompareFilter { compare_op: compare_type(op) as i32, comparator: Some(comparator(cmp)) }
 }
 
 fn single_column_value(s: &SingleColumnValue) -> pb::SingleColumnValueFilter {
     pb::SingleColumnValueFilter {
         column_family: Some(s.family.clone()),
         column_qualifier: Some(s.qualifier.clone()),
-        compare_op: compare_type(s.op),
+        compare_op: compare_type(s.op) as i32,
         comparator: comparator(&s.cmp),
         filter_if_missing: Some(s.filter_if_missing),
         latest_version_only: Some(s.latest_version_only),
@@ -228,7 +227,7 @@ fn to_pb(filter: &Filter) -> Result<pb::Filter, FilterError> {
             let body = pb::ColumnValueFilter {
                 family: family.clone(),
                 qualifier: qualifier.clone(),
-                compare_op: compare_type(*op),
+                compare_op: compare_type(*op) as i32,
                 comparator: comparator(cmp),
             };
             filter_pb("ColumnValueFilter", body)

@@ -6,7 +6,7 @@ use bytes::Bytes;
 
 use super::write::durability;
 use crate::error::{Error, InvalidInput};
-use crate::filter::{CompareOp, Filter};
+use crate::filter::{compare_type, Filter};
 use crate::ops::{Delete, DeleteSpec, Get, Put, RowMutations};
 use crate::options::{Consistency, ReadOptions};
 use crate::request::ColumnSelection;
@@ -146,14 +146,7 @@ pub(super) fn native_row_mutations(
 }
 
 pub(super) fn native_check(condition: &Condition) -> Check {
-    let compare = match condition.op {
-        CompareOp::Less => pb::CompareType::Less,
-        CompareOp::LessOrEqual => pb::CompareType::LessOrEqual,
-        CompareOp::Equal => pb::CompareType::Equal,
-        CompareOp::NotEqual => pb::CompareType::NotEqual,
-        CompareOp::GreaterOrEqual => pb::CompareType::GreaterOrEqual,
-        CompareOp::Greater => pb::CompareType::Greater,
-    };
+    let compare = compare_type(condition.op);
     Check {
         row: condition.row.clone(),
         family: condition.family.clone(),
