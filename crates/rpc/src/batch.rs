@@ -15,7 +15,7 @@ use crate::client::{row_result, validate_row, Get, RpcClient};
 use basalt_rpc_protocol::exception::{RemoteException, RetryHint};
 
 use crate::error::{RemoteError, RpcError};
-use crate::mutation::{write_action, Mutation, WriteCells};
+use crate::mutation::{write_action, Mutation, WriteCells, WriteKind};
 use crate::pb;
 use crate::region::RegionLocation;
 use basalt_rpc_protocol::multi::MultiWriter;
@@ -37,7 +37,10 @@ pub type BatchResults = Vec<Result<RowResult, RpcError>>;
 trait Action: Sync {
     fn row(&self) -> &Bytes;
     fn check(&self) -> Result<(), RpcError>;
+    /// Whether it may be applied twice without changing the outcome.
     fn is_idempotent(&self) -> bool;
+    /// Whether it is sent with a nonce (increments and appends).
+    fn needs_nonce(&self) -> bool;
     /// The nonce the caller drew for the action, if any.
     fn given_nonce(&self) -> Option<u64> {
         None
@@ -72,6 +75,13 @@ impl Action for BatchAction {
         match self {
             BatchAction::Get(_) => true,
             BatchAction::Mutate(mutation) => mutation.is_idempotent(),
+        }
+    }
+
+    fn needs_nonce(&self) -> bool {
+        match self {
+            BatchAction::Get(_) => false,
+            BatchAction::Mutate(mutation) => mutation.needs_nonce(),
         }
     }
 
@@ -119,7 +129,14 @@ impl<W: WriteCells> Action for Write<'_, W> {
     }
 
     fn is_idempotent(&self) -> bool {
-        self.0.kind().is_idempotent()
+        self.0.is_idempotent()
+    }
+
+    fn needs_nonce(&self) -> bool {
+        match self.0.kind() {
+            WriteKind::Increment | WriteKind::Append => true,
+            WriteKind::Put | WriteKind::Delete => false,
+        }
     }
 
     fn cells_len_hint(&self) -> usize {
@@ -222,7 +239,20 @@ impl RpcClient {
         // the same one. Puts and deletes carry none.
         let nonces: Vec<Option<u64>> = actions
             .iter()
-            .map(|action| (!action.is_idempotent()).then(|| action.given_nonce().unwrap_or_else(|| self.new_nonce())))
+            .map(|action| action.needs_nonce().then(|| action.given_nonce().unwrap_or_else(|| self.new_nonce())))
+            .collect();
+        // Per action: whether an attempt that may have run may be sent again. Gets,
+        // puts and deletes of given versions may run twice; increments and appends
+        // carry a nonce, so the server applies a retry once (when it keeps nonces); a
+        // delete of a column's newest version would delete one more, and is never
+        // resent once it may have run.
+        let resendable: Vec<bool> = actions
+            .iter()
+            .zip(&nonces)
+            .map(|(action, nonce)| match nonce {
+                Some(_) => self.nonces_enabled(),
+                None => action.is_idempotent(),
+            })
             .collect();
         let mut outcomes: Vec<Option<Result<RowResult, RpcError>>> = (0..actions.len()).map(|_| None).collect();
         // Per action: attempts made, and whether one may have run (its outcome is then
@@ -269,10 +299,7 @@ impl RpcClient {
                     };
                     attempts[index] += 1;
                     let unknown = error.may_have_run();
-                    // Gets and puts/deletes may run twice; increments and appends
-                    // carry a nonce, so the server applies a retry once.
-                    let allowed =
-                        error.is_retryable() && (!unknown || self.nonces_enabled() || actions[index].is_idempotent());
+                    let allowed = error.is_retryable() && (!unknown || resendable[index]);
                     let wait = Pause::after(&error);
                     let in_time = match wait {
                         Pause::Hinted(wait) => Instant::now() + wait < deadline,
