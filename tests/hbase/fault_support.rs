@@ -258,3 +258,27 @@ pub(crate) async fn through_faults(
         Err(wrong.join("\n").into())
     }
 }
+
+/// Flaps `proxies` while `running` holds: up for `up`, then refusing connections and
+/// cutting every open one for `down`, over and over; the number of cycles.
+pub(crate) async fn flap(
+    proxies: &[(String, Proxy)],
+    up: Duration,
+    down: Duration,
+    running: &std::sync::atomic::AtomicBool,
+) -> u32 {
+    let mut cycles = 0u32;
+    while running.load(std::sync::atomic::Ordering::Relaxed) {
+        tokio::time::sleep(up).await;
+        for (_, proxy) in proxies {
+            proxy.refuse_connections(true);
+            proxy.kill_all();
+        }
+        tokio::time::sleep(down).await;
+        for (_, proxy) in proxies {
+            proxy.refuse_connections(false);
+        }
+        cycles += 1;
+    }
+    cycles
+}

@@ -31,6 +31,7 @@ mod idl;
 mod native;
 mod native_admin;
 mod native_client;
+mod native_deletes;
 mod native_faults;
 mod native_nonces;
 mod native_secure;
@@ -150,6 +151,7 @@ fn main() -> ExitCode {
         native_faults::trials()
             .into_iter()
             .chain(native_nonces::trials())
+            .chain(native_deletes::trials())
             .chain(client_admin_native::trials())
             .collect(),
     ));
