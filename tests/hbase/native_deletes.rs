@@ -26,7 +26,7 @@ pub fn trials() -> Vec<Test> {
 
 /// Rows, each with [`VERSIONS`] versions of `d:q`; the first half take single deletes,
 /// the second half `delete_many` batches of [`BATCH`].
-const ROWS: usize = 20_000;
+const ROWS: usize = 40_000;
 /// Versions written per row (timestamps 1 to 3).
 const VERSIONS: usize = 3;
 /// Deletes per `delete_many` call (one chunk: one `Multi` per region server).
