@@ -76,7 +76,7 @@ pub(crate) fn native_client_through(env: &Env, proxies: &[(String, Proxy)]) -> R
 
 /// A Thrift2 client reaching the suite's gateway through `proxy`, with a short request
 /// timeout and a retry policy patient enough for the faults.
-fn gateway_client_through(env: &Env, proxy: &Proxy) -> Result<Client, basalt::Error> {
+pub(crate) fn gateway_client_through(env: &Env, proxy: &Proxy) -> Result<Client, basalt::Error> {
     Client::builder()
         .address(proxy.addr())
         .framing(env.options().framing)

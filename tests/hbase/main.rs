@@ -22,6 +22,7 @@ mod client_data;
 mod client_gets;
 mod client_resilience;
 mod client_scan;
+mod deletes_once;
 mod differential;
 mod fault_support;
 mod faults;
@@ -31,7 +32,6 @@ mod idl;
 mod native;
 mod native_admin;
 mod native_client;
-mod native_deletes;
 mod native_faults;
 mod native_nonces;
 mod native_secure;
@@ -127,6 +127,7 @@ fn main() -> ExitCode {
         chaos::trials(),
         outage::trials(),
         faults::trials(),
+        deletes_once::gateway_trials(),
         secure::trials(),
     ]
     .into_iter()
@@ -151,7 +152,7 @@ fn main() -> ExitCode {
         native_faults::trials()
             .into_iter()
             .chain(native_nonces::trials())
-            .chain(native_deletes::trials())
+            .chain(deletes_once::native_trials())
             .chain(client_admin_native::trials())
             .collect(),
     ));

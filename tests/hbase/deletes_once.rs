@@ -1,6 +1,6 @@
 //! Deletes of a column's newest version applied at most once, however often the
-//! connection to the region servers flaps: a proxy in front of each region server is up
-//! for a while, then refuses connections and cuts every open one for longer than a
+//! connection flaps: a proxy in front of each region server (native RPC) or in front of
+//! the Thrift2 gateway is up for a while, then refuses connections and cuts every open one for longer than a
 //! request timeout, over and over, while a stream of `delete(latest_version)` calls and
 //! `delete_many` batches of them runs through it, each on its own row of three versions.
 //!
@@ -16,12 +16,21 @@ use std::time::{Duration, Instant};
 use basalt::{Bytes, Delete, Error, Get, Put, Table};
 use futures::StreamExt;
 
-use crate::fault_support::{flap, native_client_through, region_server_proxies};
+use basalt::Client;
+use basalt_chaos::{Faults, Proxy};
+
+use crate::fault_support::{flap, gateway_client_through, native_client_through, region_server_proxies};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
-pub fn trials() -> Vec<Test> {
-    tests![deletes_of_the_newest_version_apply_once_behind_a_flapping_connection]
+/// The native transport's run, as `native::deletes_once::...`.
+pub fn native_trials() -> Vec<Test> {
+    tests![deletes_of_the_newest_version_apply_once_behind_flapping_region_servers]
+}
+
+/// The gateway's run, as `gateway::deletes_once::...`.
+pub fn gateway_trials() -> Vec<Test> {
+    tests![deletes_of_the_newest_version_apply_once_behind_a_flapping_gateway]
 }
 
 /// Rows, each with [`VERSIONS`] versions of `d:q`; the first half take single deletes,
@@ -154,12 +163,32 @@ async fn write_versions(table: &Table) -> TestResult {
     Ok(())
 }
 
-async fn deletes_of_the_newest_version_apply_once_behind_a_flapping_connection(env: Env) -> TestResult {
+async fn deletes_of_the_newest_version_apply_once_behind_flapping_region_servers(env: Env) -> TestResult {
     let table = env.fresh_table(&["d"], &[b"c3", b"c6"]).await?;
-    let name = table.name().to_owned();
     write_versions(&table).await?;
     let proxies = region_server_proxies(&env, 281).await?;
     let client = native_client_through(&env, &proxies)?;
+    deletes_through(&env, table.name(), proxies, client, "native").await
+}
+
+async fn deletes_of_the_newest_version_apply_once_behind_a_flapping_gateway(env: Env) -> TestResult {
+    let table = env.fresh_table(&["d"], &[b"c3", b"c6"]).await?;
+    write_versions(&table).await?;
+    let proxy = Proxy::start(vec![env.addr().to_owned()], Faults::none(), 283).await?;
+    let client = gateway_client_through(&env, &proxy)?;
+    deletes_through(&env, table.name(), vec![(env.addr().to_owned(), proxy)], client, "gateway").await
+}
+
+/// Runs the stream of deletes on table `name` through `client`, which reaches HBase
+/// through `proxies` (flapped meanwhile), and counts what each row's versions say.
+async fn deletes_through(
+    env: &Env,
+    name: &str,
+    proxies: Vec<(String, Proxy)>,
+    client: Client,
+    transport: &str,
+) -> TestResult {
+    let name = name.to_owned();
     let through = client.table(&name)?.with_batch_rows(BATCH);
     through.get(Get::new(Bytes::from_static(b"\x00warm-up"))).await?;
 
@@ -214,7 +243,7 @@ async fn deletes_of_the_newest_version_apply_once_behind_a_flapping_connection(e
     let single_line = singles.line("single delete(latest_version)");
     let batch_line = batches.line(&format!("delete_many of {BATCH} latest-version deletes"));
     eprintln!(
-        "delete figures: in {:.1} s behind proxies flapping {cycles} times ({killed} connections cut): \
+        "delete figures ({transport}): in {:.1} s behind proxies flapping {cycles} times ({killed} connections cut): \
          {single_line}; {batch_line}; rows changed by no call {touched_by_nobody}",
         took.as_secs_f64()
     );
