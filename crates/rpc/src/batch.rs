@@ -260,7 +260,7 @@ impl RpcClient {
         let mut attempts = vec![0u32; actions.len()];
         let mut ran = vec![false; actions.len()];
         let mut waiting: Vec<usize> = (0..actions.len()).collect();
-        let deadline = self.deadline();
+        let started = Instant::now();
         let mut round = 0;
         while !waiting.is_empty() {
             // In index order: each region's actions (and so the request) keep the
@@ -286,8 +286,9 @@ impl RpcClient {
                 .into_servers()
                 .into_iter()
                 .map(|(server, regions)| self.multi_on_server(server, regions, actions, &nonces));
-            let mut retry = Vec::new();
-            let mut pause = Pause::None;
+            // The actions that may be resent, each with its error; the round's pause
+            // is the retry rule's answer for the error asking the longest wait.
+            let mut retry: Vec<(usize, RpcError)> = Vec::new();
             for answers in futures::future::join_all(calls).await {
                 for (index, outcome) in answers {
                     let error = match outcome {
@@ -298,33 +299,32 @@ impl RpcClient {
                         Err(error) => error,
                     };
                     attempts[index] += 1;
-                    let unknown = error.may_have_run();
-                    let allowed = error.is_retryable() && (!unknown || resendable[index]);
-                    let wait = Pause::after(&error);
-                    let in_time = match wait {
-                        Pause::Hinted(wait) => Instant::now() + wait < deadline,
-                        Pause::None | Pause::Backoff => Instant::now() < deadline,
-                    };
-                    if allowed && in_time {
-                        ran[index] |= unknown;
-                        pause = pause.max(wait);
-                        retry.push(index);
-                        outcomes[index] = Some(Err(error));
+                    if error.is_retryable() && (!error.may_have_run() || resendable[index]) {
+                        retry.push((index, error));
                     } else {
                         outcomes[index] =
-                            Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], allowed)));
+                            Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], false)));
                     }
                 }
             }
-            waiting = retry;
-            if !waiting.is_empty() {
+            round += 1;
+            let asks_longest = retry.iter().map(|(_, error)| error).max_by_key(|error| Pause::after(error));
+            let pause = asks_longest.and_then(|error| self.retry_after(round, started, error));
+            waiting = Vec::with_capacity(retry.len());
+            for (index, error) in retry {
                 match pause {
-                    // The server asked for the actions again at once.
-                    Pause::None => {}
-                    Pause::Backoff => self.pause(round).await,
-                    Pause::Hinted(wait) => tokio::time::sleep(wait).await,
+                    Some(_) => {
+                        ran[index] |= error.may_have_run();
+                        outcomes[index] = Some(Err(error));
+                        waiting.push(index);
+                    }
+                    None => {
+                        outcomes[index] = Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], true)))
+                    }
                 }
-                round += 1;
+            }
+            if let (Some(pause), false) = (pause, waiting.is_empty()) {
+                tokio::time::sleep(pause).await;
             }
         }
         Ok(outcomes
@@ -435,7 +435,8 @@ impl RpcClient {
     }
 }
 
-/// How long to wait before a round of retries: the longest any of its actions asks for.
+/// The wait a failed action asks for, ordered by length: the round's pause follows the
+/// action asking the longest (the retry rule decides on its error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Pause {
     /// At once (the server said to retry immediately, or the result was too large).
@@ -449,8 +450,7 @@ enum Pause {
 impl Pause {
     /// The pause a failed action asks for.
     fn after(error: &RpcError) -> Pause {
-        let Some(remote) = error.remote() else { return Pause::Backoff };
-        match remote.exception.retry_hint() {
+        match crate::retry_hint(error) {
             RetryHint::Immediately => Pause::None,
             RetryHint::Backoff => Pause::Backoff,
             RetryHint::After(wait) => Pause::Hinted(wait),
