@@ -11,7 +11,8 @@ use tracing::Instrument;
 
 use crate::error::{Error, Result};
 use crate::metrics;
-use crate::ops::{Delete, DeleteSpec, Put, RowMutations};
+use crate::ops::{Delete, Put, RowMutations};
+use crate::resend::{deletes_newest_version, CallRetries, CALL};
 use crate::retry::{RetryDecision, RetryPolicy};
 use crate::transport::{AttemptError, AttemptFuture, Delivery, Operation, Transport};
 
@@ -81,16 +82,6 @@ impl Idempotence {
     }
 }
 
-/// Whether a delete cell removes a column's newest version, whichever it is when the
-/// server applies it.
-pub(crate) fn deletes_newest_version(spec: &DeleteSpec) -> bool {
-    match spec {
-        // HBase's `LATEST_TIMESTAMP` given as the version means the newest too.
-        DeleteSpec::ColumnVersion(_, _, ts) => ts.is_none_or(|ts| ts == i64::MAX),
-        DeleteSpec::ColumnAllVersions(..) | DeleteSpec::Family(..) | DeleteSpec::FamilyVersion(..) => false,
-    }
-}
-
 /// The transport with the retry policy and budget: what every call of a client runs
 /// through (plain calls, coalesced gets, batch chunks, scan pages).
 #[derive(Clone)]
@@ -144,6 +135,9 @@ impl Attempts {
         F: FnMut(&'a dyn Transport) -> AttemptFuture<'a, T>,
     {
         let mut attempt = 0u32;
+        // The failures of this call at every layer: a transport's own retries count
+        // against the same policy.
+        let retries = CallRetries::new(started);
         // Whether an earlier attempt of this write was sent and got no answer: it may
         // have been applied, whatever the last attempt says.
         let mut may_have_applied = false;
@@ -157,7 +151,7 @@ impl Attempts {
             attempt += 1;
             tracing::Span::current().record("attempt", attempt);
             metrics::attempt(operation);
-            let error = match call(&*self.transport).await {
+            let error = match CALL.scope(retries.clone(), call(&*self.transport)).await {
                 Ok(value) => return Ok(value),
                 Err(AttemptError { sent, error, .. }) => match (resend_after_sent, sent) {
                     // The whole request reached the stream: it may have been applied.
@@ -171,7 +165,7 @@ impl Attempts {
                     (false | true, Delivery::NotSent) => *error,
                 },
             };
-            match self.retry_after(attempt, started, &error) {
+            match self.retry_after(retries.next_failure(), started, &error) {
                 Some(after) => {
                     metrics::retry(operation, &error);
                     tracing::debug!(%error, ?after, "retrying");

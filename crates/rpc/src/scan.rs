@@ -331,10 +331,8 @@ impl Scanner {
                     let expired =
                         error.remote().is_some_and(|r| matches!(r.kind(), RemoteExceptionKind::UnknownScanner));
                     attempt += 1;
-                    let pause = match reopenable && !(expired && !self.spec.reopen_expired) {
-                        true => self.client.retry_after(attempt, started, &error),
-                        false => None,
-                    };
+                    let may_reopen = reopenable && (!expired || self.spec.reopen_expired);
+                    let pause = may_reopen.then(|| self.client.retry_after(attempt, started, &error)).flatten();
                     let Some(pause) = pause else {
                         self.done = true;
                         return Err(error);

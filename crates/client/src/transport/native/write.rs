@@ -123,7 +123,7 @@ impl WriteCells for DeleteWrite<'_> {
 
     fn is_idempotent(&self) -> bool {
         // A delete of a column's newest version removes one more each time it is applied.
-        !self.cells.iter().any(crate::attempt::deletes_newest_version)
+        !self.cells.iter().any(crate::resend::deletes_newest_version)
     }
 
     fn kind(&self) -> WriteKind {
