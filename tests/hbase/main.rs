@@ -39,6 +39,7 @@ mod native_zookeeper;
 mod outage;
 mod parallel_scan;
 mod region_crash;
+mod region_pause;
 mod region_support;
 mod regions;
 mod replicas;
@@ -153,6 +154,7 @@ fn main() -> ExitCode {
             .into_iter()
             .chain(native_nonces::trials())
             .chain(deletes_once::native_trials())
+            .chain(region_pause::trials())
             .chain(client_admin_native::trials())
             .collect(),
     ));
