@@ -140,7 +140,7 @@ async fn pause_under_calls(own: &Arc<Mutex<HBase>>, dir: &std::path::Path) -> Te
     // expired: stopping a gone server is a no-op).
     let mut extra = extra;
     let stopped = blocking(move || extra.stop().map_err(|e| e.to_string())).await;
-    outcome.and(stopped.map_err(Into::into))
+    outcome.and(stopped)
 }
 
 async fn with_extra_server(own: &Arc<Mutex<HBase>>, dir: &std::path::Path, extra: &RegionServer) -> TestResult {
