@@ -11,20 +11,75 @@ use tracing::Instrument;
 
 use crate::error::{Error, Result};
 use crate::metrics;
+use crate::ops::{Delete, Put, RowMutations};
+use crate::resend::{deletes_newest_version, CallRetries, CALL};
 use crate::retry::{RetryDecision, RetryPolicy};
 use crate::transport::{AttemptError, AttemptFuture, Delivery, Operation, Transport};
 
 /// Whether a call may be repeated safely after a failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Idempotence {
-    /// Gets, scans, puts, deletes, admin reads: retried on retryable failures.
+    /// Gets, scans, puts, deletes (but see [`Idempotence::of_delete`]), admin reads:
+    /// retried on retryable failures.
     Idempotent,
-    /// Increments, appends, check-and-mutate: never retried automatically.
+    /// Check-and-mutate, deletes of a column's newest version: never resent once sent
+    /// without an answer (an unknown outcome is reported as
+    /// [`Error::WriteOutcomeUnknown`]).
     NotIdempotent,
     /// Increments and appends, which carry one nonce over all their attempts: retried
     /// like idempotent calls when the transport's servers deduplicate by nonce
     /// ([`Transport::dedups_by_nonce`]), never once sent otherwise.
     DedupedByNonce,
+}
+
+impl Idempotence {
+    /// Of a delete: idempotent unless it removes a column's newest version (no
+    /// timestamp), which removes one more version each time it is applied. Deletes of
+    /// given versions, of every version, of families or rows up to now are idempotent
+    /// for this client (as in HBase's Java client, a resend stamped later also covers
+    /// what another writer put in between).
+    pub(crate) fn of_delete(delete: &Delete) -> Idempotence {
+        if delete.cells().iter().any(deletes_newest_version) {
+            Idempotence::NotIdempotent
+        } else {
+            Idempotence::Idempotent
+        }
+    }
+
+    /// Of several deletes applied together: idempotent only if each is.
+    pub(crate) fn of_deletes(deletes: &[Delete]) -> Idempotence {
+        Idempotence::all(deletes.iter().map(Idempotence::of_delete))
+    }
+
+    /// Of a put: idempotent. A put with a timestamp writes the same cell again; a put
+    /// with the server's time, resent after an unknown outcome, writes its value once
+    /// more as a newer version (as HBase's Java client does): the newest value read is
+    /// the same, and the duplicate is one of the family's kept versions. Basalt does not
+    /// stamp puts with the client's clock (a client clock behind the servers' would hide
+    /// its puts behind its own earlier deletes).
+    pub(crate) fn of_put(_put: &Put) -> Idempotence {
+        Idempotence::Idempotent
+    }
+
+    /// Of an atomic row mutation: idempotent only if every put and delete is.
+    pub(crate) fn of_row_mutations(mutations: &RowMutations) -> Idempotence {
+        Idempotence::all(
+            mutations.puts.iter().map(Idempotence::of_put).chain(mutations.deletes.iter().map(Idempotence::of_delete)),
+        )
+    }
+
+    /// Several writes applied together: the weakest of them.
+    pub(crate) fn all(each: impl IntoIterator<Item = Idempotence>) -> Idempotence {
+        let mut all = Idempotence::Idempotent;
+        for one in each {
+            all = match (all, one) {
+                (Idempotence::NotIdempotent, _) | (_, Idempotence::NotIdempotent) => Idempotence::NotIdempotent,
+                (Idempotence::DedupedByNonce, _) | (_, Idempotence::DedupedByNonce) => Idempotence::DedupedByNonce,
+                (Idempotence::Idempotent, Idempotence::Idempotent) => Idempotence::Idempotent,
+            };
+        }
+        all
+    }
 }
 
 /// The transport with the retry policy and budget: what every call of a client runs
@@ -80,6 +135,9 @@ impl Attempts {
         F: FnMut(&'a dyn Transport) -> AttemptFuture<'a, T>,
     {
         let mut attempt = 0u32;
+        // The failures of this call at every layer: a transport's own retries count
+        // against the same policy.
+        let retries = CallRetries::new(started);
         // Whether an earlier attempt of this write was sent and got no answer: it may
         // have been applied, whatever the last attempt says.
         let mut may_have_applied = false;
@@ -93,7 +151,7 @@ impl Attempts {
             attempt += 1;
             tracing::Span::current().record("attempt", attempt);
             metrics::attempt(operation);
-            let error = match call(&*self.transport).await {
+            let error = match CALL.scope(retries.clone(), call(&*self.transport)).await {
                 Ok(value) => return Ok(value),
                 Err(AttemptError { sent, error, .. }) => match (resend_after_sent, sent) {
                     // The whole request reached the stream: it may have been applied.
@@ -107,7 +165,7 @@ impl Attempts {
                     (false | true, Delivery::NotSent) => *error,
                 },
             };
-            match self.retry_after(attempt, started, &error) {
+            match self.retry_after(retries.next_failure(), started, &error) {
                 Some(after) => {
                     metrics::retry(operation, &error);
                     tracing::debug!(%error, ?after, "retrying");
@@ -174,5 +232,34 @@ fn leaves_outcome_open(error: &Error) -> bool {
         | Error::WriteOutcomeUnknown { .. }
         | Error::ScanIntegrity { .. }
         | Error::BatchFailed { .. } => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_deletes_of_a_newest_version_are_not_idempotent() {
+        let latest = Delete::row("r").latest_version("f", "q");
+        assert_eq!(Idempotence::of_delete(&latest), Idempotence::NotIdempotent);
+        assert_eq!(
+            Idempotence::of_delete(&Delete::row("r").version_at("f", "q", i64::MAX)),
+            Idempotence::NotIdempotent
+        );
+        for idempotent in [
+            Delete::row("r"),
+            Delete::row("r").version_at("f", "q", 7),
+            Delete::row("r").all_versions("f", "q").family("g"),
+            // A family delete after it clears the column's newest-version delete.
+            Delete::row("r").latest_version("f", "q").family("f"),
+        ] {
+            assert_eq!(Idempotence::of_delete(&idempotent), Idempotence::Idempotent, "{idempotent:?}");
+        }
+        let both = [Delete::row("r").all_versions("f", "q"), latest.clone()];
+        assert_eq!(Idempotence::of_deletes(&both), Idempotence::NotIdempotent);
+        let row = RowMutations::new("r").put(Put::new("r").cell("f", "q", "v"));
+        assert_eq!(Idempotence::of_row_mutations(&row), Idempotence::Idempotent);
+        assert_eq!(Idempotence::of_row_mutations(&row.delete(latest)), Idempotence::NotIdempotent);
     }
 }

@@ -87,6 +87,8 @@ pub(crate) trait ChunkWrite: Clone + Sync {
     const OPERATION: Operation;
     /// The write's row.
     fn row(&self) -> &Bytes;
+    /// Whether it may be resent after an attempt of it may have run.
+    fn idempotence(&self) -> Idempotence;
     /// One attempt to apply `items` to `table`.
     fn send<'a>(
         transport: &'a dyn Transport,
@@ -99,6 +101,9 @@ impl ChunkWrite for Put {
     const OPERATION: Operation = Operation::PutMany;
     fn row(&self) -> &Bytes {
         self.row()
+    }
+    fn idempotence(&self) -> Idempotence {
+        Idempotence::of_put(self)
     }
     fn send<'a>(
         transport: &'a dyn Transport,
@@ -114,6 +119,9 @@ impl ChunkWrite for Delete {
     fn row(&self) -> &Bytes {
         self.row_key()
     }
+    fn idempotence(&self) -> Idempotence {
+        Idempotence::of_delete(self)
+    }
     fn send<'a>(
         transport: &'a dyn Transport,
         table: &'a str,
@@ -125,8 +133,10 @@ impl ChunkWrite for Delete {
 
 /// Sends one chunk of writes to `table` and resends only the writes that failed with a
 /// retryable error, as the retry policy allows: writes already applied are never sent
-/// again (a delete of the newest version would delete one more; a put with the
-/// server's time would push out an older version).
+/// again, and a write that is not idempotent (a delete of a column's newest version)
+/// is never resent once an attempt of it may have run: it is reported in doubt. A
+/// chunk holding one is one call that is not idempotent (a transport that cannot tell
+/// the writes' outcomes apart fails it whole, in doubt).
 pub(crate) async fn write_chunk<W: ChunkWrite>(attempts: &Attempts, table: &str, items: &[W]) -> Sent {
     let operation = W::OPERATION;
     let started = Instant::now();
@@ -139,13 +149,13 @@ pub(crate) async fn write_chunk<W: ChunkWrite>(attempts: &Attempts, table: &str,
     loop {
         attempt += 1;
         let slice = resend.as_deref().unwrap_or(items);
-        let failures =
-            attempts.run(operation, Some(table), Idempotence::Idempotent, |t| W::send(t, table, slice)).await?;
+        let idempotence = Idempotence::all(slice.iter().map(ChunkWrite::idempotence));
+        let failures = attempts.run(operation, Some(table), idempotence, |t| W::send(t, table, slice)).await?;
         let mut retry: Vec<(usize, Error)> = Vec::new();
         for failure in failures {
             let Some(&item) = pending.get(failure.index) else { continue };
             in_doubt[item] |= failure.may_have_run;
-            if failure.error.is_retryable() {
+            if failure.error.is_retryable() && may_resend(items[item].idempotence(), in_doubt[item]) {
                 retry.push((item, failure.error));
             } else {
                 refused.push(Refused {
@@ -172,6 +182,17 @@ pub(crate) async fn write_chunk<W: ChunkWrite>(attempts: &Attempts, table: &str,
                 return Ok(refused);
             }
         }
+    }
+}
+
+/// Whether a write that failed with a retryable error may be sent again: not if it is
+/// not idempotent and an attempt of it may have run.
+fn may_resend(idempotence: Idempotence, may_have_run: bool) -> bool {
+    match idempotence {
+        Idempotence::Idempotent => true,
+        // Batches carry puts and deletes only; a write that is not plainly idempotent
+        // is kept from a second run.
+        Idempotence::DedupedByNonce | Idempotence::NotIdempotent => !may_have_run,
     }
 }
 

@@ -396,6 +396,8 @@ impl ClientBuilder {
                 primary_call_timeout: self.primary_call_timeout,
                 max_value_bytes,
                 security: native_security,
+                retry: Arc::clone(&self.retry),
+                retry_budget: self.retry_budget,
             };
             Arc::new(NativeTransport::new(settings))
         } else {

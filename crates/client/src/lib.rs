@@ -324,6 +324,7 @@ mod options;
 mod pool;
 mod region;
 mod request;
+mod resend;
 mod retry;
 mod row;
 mod salted;

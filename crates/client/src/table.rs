@@ -169,7 +169,7 @@ impl Table {
         let puts = [put];
         let failures = self
             .attempts()
-            .run(Operation::Put, Some(&self.name), Idempotence::Idempotent, |t| t.put(&self.name, &puts))
+            .run(Operation::Put, Some(&self.name), Idempotence::of_put(&puts[0]), |t| t.put(&self.name, &puts))
             .await?;
         // One write: a failure of it fails the attempt (transports report it so).
         match failures.into_iter().next() {
@@ -204,13 +204,18 @@ impl Table {
     }
 
     /// Deletes what `delete` says (see [`Delete`]'s constructors: no implicit
-    /// "all versions"). A delete that mixes intents is applied atomically.
+    /// "all versions"). A delete that mixes intents is applied atomically. A delete of
+    /// a column's newest version ([`Delete::latest_version`]) is never resent once it
+    /// may have reached HBase (it would delete one more version): an attempt that got no
+    /// answer ends the call with [`Error::WriteOutcomeUnknown`].
     pub async fn delete(&self, delete: Delete) -> Result<()> {
         self.check_key(delete.row_key())?;
         let parts = delete.split_by_kind()?;
         if parts.len() == 1 {
+            // A delete of a column's newest version is not resent once it may have run.
+            let idempotence = Idempotence::of_deletes(&parts);
             self.attempts()
-                .run(Operation::Delete, Some(&self.name), Idempotence::Idempotent, |t| t.delete(&self.name, &parts))
+                .run(Operation::Delete, Some(&self.name), idempotence, |t| t.delete(&self.name, &parts))
                 .await?;
             return Ok(());
         }
@@ -237,11 +242,12 @@ impl Table {
         batch::settle(&chunks, outcomes, |i| parts[i].row_key().clone())
     }
 
-    /// Applies puts and deletes to one row atomically.
+    /// Applies puts and deletes to one row atomically (never resent once it may have
+    /// run if it deletes a column's newest version, as [`delete`](Table::delete)).
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
         self.check_key(mutations.row())?;
         self.attempts()
-            .run(Operation::MutateRow, Some(&self.name), Idempotence::Idempotent, |t| {
+            .run(Operation::MutateRow, Some(&self.name), Idempotence::of_row_mutations(&mutations), |t| {
                 t.mutate_row(&self.name, &mutations)
             })
             .await

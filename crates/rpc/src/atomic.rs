@@ -48,8 +48,10 @@ impl RpcClient {
             .collect();
         let condition = check.map(Check::to_proto);
         // Conditional writes are not retried after an unknown outcome (a retry could
-        // see its own write and answer false); plain row mutations are idempotent.
-        self.with_region(table, &row, check.is_none(), |region| {
+        // see its own write and answer false); plain row mutations are, unless one
+        // deletes a column's newest version (a retry would delete one more).
+        let resendable = check.is_none() && mutations.iter().all(Mutation::is_idempotent);
+        self.with_region(table, &row, resendable, |region| {
             let request = pb::MultiRequest {
                 region_action: vec![pb::RegionAction {
                     region: region.specifier(),

@@ -15,7 +15,7 @@ use crate::client::{row_result, validate_row, Get, RpcClient};
 use basalt_rpc_protocol::exception::{RemoteException, RetryHint};
 
 use crate::error::{RemoteError, RpcError};
-use crate::mutation::{write_action, Mutation, WriteCells};
+use crate::mutation::{write_action, Mutation, WriteCells, WriteKind};
 use crate::pb;
 use crate::region::RegionLocation;
 use basalt_rpc_protocol::multi::MultiWriter;
@@ -37,7 +37,10 @@ pub type BatchResults = Vec<Result<RowResult, RpcError>>;
 trait Action: Sync {
     fn row(&self) -> &Bytes;
     fn check(&self) -> Result<(), RpcError>;
+    /// Whether it may be applied twice without changing the outcome.
     fn is_idempotent(&self) -> bool;
+    /// Whether it is sent with a nonce (increments and appends).
+    fn needs_nonce(&self) -> bool;
     /// The nonce the caller drew for the action, if any.
     fn given_nonce(&self) -> Option<u64> {
         None
@@ -72,6 +75,13 @@ impl Action for BatchAction {
         match self {
             BatchAction::Get(_) => true,
             BatchAction::Mutate(mutation) => mutation.is_idempotent(),
+        }
+    }
+
+    fn needs_nonce(&self) -> bool {
+        match self {
+            BatchAction::Get(_) => false,
+            BatchAction::Mutate(mutation) => mutation.needs_nonce(),
         }
     }
 
@@ -119,7 +129,14 @@ impl<W: WriteCells> Action for Write<'_, W> {
     }
 
     fn is_idempotent(&self) -> bool {
-        self.0.kind().is_idempotent()
+        self.0.is_idempotent()
+    }
+
+    fn needs_nonce(&self) -> bool {
+        match self.0.kind() {
+            WriteKind::Increment | WriteKind::Append => true,
+            WriteKind::Put | WriteKind::Delete => false,
+        }
     }
 
     fn cells_len_hint(&self) -> usize {
@@ -222,7 +239,20 @@ impl RpcClient {
         // the same one. Puts and deletes carry none.
         let nonces: Vec<Option<u64>> = actions
             .iter()
-            .map(|action| (!action.is_idempotent()).then(|| action.given_nonce().unwrap_or_else(|| self.new_nonce())))
+            .map(|action| action.needs_nonce().then(|| action.given_nonce().unwrap_or_else(|| self.new_nonce())))
+            .collect();
+        // Per action: whether an attempt that may have run may be sent again. Gets,
+        // puts and deletes of given versions may run twice; increments and appends
+        // carry a nonce, so the server applies a retry once (when it keeps nonces); a
+        // delete of a column's newest version would delete one more, and is never
+        // resent once it may have run.
+        let resendable: Vec<bool> = actions
+            .iter()
+            .zip(&nonces)
+            .map(|(action, nonce)| match nonce {
+                Some(_) => self.nonces_enabled(),
+                None => action.is_idempotent(),
+            })
             .collect();
         let mut outcomes: Vec<Option<Result<RowResult, RpcError>>> = (0..actions.len()).map(|_| None).collect();
         // Per action: attempts made, and whether one may have run (its outcome is then
@@ -230,7 +260,7 @@ impl RpcClient {
         let mut attempts = vec![0u32; actions.len()];
         let mut ran = vec![false; actions.len()];
         let mut waiting: Vec<usize> = (0..actions.len()).collect();
-        let deadline = self.deadline();
+        let started = Instant::now();
         let mut round = 0;
         while !waiting.is_empty() {
             // In index order: each region's actions (and so the request) keep the
@@ -256,8 +286,9 @@ impl RpcClient {
                 .into_servers()
                 .into_iter()
                 .map(|(server, regions)| self.multi_on_server(server, regions, actions, &nonces));
-            let mut retry = Vec::new();
-            let mut pause = Pause::None;
+            // The actions that may be resent, each with its error; the round's pause
+            // is the retry rule's answer for the error asking the longest wait.
+            let mut retry: Vec<(usize, RpcError)> = Vec::new();
             for answers in futures::future::join_all(calls).await {
                 for (index, outcome) in answers {
                     let error = match outcome {
@@ -268,36 +299,32 @@ impl RpcClient {
                         Err(error) => error,
                     };
                     attempts[index] += 1;
-                    let unknown = error.may_have_run();
-                    // Gets and puts/deletes may run twice; increments and appends
-                    // carry a nonce, so the server applies a retry once.
-                    let allowed =
-                        error.is_retryable() && (!unknown || self.nonces_enabled() || actions[index].is_idempotent());
-                    let wait = Pause::after(&error);
-                    let in_time = match wait {
-                        Pause::Hinted(wait) => Instant::now() + wait < deadline,
-                        Pause::None | Pause::Backoff => Instant::now() < deadline,
-                    };
-                    if allowed && in_time {
-                        ran[index] |= unknown;
-                        pause = pause.max(wait);
-                        retry.push(index);
-                        outcomes[index] = Some(Err(error));
+                    if error.is_retryable() && (!error.may_have_run() || resendable[index]) {
+                        retry.push((index, error));
                     } else {
                         outcomes[index] =
-                            Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], allowed)));
+                            Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], false)));
                     }
                 }
             }
-            waiting = retry;
-            if !waiting.is_empty() {
+            round += 1;
+            let asks_longest = retry.iter().map(|(_, error)| error).max_by_key(|error| Pause::after(error));
+            let pause = asks_longest.and_then(|error| self.retry_after(round, started, error));
+            waiting = Vec::with_capacity(retry.len());
+            for (index, error) in retry {
                 match pause {
-                    // The server asked for the actions again at once.
-                    Pause::None => {}
-                    Pause::Backoff => self.pause(round).await,
-                    Pause::Hinted(wait) => tokio::time::sleep(wait).await,
+                    Some(_) => {
+                        ran[index] |= error.may_have_run();
+                        outcomes[index] = Some(Err(error));
+                        waiting.push(index);
+                    }
+                    None => {
+                        outcomes[index] = Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], true)))
+                    }
                 }
-                round += 1;
+            }
+            if let (Some(pause), false) = (pause, waiting.is_empty()) {
+                tokio::time::sleep(pause).await;
             }
         }
         Ok(outcomes
@@ -408,7 +435,8 @@ impl RpcClient {
     }
 }
 
-/// How long to wait before a round of retries: the longest any of its actions asks for.
+/// The wait a failed action asks for, ordered by length: the round's pause follows the
+/// action asking the longest (the retry rule decides on its error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Pause {
     /// At once (the server said to retry immediately, or the result was too large).
@@ -422,8 +450,7 @@ enum Pause {
 impl Pause {
     /// The pause a failed action asks for.
     fn after(error: &RpcError) -> Pause {
-        let Some(remote) = error.remote() else { return Pause::Backoff };
-        match remote.exception.retry_hint() {
+        match crate::retry_hint(error) {
             RetryHint::Immediately => Pause::None,
             RetryHint::Backoff => Pause::Backoff,
             RetryHint::After(wait) => Pause::Hinted(wait),

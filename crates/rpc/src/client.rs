@@ -16,7 +16,7 @@ use crate::read::{read_options, ReadFields};
 use crate::region::{self, MetaLookup, RegionCache, RegionLocation};
 use crate::registry::{self, ClusterInfo};
 use basalt_rpc_protocol::call::Service;
-use basalt_rpc_protocol::exception::{RemoteExceptionKind, RetryHint};
+use basalt_rpc_protocol::exception::RemoteExceptionKind;
 
 /// Settings of an [`RpcClient`], with documented defaults.
 #[derive(Debug, Clone)]
@@ -28,7 +28,7 @@ pub struct RpcClientBuilder {
     connection: ConnectionOptions,
     rpc_timeout: Duration,
     operation_timeout: Duration,
-    pause: Duration,
+    pub(crate) pause: Duration,
     nonces: bool,
     primary_call_timeout: Duration,
     addresses: AddressMap,
@@ -145,6 +145,7 @@ impl RpcClientBuilder {
         Ok(RpcClient {
             rpc_timeout: self.rpc_timeout,
             operation_timeout: self.operation_timeout,
+            retry: None,
             inner: Arc::new(ClientInner {
                 meta: Mutex::new(cluster.meta.clone()),
                 cluster,
@@ -182,7 +183,9 @@ async fn zookeeper_meta(quorum: &str, parent: &str, timeout: Duration) -> Result
 pub struct RpcClient {
     pub(crate) inner: Arc<ClientInner>,
     rpc_timeout: Duration,
-    operation_timeout: Duration,
+    pub(crate) operation_timeout: Duration,
+    /// What decides the retries (`None`: the layer's own [`crate::Backoff`]).
+    pub(crate) retry: Option<Arc<dyn crate::RetryRule>>,
 }
 
 pub(crate) struct ClientInner {
@@ -251,7 +254,12 @@ impl RpcClient {
     /// deadlines: `rpc` for one call, `operation` for an operation across its retries.
     /// For a request that must answer sooner (or may take longer) than the defaults.
     pub fn with_timeouts(&self, rpc: Duration, operation: Duration) -> RpcClient {
-        RpcClient { inner: self.inner.clone(), rpc_timeout: rpc, operation_timeout: operation }
+        RpcClient {
+            inner: self.inner.clone(),
+            rpc_timeout: rpc,
+            operation_timeout: operation,
+            retry: self.retry.clone(),
+        }
     }
 
     /// The bootstrap servers given to the builder.
@@ -340,7 +348,7 @@ impl RpcClient {
             close_scanner: Some(true),
             ..Default::default()
         };
-        let deadline = self.deadline();
+        let started = Instant::now();
         let mut attempt = 0;
         let not_found = || RpcError::RegionNotFound { table: table.to_owned(), row: Bytes::copy_from_slice(row) };
         loop {
@@ -384,14 +392,14 @@ impl RpcClient {
             };
             let retry = matches!(error, RpcError::RegionUnavailable(_) | RpcError::RegionNotFound { .. })
                 || error.is_retryable();
-            if !retry || Instant::now() >= deadline {
+            attempt += 1;
+            let Some(pause) = retry.then(|| self.retry_after(attempt, started, &error)).flatten() else {
                 return Err(error);
-            }
+            };
             if error.invalidates_location() {
                 self.refresh_meta().await;
             }
-            self.pause(attempt).await;
-            attempt += 1;
+            tokio::time::sleep(pause).await;
         }
     }
 
@@ -521,7 +529,7 @@ impl RpcClient {
         F: Fn(RegionLocation) -> Fut,
         Fut: std::future::Future<Output = Result<T, RpcError>>,
     {
-        let deadline = self.deadline();
+        let started = Instant::now();
         let mut attempt = 0;
         // Whether an earlier attempt may have run: the operation's outcome is then
         // unknown whatever the later attempts say (a connect that fails afterwards
@@ -537,27 +545,19 @@ impl RpcClient {
                 Err(error) => error,
             };
             self.on_error(&region, &error);
+            attempt += 1;
             let unknown_outcome = error.may_have_run();
             if !error.is_retryable() || (unknown_outcome && !retry_unknown_outcome) {
-                return Err(RpcError::after_attempts(attempt + 1, error, may_have_run, false));
+                return Err(RpcError::after_attempts(attempt, error, may_have_run, false));
             }
-            let hint = error.remote().map_or(RetryHint::Backoff, |r| r.exception.retry_hint());
-            let wait = match hint {
-                RetryHint::After(wait) => wait,
-                RetryHint::Immediately | RetryHint::Backoff => Duration::ZERO,
+            // The retry rule decides: the pause (a throttling wait, a retry at once, a
+            // back-off), or the end (a wait past the budget fails now, as HBase's
+            // client does, instead of sleeping into a certain timeout).
+            let Some(pause) = self.retry_after(attempt, started, &error) else {
+                return Err(RpcError::after_attempts(attempt, error, may_have_run, true));
             };
-            // A throttling wait that ends past the deadline fails now, as HBase's
-            // client does, instead of sleeping into a certain timeout.
-            if Instant::now() + wait >= deadline {
-                return Err(RpcError::after_attempts(attempt + 1, error, may_have_run, true));
-            }
             may_have_run |= unknown_outcome;
-            match hint {
-                RetryHint::Immediately => {}
-                RetryHint::Backoff => self.pause(attempt).await,
-                RetryHint::After(wait) => tokio::time::sleep(wait).await,
-            }
-            attempt += 1;
+            tokio::time::sleep(pause).await;
         }
     }
 
@@ -573,7 +573,10 @@ impl RpcClient {
     pub async fn mutate(&self, table: &str, mutation: &Mutation) -> Result<RowResult, RpcError> {
         validate_row(mutation.row())?;
         let proto = mutation.to_proto(Some(mutation.given_nonce().unwrap_or_else(|| self.new_nonce())));
-        let retry_unknown_outcome = mutation.is_idempotent() || self.nonces_enabled();
+        // An attempt that may have run is sent again only if the mutation may run twice
+        // (puts, deletes of given versions) or carries a nonce the servers keep.
+        let retry_unknown_outcome =
+            if mutation.needs_nonce() { self.nonces_enabled() } else { mutation.is_idempotent() };
         self.with_region(table, mutation.row(), retry_unknown_outcome, |region| {
             let request = pb::MutateRequest {
                 region: region.specifier(),

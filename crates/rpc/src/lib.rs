@@ -41,6 +41,7 @@ mod read;
 mod region;
 mod registry;
 mod replica;
+mod retry;
 mod sasl;
 pub mod sasl_frame;
 mod scan;
@@ -66,5 +67,6 @@ pub use mutation::{CellWriter, Check, Durability, Mutation, WriteCells, WriteKin
 pub use pool::AddressMap;
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;
+pub use retry::{retry_hint, Backoff, RetryRule};
 pub use scan::{ScanSpec, Scanner};
 pub use security::Security;

@@ -59,11 +59,18 @@ impl Mutation {
         &self.row
     }
 
-    /// Whether the mutation may be applied twice without changing the outcome (puts
-    /// and deletes). Increments and appends carry a nonce instead: the server
-    /// recognizes a retry of one it already applied and does not apply it again.
+    /// Whether the mutation may be applied twice without changing the outcome: puts,
+    /// and deletes that name no column's newest version (a delete of the newest version
+    /// removes one more each time). Increments and appends carry a nonce instead: the
+    /// server recognizes a retry of one it already applied and does not apply it again.
     pub fn is_idempotent(&self) -> bool {
-        matches!(self.kind, MutationType::Put | MutationType::Delete)
+        match self.kind {
+            MutationType::Put => true,
+            // A delete of a column's newest version (no timestamp) removes one more
+            // version each time it is applied.
+            MutationType::Delete => !self.columns.iter().any(|(_, value)| deletes_newest_version(value)),
+            MutationType::Increment | MutationType::Append => false,
+        }
     }
 
     /// The nonce an increment or append carries on every attempt (0, HBase's "no nonce",
@@ -247,6 +254,13 @@ impl Mutation {
     }
 }
 
+/// Whether a delete cell removes a column's newest version, whichever it is when the
+/// server applies it (a `DeleteOneVersion` without a timestamp).
+fn deletes_newest_version(value: &QualifierValue) -> bool {
+    value.delete_type == Some(DeleteType::DeleteOneVersion as i32)
+        && value.timestamp.is_none_or(|ts| i64::try_from(ts).is_ok_and(|ts| ts == LATEST_TIMESTAMP))
+}
+
 /// HBase's `LATEST_TIMESTAMP`: a put cell sent with it gets the region server's clock;
 /// a delete cell sent with it means "up to now" (or, for one version, the newest).
 pub(crate) const LATEST_TIMESTAMP: i64 = i64::MAX;
@@ -274,7 +288,9 @@ impl WriteKind {
         }
     }
 
-    /// Whether HBase may apply it twice without changing the outcome.
+    /// Whether HBase may apply a write of this kind twice without changing the
+    /// outcome: puts and deletes (but see [`WriteCells::is_idempotent`]: a delete of a
+    /// column's newest version is not), not increments and appends.
     pub fn is_idempotent(self) -> bool {
         match self {
             WriteKind::Put | WriteKind::Delete => true,
@@ -303,6 +319,15 @@ pub trait WriteCells: Sync {
 
     /// Appends the write's cells through `cells` (none for a delete of the whole row).
     fn write_cells(&self, cells: &mut CellWriter<'_>) -> Result<(), RpcError>;
+
+    /// Whether HBase may apply this write twice without changing the outcome: a batch
+    /// resends a write whose attempt may have run only if so (or, for increments and
+    /// appends, when the servers deduplicate by nonce). Default: its kind's
+    /// ([`WriteKind::is_idempotent`]); a delete of a column's newest version must say
+    /// false.
+    fn is_idempotent(&self) -> bool {
+        self.kind().is_idempotent()
+    }
 
     /// The bytes its cells take in the block, if known ([`CellWriter::cell_len`] per
     /// cell); the batch reserves them up front. 0: unknown.
@@ -459,6 +484,10 @@ pub(crate) fn write_action<W: WriteCells + ?Sized>(
 impl WriteCells for Mutation {
     fn row(&self) -> &Bytes {
         &self.row
+    }
+
+    fn is_idempotent(&self) -> bool {
+        Mutation::is_idempotent(self)
     }
 
     fn kind(&self) -> WriteKind {
@@ -758,6 +787,11 @@ mod tests {
         let delete = Mutation::delete("r").family("f").to_proto(None);
         assert_eq!(delete.column_value[0].qualifier_value[0].delete_type, Some(DeleteType::DeleteFamily as i32));
         assert!(!Mutation::append("r").is_idempotent());
+        // A delete of a column's newest version deletes one more each time it runs.
+        assert!(!Mutation::delete("r").column("f", "a", "").delete_latest_version("f", "q").is_idempotent());
+        assert!(Mutation::delete("r").delete_version("f", "q", 7).family("g").is_idempotent());
+        assert!(!WriteCells::is_idempotent(&Mutation::delete("r").delete_latest_version("f", "q")));
+        assert!(WriteCells::is_idempotent(&Mutation::put("r").column("f", "q", "v")));
         let versions = Mutation::delete("r").delete_version("f", "q", 7).family_at("g", 8).to_proto(None);
         let first = &versions.column_value[0].qualifier_value[0];
         assert_eq!((first.delete_type, first.timestamp), (Some(DeleteType::DeleteOneVersion as i32), Some(7)));

@@ -227,7 +227,7 @@ impl RpcClient {
         F: Fn(RegionLocation) -> Fut,
         Fut: Future<Output = Result<T, RpcError>>,
     {
-        let deadline = self.deadline();
+        let started = Instant::now();
         let mut attempt = 0;
         loop {
             let located = match first.take() {
@@ -255,11 +255,11 @@ impl RpcClient {
             if !error.is_retryable() {
                 return Err(error);
             }
-            if Instant::now() >= deadline {
-                return Err(RpcError::after_attempts(attempt + 1, error, false, true));
-            }
-            self.pause(attempt).await;
             attempt += 1;
+            let Some(pause) = self.retry_after(attempt, started, &error) else {
+                return Err(RpcError::after_attempts(attempt, error, false, true));
+            };
+            tokio::time::sleep(pause).await;
         }
     }
 }

@@ -296,7 +296,7 @@ impl Scanner {
             self.done = true;
             return Err(error);
         }
-        let deadline = self.client.deadline();
+        let started = Instant::now();
         let mut attempt = 0;
         loop {
             if self.done {
@@ -341,13 +341,15 @@ impl Scanner {
                         || error.remote().is_some_and(|r| r.exception.scanner_advice() == ScannerAdvice::Reopen);
                     let expired =
                         error.remote().is_some_and(|r| matches!(r.kind(), RemoteExceptionKind::UnknownScanner));
-                    if !reopenable || (expired && !self.spec.reopen_expired) || Instant::now() >= deadline {
+                    attempt += 1;
+                    let may_reopen = reopenable && (!expired || self.spec.reopen_expired);
+                    let pause = may_reopen.then(|| self.client.retry_after(attempt, started, &error)).flatten();
+                    let Some(pause) = pause else {
                         self.done = true;
                         return Err(error);
-                    }
+                    };
                     self.reopened += 1;
-                    self.client.pause(attempt).await;
-                    attempt += 1;
+                    tokio::time::sleep(pause).await;
                     continue;
                 }
             };

@@ -6,6 +6,7 @@ mod client_admin_native;
 mod native_client;
 mod native_faults;
 mod native_nonces;
+mod region_pause;
 mod site_conf;
 
 use crate::support::{Registration, Test};
@@ -13,6 +14,7 @@ use crate::support::{Registration, Test};
 /// This folder's tests and how they are registered.
 pub fn tests() -> (Registration, Vec<Test>) {
     let tests = [
+        region_pause::trials(),
         client_admin_native::trials(),
         native_client::trials(),
         native_faults::trials(),

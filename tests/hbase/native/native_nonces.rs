@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use basalt::{Append, Bytes, Error, Get, Increment};
 use futures::StreamExt;
 
-use crate::support::faults::{native_client_through, region_server_proxies};
+use crate::support::faults::{flap, native_client_through, region_server_proxies};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
@@ -53,22 +53,7 @@ async fn increments_and_appends_apply_once_behind_a_flapping_connection(env: Env
 
     let row = |i: usize| Bytes::from(format!("c{}_{i:05}", i % 9));
     let flapping = AtomicBool::new(true);
-    let flap = async {
-        let mut cycles = 0u32;
-        while flapping.load(Ordering::Relaxed) {
-            tokio::time::sleep(UP).await;
-            for (_, proxy) in &proxies {
-                proxy.refuse_connections(true);
-                proxy.kill_all();
-            }
-            tokio::time::sleep(DOWN).await;
-            for (_, proxy) in &proxies {
-                proxy.refuse_connections(false);
-            }
-            cycles += 1;
-        }
-        cycles
-    };
+    let flap = flap(&proxies, UP, DOWN, &flapping);
     let started = Instant::now();
     let through = &through;
     let stream = async {

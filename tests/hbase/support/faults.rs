@@ -76,7 +76,7 @@ pub(crate) fn native_client_through(env: &Env, proxies: &[(String, Proxy)]) -> R
 
 /// A Thrift2 client reaching the suite's gateway through `proxy`, with a short request
 /// timeout and a retry policy patient enough for the faults.
-fn gateway_client_through(env: &Env, proxy: &Proxy) -> Result<Client, basalt::Error> {
+pub(crate) fn gateway_client_through(env: &Env, proxy: &Proxy) -> Result<Client, basalt::Error> {
     Client::builder()
         .address(proxy.addr())
         .framing(env.options().framing)
@@ -257,4 +257,28 @@ pub(crate) async fn through_faults(
     } else {
         Err(wrong.join("\n").into())
     }
+}
+
+/// Flaps `proxies` while `running` holds: up for `up`, then refusing connections and
+/// cutting every open one for `down`, over and over; the number of cycles.
+pub(crate) async fn flap(
+    proxies: &[(String, Proxy)],
+    up: Duration,
+    down: Duration,
+    running: &std::sync::atomic::AtomicBool,
+) -> u32 {
+    let mut cycles = 0u32;
+    while running.load(std::sync::atomic::Ordering::Relaxed) {
+        tokio::time::sleep(up).await;
+        for (_, proxy) in proxies {
+            proxy.refuse_connections(true);
+            proxy.kill_all();
+        }
+        tokio::time::sleep(down).await;
+        for (_, proxy) in proxies {
+            proxy.refuse_connections(false);
+        }
+        cycles += 1;
+    }
+    cycles
 }

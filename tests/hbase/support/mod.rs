@@ -73,8 +73,8 @@ pub enum Registration {
 }
 
 /// Builds the list of a module's tests: `tests![a, b]` for `async fn a(env: Env) -> TestResult`.
-/// A test of the Thrift2 gateway itself inside a folder of tests run on both
-/// transports is marked where it is listed: `tests![a, #[gateway_only("why")] b]`.
+/// A test of one transport alone inside a folder of tests run on both transports is
+/// marked where it is listed: `tests![a, #[gateway_only("why")] b, #[native_only("why")] c]`.
 #[macro_export]
 macro_rules! tests {
     ($($(#[$mark:ident($why:literal)])? $name:ident),* $(,)?) => {
@@ -104,6 +104,13 @@ impl Test {
     /// transports: it runs once, as `gateway::NAME`; `why` says what of the gateway it tests.
     pub fn gateway_only(self, why: &'static str) -> Test {
         Test { only: Some((Registration::GatewayOnly, why)), ..self }
+    }
+
+    /// Marks a test of the native transport alone (faults in front of the region
+    /// servers, say), listed among tests run on both transports: it runs once, as
+    /// `native::NAME`; `why` says what of the native transport it needs.
+    pub fn native_only(self, why: &'static str) -> Test {
+        Test { only: Some((Registration::NativeOnly, why)), ..self }
     }
 }
 

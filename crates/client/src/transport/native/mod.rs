@@ -39,6 +39,7 @@ use crate::row::Row;
 mod admin;
 mod encode;
 mod errors;
+mod retry;
 mod scanner;
 mod write;
 use encode::{native_check, native_delete, native_get, native_put, native_row_mutations, scan_spec};
@@ -70,6 +71,10 @@ pub(crate) struct NativeSettings {
     pub(crate) max_value_bytes: usize,
     /// TLS and Kerberos to the servers.
     pub(crate) security: basalt_rpc::Security,
+    /// The client's retry policy, which decides the RPC layer's own retries too.
+    pub(crate) retry: Arc<dyn crate::retry::RetryPolicy>,
+    /// The client's retry budget of one call.
+    pub(crate) retry_budget: Duration,
 }
 
 /// The shared state of one native transport.
@@ -132,7 +137,17 @@ impl NativeTransport {
         F: FnOnce(RpcClient) -> Fut,
         Fut: Future<Output = Result<T, RpcError>>,
     {
-        let client = self.client(op).await?.clone();
+        // The RPC layer's own retries (relocations, a batch's failed actions) are
+        // decided by the client's policy, within the call's budget.
+        let settings = &self.shared.settings;
+        let rule = retry::PolicyRule {
+            policy: Arc::clone(&settings.retry),
+            budget: settings.retry_budget,
+            operation: op,
+            table: Some(table.to_owned()),
+            call: crate::resend::CallRetries::current(),
+        };
+        let client = self.client(op).await?.with_retry_rule(Arc::new(rule));
         call(client).await.map_err(|e| attempt_error(op, Some(table), &e))
     }
 }

@@ -121,6 +121,11 @@ impl WriteCells for DeleteWrite<'_> {
         &self.delete.row
     }
 
+    fn is_idempotent(&self) -> bool {
+        // A delete of a column's newest version removes one more each time it is applied.
+        !self.cells.iter().any(crate::resend::deletes_newest_version)
+    }
+
     fn kind(&self) -> WriteKind {
         WriteKind::Delete
     }

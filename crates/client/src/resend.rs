@@ -1,0 +1,56 @@
+//! What may be resent, and who counts the resends: shared by the client's core (the
+//! retry loop) and the transports below it (which retry where only they can), so that
+//! both layers decide alike.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::ops::DeleteSpec;
+
+tokio::task_local! {
+    /// The call whose attempt is running (set by the client's core around each
+    /// attempt): a transport that retries below the seam (native RPC) counts its
+    /// retries and spends its time in the same call, under the same policy.
+    pub(crate) static CALL: CallRetries;
+}
+
+/// One call's retries as every layer sees them: when it started (the retry budget is
+/// counted from there) and how many of its attempts have failed so far.
+#[derive(Debug, Clone)]
+pub(crate) struct CallRetries {
+    started: Instant,
+    failures: Arc<AtomicU32>,
+}
+
+impl CallRetries {
+    /// A call started at `started`, no attempt failed yet.
+    pub(crate) fn new(started: Instant) -> CallRetries {
+        CallRetries { started, failures: Arc::new(AtomicU32::new(0)) }
+    }
+
+    /// The call the running attempt belongs to, if it runs inside the client's core.
+    pub(crate) fn current() -> Option<CallRetries> {
+        CALL.try_with(CallRetries::clone).ok()
+    }
+
+    /// When the call started.
+    pub(crate) fn started(&self) -> Instant {
+        self.started
+    }
+
+    /// Counts one more failed attempt; its number (1 for the first).
+    pub(crate) fn next_failure(&self) -> u32 {
+        self.failures.fetch_add(1, Ordering::Relaxed).saturating_add(1)
+    }
+}
+
+/// Whether a delete cell removes a column's newest version, whichever it is when the
+/// server applies it.
+pub(crate) fn deletes_newest_version(spec: &DeleteSpec) -> bool {
+    match spec {
+        // HBase's `LATEST_TIMESTAMP` given as the version means the newest too.
+        DeleteSpec::ColumnVersion(_, _, ts) => ts.is_none_or(|ts| ts == i64::MAX),
+        DeleteSpec::ColumnAllVersions(..) | DeleteSpec::Family(..) | DeleteSpec::FamilyVersion(..) => false,
+    }
+}
