@@ -63,8 +63,6 @@ const KNOWN_TRANSPORT_IMPORTS: &[(&str, &str)] = &[
     ("client.rs", "the builder takes the gateway's framing, protocol and security types"),
     ("error.rs", "`Error`'s transport part is still the gateway's `CallError`"),
     ("table.rs", "a malformed reply is reported as the gateway's `CallError::Protocol`"),
-    ("pool.rs", "the gateway's connection pool, not yet under transport/thrift/"),
-    ("region.rs", "converts the gateway's region locations"),
     ("row.rs", "rows are filled from the gateway's reply types; native rows are converted"),
     ("schema.rs", "re-exports basalt-rpc's cluster-status and snapshot types"),
     ("filter/proto.rs", "filters as HBase's protobuf messages, which both transports send (Thrift2's filterBytes)"),

@@ -9,11 +9,12 @@ use basalt_thrift::{ConnectionOptions, Framing, Protocol};
 use crate::attempt::Attempts;
 use crate::coalesce::GetCoalescer;
 use crate::error::{InvalidInput, Result};
-use crate::pool::{Pool, PoolStats};
 use crate::retry::{DefaultRetryPolicy, RetryPolicy};
 use crate::site::{HBaseSite, SiteRoute};
 use crate::transport::native::{NativeSettings, NativeTransport};
+use crate::transport::thrift::pool::Pool;
 use crate::transport::thrift::ThriftTransport;
+use crate::transport::PoolStats;
 use crate::transport::Transport;
 
 /// Builds a [`Client`]. Every setting has a documented default.

@@ -321,7 +321,6 @@ mod nonce;
 mod operation;
 mod ops;
 mod options;
-mod pool;
 mod region;
 mod request;
 mod resend;
@@ -355,7 +354,6 @@ pub use filter::{Comparator, CompareOp, Filter};
 pub use operation::Operation;
 pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
 pub use options::{Consistency, ReadOptions, MAX_REPLICA_ID};
-pub use pool::PoolStats;
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
 pub use row::{Cell, CellRef, Cells, Row};
@@ -365,6 +363,7 @@ pub use salted::{
 pub use scan::{cut_at_regions, RowStream, Scan, ScanPaging, ScanStats};
 pub use table::Table;
 pub use transport::Capabilities;
+pub use transport::PoolStats;
 pub use validate::max_row_key_len;
 
 /// Crate-private entry points for the crate's own benchmarks (feature

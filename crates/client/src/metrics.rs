@@ -62,7 +62,7 @@ pub const SALTED_BUCKET_ROWS: &str = "basalt_salted_bucket_rows";
 /// Gauge: pooled connections, by `state` (`in_use`, `idle`, `pinned`). Recorded by the
 /// pool itself, which imports nothing of this module (no import loop through the
 /// transport).
-pub use crate::pool::POOL_CONNECTIONS;
+pub use crate::transport::thrift::pool::POOL_CONNECTIONS;
 
 /// Registers the description and unit of every metric above with the recorder installed
 /// now. Optional: recording works without it.

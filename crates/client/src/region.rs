@@ -1,7 +1,6 @@
 //! Region locations: where each region of a table lives and which keys it holds
 //! (ranges are cut at them in [`crate::scan`]).
 
-use basalt_thrift::hbase::THRegionLocation;
 use bytes::Bytes;
 
 /// Where one region of a table lives and which keys it holds: `[start_key, end_key)`,
@@ -21,16 +20,6 @@ pub struct RegionLocation {
 }
 
 impl RegionLocation {
-    pub(crate) fn from_thrift(loc: THRegionLocation) -> RegionLocation {
-        RegionLocation {
-            start_key: Bytes::from(loc.region_info.start_key.unwrap_or_default()),
-            end_key: Bytes::from(loc.region_info.end_key.unwrap_or_default()),
-            region_id: loc.region_info.region_id,
-            host: loc.server_name.host_name,
-            port: loc.server_name.port,
-        }
-    }
-
     /// Whether `key` falls in this region.
     pub fn contains(&self, key: &[u8]) -> bool {
         key >= &self.start_key[..] && (self.end_key.is_empty() || key < &self.end_key[..])

@@ -1,7 +1,7 @@
 //! What [`Admin`](crate::Admin) sends and returns: [`TableDescriptor`] (name,
 //! families, table settings) and [`ColumnFamily`] (a family's settings) with the
 //! settings' HBase names, and the cluster's status, snapshots and balancer runs (the
-//! native RPC crate's types). Both transports carry them (`transport/thrift_admin.rs`,
+//! native RPC crate's types). Both transports carry them (`transport/thrift/admin.rs`,
 //! `transport/native/admin.rs`).
 
 use std::collections::BTreeMap;

@@ -245,6 +245,30 @@ impl Get {
 read_options!(Get);
 
 impl RpcClient {
+    /// The same client (same connections and region cache) whose retries `rule`
+    /// decides, instead of the layer's own [`Backoff`] (from the builder's
+    /// [`retry_pause`](crate::RpcClientBuilder::retry_pause) and the operation
+    /// timeout).
+    pub fn with_retry_rule(&self, rule: Arc<dyn crate::RetryRule>) -> RpcClient {
+        let mut client = self.clone();
+        client.retry = Some(rule);
+        client
+    }
+
+    /// The pause before resending after `attempt` attempts of an operation started at
+    /// `started` failed with `error`, or `None` to give up (see [`RetryRule`]).
+    pub(crate) fn retry_after(&self, attempt: u32, started: Instant, error: &RpcError) -> Option<Duration> {
+        match &self.retry {
+            Some(rule) => rule.retry_after(attempt, started, error),
+            None => crate::RetryRule::retry_after(
+                &crate::retry::Backoff { pause: self.inner.settings.pause, operation_timeout: self.operation_timeout },
+                attempt,
+                started,
+                error,
+            ),
+        }
+    }
+
     /// Settings for a new client.
     pub fn builder() -> RpcClientBuilder {
         RpcClientBuilder::default()

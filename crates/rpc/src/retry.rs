@@ -6,15 +6,13 @@
 //! carries a nonce the servers keep); the rule decides *whether and when*: the pause,
 //! server hints included, and the end of the budget. A caller with a retry policy of
 //! its own (Basalt's client) gives it here, so the layers share one policy and one
-//! budget ([`RpcClient::with_retry_rule`]).
+//! budget ([`RpcClient::with_retry_rule`](crate::RpcClient::with_retry_rule)).
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use basalt_rpc_protocol::exception::RetryHint;
 
-use crate::client::RpcClient;
 use crate::error::RpcError;
 
 /// Decides whether and when the RPC layer sends a failed attempt again.
@@ -57,28 +55,6 @@ pub fn retry_hint(error: &RpcError) -> RetryHint {
 /// `pause` doubled per attempt after the first, at most `max`.
 fn backoff(pause: Duration, attempt: u32, max: Duration) -> Duration {
     pause.saturating_mul(1 << attempt.saturating_sub(1).min(5)).min(max)
-}
-
-impl RpcClient {
-    /// The same client (same connections and region cache) whose retries `rule`
-    /// decides, instead of the layer's own [`Backoff`] (from the builder's
-    /// [`retry_pause`](crate::RpcClientBuilder::retry_pause) and the operation
-    /// timeout).
-    pub fn with_retry_rule(&self, rule: Arc<dyn RetryRule>) -> RpcClient {
-        let mut client = self.clone();
-        client.retry = Some(rule);
-        client
-    }
-
-    /// The pause before resending after `attempt` attempts of an operation started at
-    /// `started` failed with `error`, or `None` to give up (see [`RetryRule`]).
-    pub(crate) fn retry_after(&self, attempt: u32, started: Instant, error: &RpcError) -> Option<Duration> {
-        match &self.retry {
-            Some(rule) => rule.retry_after(attempt, started, error),
-            None => Backoff { pause: self.inner.settings.pause, operation_timeout: self.operation_timeout }
-                .retry_after(attempt, started, error),
-        }
-    }
 }
 
 #[cfg(test)]

@@ -430,7 +430,7 @@ mod tests {
     use crate::filter::Filter;
     use crate::row::Cell;
     use crate::scan::Scan;
-    use crate::transport::thrift_encode::scan as encode_scan;
+    use crate::transport::thrift::encode::scan as encode_scan;
 
     impl Tracker {
         /// The request as the Thrift transport encodes it.

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
+use super::PoolStats;
 use super::WriteFailure;
 use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, Delivery, MoreRows, Operation, OperationNonce, Page,
@@ -17,7 +18,6 @@ use super::{
 };
 use crate::error::Error;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
-use crate::pool::PoolStats;
 use crate::region::RegionLocation;
 use crate::row::{Cell, Row};
 

@@ -34,8 +34,6 @@ pub(crate) mod native_security;
 #[cfg(test)]
 mod tests;
 pub mod thrift;
-mod thrift_admin;
-pub(crate) mod thrift_encode;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -48,7 +46,6 @@ pub use crate::nonce::OperationNonce;
 pub use crate::operation::Operation;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::options::ReadOptions;
-use crate::pool::PoolStats;
 use crate::region::RegionLocation;
 use crate::row::Row;
 
@@ -182,6 +179,27 @@ pub trait Scanner: Send {
     fn close(self: Box<Self>) -> Pin<Box<dyn Future<Output = ()> + Send>>;
     /// Whether the scanner can still be paged (its connection is alive).
     fn is_usable(&self) -> bool;
+}
+
+/// Counters describing a client's connections over its life so far (the gateway's
+/// pool, or the native transport's connections to region servers).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Connections opened.
+    pub opened: u64,
+    /// Idle connections found dead (closed by the server) and replaced.
+    pub replaced_dead: u64,
+    /// Connections discarded after an abandoned or failed call.
+    pub discarded_poisoned: u64,
+    /// Connections discarded for having been idle longer than `max_idle`.
+    pub discarded_idle: u64,
+    /// Failed connection attempts.
+    pub connect_failures: u64,
+    /// `getMultiple` calls that answered several coalesced single-row gets (see
+    /// [`ClientBuilder::gets_in_flight`](crate::ClientBuilder::gets_in_flight)).
+    pub coalesced_calls: u64,
+    /// Single-row gets answered by those calls.
+    pub coalesced_gets: u64,
 }
 
 /// What a transport can promise, beyond the operations every transport answers alike.

@@ -29,10 +29,10 @@ use super::{
     Scanner, Transport, WriteFailure,
 };
 
+use super::PoolStats;
 use crate::error::Error;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::options::Consistency;
-use crate::pool::PoolStats;
 use crate::region::RegionLocation;
 use crate::row::Row;
 

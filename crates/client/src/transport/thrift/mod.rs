@@ -1,6 +1,10 @@
 //! The Thrift2 gateway transport: the pool of gateway connections, one attempt per
 //! call (checkout, request timeout, error mapping), scanners pinned to the connection
-//! that opened them (the requests' Thrift2 structs are built in `thrift_encode.rs`).
+//! that opened them (the requests' Thrift2 structs are built in `encode.rs`).
+
+mod admin;
+pub(crate) mod encode;
+pub(crate) mod pool;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,7 +16,8 @@ use basalt_thrift::{CallError, Connection, RowBatch};
 use futures::{StreamExt, TryStreamExt};
 use tracing::Instrument;
 
-use super::thrift_encode as encode;
+use self::pool::{Detached, Pool, PooledConnection};
+use super::PoolStats;
 use super::WriteFailure;
 use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, OperationNonce, Page, ScanRequest,
@@ -20,7 +25,6 @@ use super::{
 };
 use crate::error::{is_connection_dropped, Error};
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
-use crate::pool::{Detached, Pool, PoolStats, PooledConnection};
 use crate::region::RegionLocation;
 use crate::row::Row;
 
@@ -76,7 +80,7 @@ impl ThriftTransport {
     }
 
     /// One attempt of any gateway call given as a closure on the connection (the admin
-    /// calls of `thrift_admin.rs`). `table` is the table the
+    /// calls of `admin.rs`). `table` is the table the
     /// call names, if any: a missing table is answered with its bare name, which maps
     /// to [`Error::TableNotFound`](crate::Error::TableNotFound) only when it is known.
     pub(crate) fn raw<'a, T, F>(&'a self, op: Operation, table: Option<&'a str>, call: F) -> AttemptFuture<'a, T>
@@ -501,7 +505,7 @@ impl Transport for ThriftTransport {
             let name = table.as_bytes().to_vec();
             let locations = on_connection!(&self.shared, Operation::RegionLocations, Some(table), |c| c
                 .get_all_region_locations(name))?;
-            Ok(locations.into_iter().map(RegionLocation::from_thrift).collect())
+            Ok(locations.into_iter().map(region_location).collect())
         })
     }
 
@@ -548,5 +552,16 @@ impl Transport for ThriftTransport {
 
     fn admin(&self) -> Option<&dyn super::admin::AdminTransport> {
         Some(self)
+    }
+}
+
+/// A region location as the gateway describes it.
+fn region_location(loc: basalt_thrift::hbase::THRegionLocation) -> RegionLocation {
+    RegionLocation {
+        start_key: bytes::Bytes::from(loc.region_info.start_key.unwrap_or_default()),
+        end_key: bytes::Bytes::from(loc.region_info.end_key.unwrap_or_default()),
+        region_id: loc.region_info.region_id,
+        host: loc.server_name.host_name,
+        port: loc.server_name.port,
     }
 }

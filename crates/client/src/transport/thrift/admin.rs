@@ -12,11 +12,11 @@ use basalt_thrift::hbase::{
 use basalt_thrift::Framing;
 use bytes::Bytes;
 
-use super::admin::{AdminTransport, TableListing};
-use super::thrift::ThriftTransport;
+use super::ThriftTransport;
 use super::{AttemptError, AttemptFuture, Operation};
 use crate::error::{Error, InvalidInput};
 use crate::schema::{BlockEncoding, BloomFilter, ColumnFamily, Compression, TableDescriptor};
+use crate::transport::admin::{AdminTransport, TableListing};
 
 fn table_name(name: &str) -> TTableName {
     match name.split_once(':') {

@@ -16,6 +16,7 @@ use basalt_thrift::{CallError, Connection, ConnectionOptions};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::error::{Error, Result};
+use crate::transport::PoolStats;
 
 /// The name of the pools' connection gauge (see `basalt::metrics`).
 pub const POOL_CONNECTIONS: &str = "basalt_pool_connections";
@@ -39,26 +40,6 @@ fn gauge(state: ConnectionState, by: i64) {
         ConnectionState::Pinned => "pinned",
     };
     ::metrics::gauge!(POOL_CONNECTIONS, "state" => state).increment(by as f64);
-}
-
-/// Counters describing the pool's life so far.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Connections opened.
-    pub opened: u64,
-    /// Idle connections found dead (closed by the server) and replaced.
-    pub replaced_dead: u64,
-    /// Connections discarded after an abandoned or failed call.
-    pub discarded_poisoned: u64,
-    /// Connections discarded for having been idle longer than `max_idle`.
-    pub discarded_idle: u64,
-    /// Failed connection attempts.
-    pub connect_failures: u64,
-    /// `getMultiple` calls that answered several coalesced single-row gets (see
-    /// [`ClientBuilder::gets_in_flight`](crate::ClientBuilder::gets_in_flight)).
-    pub coalesced_calls: u64,
-    /// Single-row gets answered by those calls.
-    pub coalesced_gets: u64,
 }
 
 #[derive(Debug, Default)]
