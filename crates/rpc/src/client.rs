@@ -246,7 +246,7 @@ read_options!(Get);
 
 impl RpcClient {
     /// The same client (same connections and region cache) whose retries `rule`
-    /// decides, instead of the layer's own [`Backoff`] (from the builder's
+    /// decides, instead of the layer's own [`Backoff`](crate::Backoff) (from the builder's
     /// [`retry_pause`](crate::RpcClientBuilder::retry_pause) and the operation
     /// timeout).
     pub fn with_retry_rule(&self, rule: Arc<dyn crate::RetryRule>) -> RpcClient {
