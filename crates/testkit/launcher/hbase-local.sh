@@ -21,6 +21,9 @@
 #   hbase-local.sh regionserver kill --dir DIR --name NAME   SIGKILL it: a crash; the master notices when
 #                                      its ZooKeeper session (6 s) expires and reassigns its regions
 #   hbase-local.sh regionserver stop --dir DIR --name NAME   stop it by pid (TERM, then KILL)
+#   hbase-local.sh regionserver pause --dir DIR --name NAME  SIGSTOP it: it keeps its sockets but answers
+#                                      nothing (a long GC pause); its ZooKeeper session expires
+#   hbase-local.sh regionserver resume --dir DIR --name NAME SIGCONT it
 #   hbase-local.sh regions --dir DIR  run RegionTool.java (move/split regions on demand) against the
 #                                      HBase of DIR: commands on stdin, one answer line each
 #                                      (--tool DiffTool runs DiffTool.java the same way)
@@ -627,8 +630,8 @@ cmd_regionserver() {
   local action=${1:-} dir="" name=""
   case $action in
     start) shift; cmd_regionserver_start "$@"; return ;;
-    stop | kill) shift ;;
-    *) die "regionserver takes start, stop or kill (see the header of $self)" ;;
+    stop | kill | pause | resume) shift ;;
+    *) die "regionserver takes start, stop, kill, pause or resume (see the header of $self)" ;;
   esac
   while [ $# -gt 0 ]; do
     case $1 in
@@ -640,7 +643,14 @@ cmd_regionserver() {
   [ -n "$dir" ] || die "regionserver $action needs --dir DIR"
   valid_name "$name"
   [ -d "$dir" ] || { log "no run directory at $dir; nothing to stop"; return 0; }
-  if [ "$action" = kill ]; then
+  if [ "$action" = pause ] || [ "$action" = resume ]; then
+    local pid signal=STOP
+    [ "$action" = resume ] && signal=CONT
+    pid=$(pid_of "$dir" "rs-$name")
+    alive "$pid" || die "region server $name is not running"
+    kill "-$signal" "$pid" || die "kill -$signal $pid failed"
+    log "region server $name: SIG$signal"
+  elif [ "$action" = kill ]; then
     stop_regionserver "$dir" "$name" KILL
     log "region server $name killed"
   else

@@ -113,6 +113,28 @@ impl RegionServer {
         self.run("kill")
     }
 
+    /// Pauses the JVM with SIGSTOP: it keeps its sockets open and answers nothing (a long
+    /// GC pause). Its ZooKeeper session then expires and the master moves its regions.
+    /// [`resume`](RegionServer::resume) it before stopping it.
+    pub fn pause(&self) -> Result<(), TestkitError> {
+        self.signal("pause")
+    }
+
+    /// Resumes a paused JVM (SIGCONT).
+    pub fn resume(&self) -> Result<(), TestkitError> {
+        self.signal("resume")
+    }
+
+    fn signal(&self, action: &str) -> Result<(), TestkitError> {
+        let mut cmd = self.launcher.command()?;
+        cmd.args(["regionserver", action, "--name", &self.name, "--dir"]).arg(&self.launcher.dir);
+        let output = cmd.stdin(Stdio::null()).output()?;
+        if !output.status.success() {
+            return Err(TestkitError::StopFailed(String::from_utf8_lossy(&output.stderr).trim().to_owned()));
+        }
+        Ok(())
+    }
+
     /// Stops the JVM by pid (TERM, then KILL): HBase closes its regions first.
     pub fn stop(&mut self) -> Result<(), TestkitError> {
         self.run("stop")

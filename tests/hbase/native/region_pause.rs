@@ -41,54 +41,29 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + Sen
     tokio::task::spawn_blocking(f).await?.map_err(Failure::from)
 }
 
-/// A process stopped with SIGSTOP, sent SIGCONT when dropped (on every path).
-struct Paused {
-    pid: String,
+/// A region server paused with SIGSTOP, sent SIGCONT when dropped (on every path).
+struct Paused<'a> {
+    server: &'a RegionServer,
     resumed: bool,
 }
 
-impl Paused {
-    fn stop(pid: String) -> Result<Paused, String> {
-        signal("-STOP", &pid)?;
-        Ok(Paused { pid, resumed: false })
+impl<'a> Paused<'a> {
+    fn pause(server: &'a RegionServer) -> Result<Paused<'a>, String> {
+        server.pause().map_err(|e| e.to_string())?;
+        Ok(Paused { server, resumed: false })
     }
 
     fn resume(&mut self) -> Result<(), String> {
         self.resumed = true;
-        signal("-CONT", &self.pid)
+        self.server.resume().map_err(|e| e.to_string())
     }
 }
 
-impl Drop for Paused {
+impl Drop for Paused<'_> {
     fn drop(&mut self) {
         if !self.resumed {
-            let _ = signal("-CONT", &self.pid);
+            let _ = self.server.resume();
         }
-    }
-}
-
-fn signal(signal: &str, pid: &str) -> Result<(), String> {
-    let status = std::process::Command::new("kill").args([signal, pid]).status().map_err(|e| e.to_string())?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("kill {signal} {pid} failed: {status}"))
-    }
-}
-
-/// The pid of the one extra region server the launcher started in `dir`
-/// (`rs-NAME.pid`).
-fn extra_server_pid(dir: &std::path::Path) -> Result<String, String> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| e.to_string())? {
-        let name = entry.map_err(|e| e.to_string())?.file_name().to_string_lossy().into_owned();
-        if name.starts_with("rs-") && name.ends_with(".pid") {
-            pids.push(std::fs::read_to_string(dir.join(&name)).map_err(|e| e.to_string())?.trim().to_owned());
-        }
-    }
-    match pids.as_slice() {
-        [pid] if pid.chars().all(|c| c.is_ascii_digit()) && !pid.is_empty() => Ok(pid.clone()),
-        other => Err(format!("expected one extra region server's pid in {}, found {other:?}", dir.display())),
     }
 }
 
@@ -115,7 +90,7 @@ async fn regions_of_a_stopped_server_are_followed_within_two_request_timeouts(en
     };
     let own =
         Arc::new(Mutex::new(blocking(move || HBase::from_env_or_start(&options).map_err(|e| e.to_string())).await?));
-    let outcome = pause_under_calls(&own, &dir).await;
+    let outcome = pause_under_calls(&own).await;
     let stopped = blocking(move || match own.lock() {
         Ok(mut hbase) => hbase.stop().map_err(|e| e.to_string()),
         Err(_) => Err("the test bed's lock was poisoned".into()),
@@ -132,10 +107,10 @@ async fn regions_of_a_stopped_server_are_followed_within_two_request_timeouts(en
     }
 }
 
-async fn pause_under_calls(own: &Arc<Mutex<HBase>>, dir: &std::path::Path) -> TestResult {
+async fn pause_under_calls(own: &Arc<Mutex<HBase>>) -> TestResult {
     let launcher = own.lock().map_err(|_| "poisoned")?.region_servers()?;
     let extra: RegionServer = blocking(move || launcher.start().map_err(|e| e.to_string())).await?;
-    let outcome = with_extra_server(own, dir, &extra).await;
+    let outcome = with_extra_server(own, &extra).await;
     // Stopped by pid whatever happened (it may have aborted itself after its session
     // expired: stopping a gone server is a no-op).
     let mut extra = extra;
@@ -143,7 +118,7 @@ async fn pause_under_calls(own: &Arc<Mutex<HBase>>, dir: &std::path::Path) -> Te
     outcome.and(stopped)
 }
 
-async fn with_extra_server(own: &Arc<Mutex<HBase>>, dir: &std::path::Path, extra: &RegionServer) -> TestResult {
+async fn with_extra_server(own: &Arc<Mutex<HBase>>, extra: &RegionServer) -> TestResult {
     let tool_cmd = own.lock().map_err(|_| "poisoned")?.region_tool()?;
     let tool = Arc::new(Mutex::new(blocking(move || RegionTool::spawn(tool_cmd)).await?));
     let servers: Vec<String> =
@@ -178,7 +153,7 @@ async fn with_extra_server(own: &Arc<Mutex<HBase>>, dir: &std::path::Path, extra
         table.get(Get::new(row(i))).await?;
     }
 
-    let mut paused = Paused::stop(extra_server_pid(dir)?)?;
+    let mut paused = Paused::pause(extra)?;
     let stopped_at = Instant::now();
     // A call in flight while the server is stopped and its regions move: it must ride
     // the move out within the retry budget.
