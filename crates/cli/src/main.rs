@@ -1,6 +1,7 @@
-//! `basalt`: the command line for HBase over its Thrift2 gateway: a local HBase, the
-//! end-to-end demo of the call-record and bucketed-log key designs, key-design tools,
-//! namespaces and tables, and get/put/delete/scan with binary-safe keys.
+//! `basalt`: the command line for HBase, over its native RPC or its Thrift2 gateway: a
+//! local HBase, the end-to-end demo of the call-record and bucketed-log key designs,
+//! key-design tools, the shell's daily admin commands, and get/put/delete/incr/scan with
+//! binary-safe keys, import, export, count and copy.
 //!
 //! Exit codes: 0 success, 1 runtime failure (or a failed demo check), 2 bad usage or
 //! input (arguments, schema files, unknown tables), 3 HBase unreachable.
