@@ -23,13 +23,14 @@ use std::time::{Duration, Instant};
 
 use basalt::{Bytes, Client};
 use basalt_rowkey::{Query, Value};
-use basalt_testkit::{HBase, LaunchOptions, RegionServer};
+use basalt_testkit::{HBase, RegionServer};
 
 use crate::data::regions::{tool_call, RegionTool};
 use crate::gateway::chaos::{create_salted_table, user_schema};
 use crate::support::regions::{unreadable_salted, without_any_write, without_the_writes, LoadEnd, SaltedLoad};
 use crate::support::tally::{read_salted, Pace, Tally};
-use crate::support::{patient_retries, Env, Test, TestResult, Transport, IDLE_TIMEOUT, SCANNER_TIMEOUT};
+use crate::support::test_bed::{blocking, on_own_test_bed};
+use crate::support::{patient_retries, Env, Test, TestResult, Transport};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
@@ -37,11 +38,6 @@ pub fn trials() -> Vec<Test> {
 }
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
-
-/// Runs a blocking step (starting or stopping JVMs, the region tool) off the runtime.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, Failure> {
-    tokio::task::spawn_blocking(f).await?.map_err(Failure::from)
-}
 
 /// `(encoded name, server name)` of every region of `table`, from the tool's `regions`.
 async fn placement(tool: &Arc<Mutex<RegionTool>>, table: &str) -> Result<Vec<(String, String)>, Failure> {
@@ -73,37 +69,10 @@ async fn await_reassigned(tool: &Arc<Mutex<RegionTool>>, table: &str, server: &s
 }
 
 async fn region_server_killed_mid_scan_and_mid_write(env: Env) -> TestResult {
-    // The test bed of this test: the suite's settings, one local-cluster region server,
-    // in a directory kept when the test fails (its logs say what HBase did).
-    let dir = std::env::temp_dir().join(format!("basalt-crash-{}-{:?}", std::process::id(), env.transport()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
-    let options = LaunchOptions {
-        dir: Some(dir.clone()),
-        scanner_timeout: SCANNER_TIMEOUT,
-        idle_timeout: IDLE_TIMEOUT,
-        region_servers: 1,
-        heap: "768m".to_owned(),
-        ..LaunchOptions::default()
-    };
-    let started = Instant::now();
-    let own =
-        Arc::new(Mutex::new(blocking(move || HBase::from_env_or_start(&options).map_err(|e| e.to_string())).await?));
-    let outcome = crash_under_load(env.transport(), &own, started).await;
-    let stopped = blocking(move || match own.lock() {
-        Ok(mut hbase) => hbase.stop().map_err(|e| e.to_string()),
-        Err(_) => Err("the test bed's lock was poisoned".into()),
-    })
-    .await;
-    match (outcome, stopped) {
-        (Ok(()), Ok(())) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            Ok(())
-        }
-        (Err(e), _) | (Ok(()), Err(e)) => {
-            Err(format!("{e} (the test bed's logs are kept in {})", dir.display()).into())
-        }
-    }
+    // In a directory kept when the test fails (its logs say what HBase did).
+    let dir = format!("basalt-crash-{}-{:?}", std::process::id(), env.transport());
+    let transport = env.transport();
+    on_own_test_bed(&dir, |own, started| async move { crash_under_load(transport, &own, started).await }).await
 }
 
 async fn crash_under_load(transport: Transport, own: &Arc<Mutex<HBase>>, started: Instant) -> TestResult {

@@ -14,10 +14,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use basalt::{Bytes, Client, Get, Put};
-use basalt_testkit::{HBase, LaunchOptions, RegionServer};
+use basalt_testkit::{HBase, RegionServer};
 
 use crate::data::regions::{tool_call, RegionTool};
-use crate::support::{patient_retries, Env, Test, TestResult, Transport, IDLE_TIMEOUT, SCANNER_TIMEOUT};
+use crate::support::test_bed::{blocking, on_own_test_bed};
+use crate::support::{patient_retries, Env, Test, TestResult, Transport};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
@@ -34,11 +35,6 @@ const ROWS: usize = 8;
 
 fn row(i: usize) -> Bytes {
     Bytes::from(format!("r{}_{i:03}", i % 8))
-}
-
-/// Runs a blocking step (starting or stopping JVMs, the region tool) off the runtime.
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> + Send + 'static) -> Result<T, Failure> {
-    tokio::task::spawn_blocking(f).await?.map_err(Failure::from)
 }
 
 /// A region server paused with SIGSTOP, sent SIGCONT when dropped (on every path).
@@ -77,34 +73,8 @@ async fn regions_of_a_stopped_server_are_followed_within_two_request_timeouts(en
     if env.transport() != Transport::Native {
         return Err("registered for the native transport only".into());
     }
-    let dir = std::env::temp_dir().join(format!("basalt-pause-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir)?;
-    let options = LaunchOptions {
-        dir: Some(dir.clone()),
-        scanner_timeout: SCANNER_TIMEOUT,
-        idle_timeout: IDLE_TIMEOUT,
-        region_servers: 1,
-        heap: "768m".to_owned(),
-        ..LaunchOptions::default()
-    };
-    let own =
-        Arc::new(Mutex::new(blocking(move || HBase::from_env_or_start(&options).map_err(|e| e.to_string())).await?));
-    let outcome = pause_under_calls(&own).await;
-    let stopped = blocking(move || match own.lock() {
-        Ok(mut hbase) => hbase.stop().map_err(|e| e.to_string()),
-        Err(_) => Err("the test bed's lock was poisoned".into()),
-    })
-    .await;
-    match (outcome, stopped) {
-        (Ok(()), Ok(())) => {
-            let _ = std::fs::remove_dir_all(&dir);
-            Ok(())
-        }
-        (Err(e), _) | (Ok(()), Err(e)) => {
-            Err(format!("{e} (the test bed's logs are kept in {})", dir.display()).into())
-        }
-    }
+    let dir = format!("basalt-pause-{}", std::process::id());
+    on_own_test_bed(&dir, |own, _started| async move { pause_under_calls(&own).await }).await
 }
 
 async fn pause_under_calls(own: &Arc<Mutex<HBase>>) -> TestResult {

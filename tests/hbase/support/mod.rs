@@ -6,6 +6,7 @@ pub mod faults;
 pub mod regions;
 pub mod scanners;
 pub mod tally;
+pub mod test_bed;
 
 use std::future::Future;
 use std::pin::Pin;
