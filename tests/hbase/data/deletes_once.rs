@@ -19,7 +19,9 @@ use futures::StreamExt;
 use basalt::Client;
 use basalt_chaos::{Faults, Proxy};
 
-use crate::support::faults::{flap, gateway_client_through, native_client_through, region_server_proxies};
+use crate::support::faults::{
+    flap, gateway_client_through, native_client_through, region_server_proxies, Reported, FLAP_DOWN, FLAP_UP,
+};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
@@ -44,17 +46,6 @@ const BATCH: usize = 20;
 const RUN: Duration = Duration::from_secs(24);
 /// Single deletes in flight at once (and a quarter as many batches).
 const IN_FLIGHT: usize = 32;
-/// The proxies' cycle: up, then down for longer than the request timeout (2 s).
-const UP: Duration = Duration::from_millis(2_500);
-const DOWN: Duration = Duration::from_millis(3_500);
-
-/// What the caller heard of one row's delete.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reported {
-    Ok,
-    Unknown,
-    Failed,
-}
 
 fn row(i: usize) -> Bytes {
     Bytes::from(format!("c{}_{i:05}", i % 9))
@@ -193,7 +184,7 @@ async fn deletes_through(
     through.get(Get::new(Bytes::from_static(b"\x00warm-up"))).await?;
 
     let flapping = AtomicBool::new(true);
-    let flap = flap(&proxies, UP, DOWN, &flapping);
+    let flap = flap(&proxies, FLAP_UP, FLAP_DOWN, &flapping);
     let started = Instant::now();
     let through = &through;
     let running = || std::future::ready(started.elapsed() < RUN);

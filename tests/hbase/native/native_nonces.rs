@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use basalt::{Append, Bytes, Error, Get, Increment};
 use futures::StreamExt;
 
-use crate::support::faults::{flap, native_client_through, region_server_proxies};
+use crate::support::faults::{flap, native_client_through, region_server_proxies, Reported, FLAP_DOWN, FLAP_UP};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
@@ -30,18 +30,6 @@ const CALLS: usize = 50_000;
 const RUN: Duration = Duration::from_secs(24);
 /// Calls in flight at once.
 const IN_FLIGHT: usize = 32;
-/// The proxies' cycle: up, then down (refusing and cutting) for longer than the
-/// request timeout of [`native_client_through`] (2 s).
-const UP: Duration = Duration::from_millis(2_500);
-const DOWN: Duration = Duration::from_millis(3_500);
-
-/// What one call reported.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Reported {
-    Ok,
-    Unknown,
-    Failed,
-}
 
 async fn increments_and_appends_apply_once_behind_a_flapping_connection(env: Env) -> TestResult {
     let table = env.fresh_table(&["d"], &[b"c3", b"c6"]).await?;
@@ -53,7 +41,7 @@ async fn increments_and_appends_apply_once_behind_a_flapping_connection(env: Env
 
     let row = |i: usize| Bytes::from(format!("c{}_{i:05}", i % 9));
     let flapping = AtomicBool::new(true);
-    let flap = flap(&proxies, UP, DOWN, &flapping);
+    let flap = flap(&proxies, FLAP_UP, FLAP_DOWN, &flapping);
     let started = Instant::now();
     let through = &through;
     let stream = async {

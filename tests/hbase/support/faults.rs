@@ -259,6 +259,23 @@ pub(crate) async fn through_faults(
     }
 }
 
+/// The flapping proxies' cycle in the apply-once tests: up, then down (refusing and
+/// cutting) for longer than the request timeout of their clients (2 s).
+pub(crate) const FLAP_UP: Duration = Duration::from_millis(2_500);
+/// See [`FLAP_UP`].
+pub(crate) const FLAP_DOWN: Duration = Duration::from_millis(3_500);
+
+/// What the caller of one write heard in an apply-once test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reported {
+    /// Acknowledged.
+    Ok,
+    /// The outcome is unknown (the write may have been applied).
+    Unknown,
+    /// Refused or failed for sure.
+    Failed,
+}
+
 /// Flaps `proxies` while `running` holds: up for `up`, then refusing connections and
 /// cutting every open one for `down`, over and over; the number of cycles.
 pub(crate) async fn flap(
