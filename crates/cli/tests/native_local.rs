@@ -5,34 +5,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
-use std::time::Duration;
 
 use libtest_mimic::{Arguments, Failed, Trial};
 
-/// The result of one command run.
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+mod common;
 
-impl Out {
-    fn ok(self) -> Result<Out, String> {
-        if self.code == 0 {
-            Ok(self)
-        } else {
-            Err(format!("exit {}\nstdout: {}\nstderr: {}", self.code, self.stdout, self.stderr))
-        }
-    }
-
-    fn has(self, text: &str) -> Result<Out, String> {
-        if self.stdout.contains(text) {
-            Ok(self)
-        } else {
-            Err(format!("stdout lacks {text:?}:\n{}\nstderr: {}", self.stdout, self.stderr))
-        }
-    }
-}
+use common::Out;
 
 /// Runs `basalt ARGS` with no gateway address, `BASALT_HOME` in `home`, and `conf` as
 /// `HBASE_CONF_DIR` when given (at most 10 minutes).
@@ -47,15 +25,7 @@ fn basalt(home: &Path, conf: Option<&Path>, args: &[&str]) -> Out {
         Some(conf) => cmd.env("HBASE_CONF_DIR", conf),
         None => cmd.env_remove("HBASE_CONF_DIR"),
     };
-    cmd.args(args).timeout(Duration::from_secs(600));
-    match cmd.output() {
-        Ok(o) => Out {
-            code: o.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        },
-        Err(e) => Out { code: -1, stdout: String::new(), stderr: format!("could not run basalt: {e}") },
-    }
+    Out::of(cmd.args(args))
 }
 
 /// Stops the HBase of a run directory on drop (by pid, through `basalt local stop`).

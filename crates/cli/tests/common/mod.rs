@@ -42,6 +42,18 @@ pub struct Out {
 }
 
 impl Out {
+    /// Runs `cmd` (at most 10 minutes) and keeps what it printed.
+    pub fn of(cmd: &mut Command) -> Out {
+        match cmd.timeout(Duration::from_secs(600)).output() {
+            Ok(o) => Out {
+                code: o.status.code().unwrap_or(-1),
+                stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+            },
+            Err(e) => Out { code: -1, stdout: String::new(), stderr: format!("could not run basalt: {e}") },
+        }
+    }
+
     /// Exit 0.
     pub fn ok(self) -> Result<Out, String> {
         self.code_is(0)
@@ -108,15 +120,7 @@ pub fn basalt_with(env: &Env, vars: &[(&str, &str)], args: &[&str]) -> Out {
     for (name, value) in vars {
         cmd.env(name, value);
     }
-    cmd.args(args).timeout(Duration::from_secs(600));
-    match cmd.output() {
-        Ok(o) => Out {
-            code: o.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        },
-        Err(e) => Out { code: -1, stdout: String::new(), stderr: format!("could not run basalt: {e}") },
-    }
+    Out::of(cmd.args(args))
 }
 
 /// The call records: a six-bucket call-record salt over phone and call time.
