@@ -59,10 +59,6 @@ const TRANSPORT_CRATES: &[&str] = &["basalt_thrift", "basalt_thrift_protocol", "
 /// Files outside `transport/` that still name a transport crate, and why: the moves
 /// that are left (each entry fails the test once its file no longer needs it).
 const KNOWN_TRANSPORT_IMPORTS: &[(&str, &str)] = &[
-    ("lib.rs", "re-exports the gateway's connection and security options as the client's"),
-    ("client.rs", "the builder takes the gateway's framing, protocol and security types"),
-    ("error.rs", "`Error`'s transport part is still the gateway's `CallError`"),
-    ("table.rs", "a malformed reply is reported as the gateway's `CallError::Protocol`"),
     ("row.rs", "rows are filled from the gateway's reply types; native rows are converted"),
     ("schema.rs", "re-exports basalt-rpc's cluster-status and snapshot types"),
     ("filter/proto.rs", "filters as HBase's protobuf messages, which both transports send (Thrift2's filterBytes)"),

@@ -520,9 +520,12 @@ impl Crate {
 
 impl Graph {
     /// The graph of the crate's modules: a top-level file, or a directory with
-    /// everything under it (`scan/`), is one node.
+    /// everything under it (`scan/`), is one node. A file that imports nothing of its
+    /// crate stays a node of its own (`transport/failure.rs`): it cannot close a loop,
+    /// and importing it depends on none of its directory's other files.
     pub fn by_module(&self) -> Graph {
         let top = |file: &str| match file.split_once('/') {
+            Some(_) if !self.edges.contains_key(file) => file.to_owned(),
             Some((dir, _)) => format!("{dir}/"),
             None => file.to_owned(),
         };
@@ -655,6 +658,25 @@ mod tests {
         let acyclic: Vec<(String, String)> =
             sources.iter().map(|(n, t)| (n.clone(), t.replace("super::super::a::A;", ""))).collect();
         assert!(Crate::parse(&acyclic).graph().cycles().is_empty());
+    }
+
+    #[test]
+    fn a_file_that_imports_nothing_of_its_crate_is_its_own_module() {
+        // a.rs uses d/leaf.rs, which imports nothing; d/mod.rs uses a.rs: no loop.
+        let sources = |leaf: &str| {
+            [
+                ("lib.rs", "mod a;\nmod d;"),
+                ("a.rs", "use crate::d::Leaf;\npub struct A;"),
+                ("d/mod.rs", "mod leaf;\npub use leaf::Leaf;\nfn f(_: crate::a::A) {}"),
+                ("d/leaf.rs", leaf),
+            ]
+            .map(|(n, t)| (n.to_owned(), t.to_owned()))
+        };
+        let graph = Crate::parse(&sources("pub struct Leaf;")).graph();
+        assert!(graph.by_module().cycles().is_empty(), "{:?}", graph.by_module());
+        // Once the leaf imports its crate, it is part of its directory again: a loop.
+        let graph = Crate::parse(&sources("pub struct Leaf(crate::a::A);")).graph();
+        assert_eq!(graph.by_module().cycles().len(), 1, "{:?}", graph.by_module());
     }
 
     #[test]

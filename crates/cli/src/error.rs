@@ -3,7 +3,7 @@
 use std::fmt;
 use std::process::ExitCode;
 
-use basalt::CallError;
+use basalt::{CallError, TransportFailure};
 
 /// Exit code of a runtime failure (HBase refused, a demo check failed).
 pub const EXIT_FAILURE: u8 = 1;
@@ -66,11 +66,9 @@ pub fn is_unreachable(e: &basalt::Error) -> bool {
 fn is_not_connected(e: &basalt::Error) -> bool {
     match e {
         // A load balancer that accepts and drops every connection: its gateway is down.
-        basalt::Error::NoGateway { .. } | basalt::Error::GatewayDropped { .. } => true,
+        basalt::Error::Unreachable { .. } | basalt::Error::DroppedBeforeReply { .. } => true,
         basalt::Error::Timeout { operation, .. } => *operation == basalt::Operation::Connect,
-        basalt::Error::Transport { source, .. } => {
-            matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
-        }
+        basalt::Error::Transport { source, .. } => source.is_outage(),
         basalt::Error::BatchFailed { source, .. } => is_not_connected(source),
         _ => false,
     }
@@ -80,7 +78,9 @@ fn is_not_connected(e: &basalt::Error) -> bool {
 fn is_not_answering(e: &basalt::Error) -> bool {
     match e {
         basalt::Error::Timeout { operation, .. } => *operation != basalt::Operation::Connect,
-        basalt::Error::Transport { source: CallError::Io(io), .. } => io.kind() == std::io::ErrorKind::TimedOut,
+        basalt::Error::Transport { source: TransportFailure::Gateway(CallError::Io(io)), .. } => {
+            io.kind() == std::io::ErrorKind::TimedOut
+        }
         basalt::Error::BatchFailed { source, .. } | basalt::Error::WriteOutcomeUnknown { source, .. } => {
             is_not_answering(source)
         }
@@ -93,7 +93,9 @@ fn is_not_answering(e: &basalt::Error) -> bool {
 fn is_application_error(e: &basalt::Error) -> bool {
     match e {
         basalt::Error::ServerInternal { .. } => true,
-        basalt::Error::Protocol { source, .. } => matches!(source, CallError::Application { .. }),
+        basalt::Error::Protocol { source, .. } => {
+            matches!(source, TransportFailure::Gateway(CallError::Application { .. }))
+        }
         basalt::Error::BatchFailed { source, .. } | basalt::Error::WriteOutcomeUnknown { source, .. } => {
             is_application_error(source)
         }
@@ -132,7 +134,8 @@ impl From<basalt::Error> for CliError {
             E::NoSuchColumnFamily { .. } | E::AlreadyExists { .. } | E::IllegalArgument { .. } => {
                 CliError::usage(e.to_string())
             }
-            E::Protocol { .. } => CliError::failed(format!(
+            // Only a gateway's garbled reply hints at a framing mismatch.
+            E::Protocol { source: TransportFailure::Gateway(_), .. } => CliError::failed(format!(
                 "{e} (does the server use --framed / --compact? set them to match the Thrift2 server)"
             )),
             _ => CliError::failed(e.to_string()),
@@ -175,13 +178,14 @@ mod tests {
 
         let refused = basalt::Error::Transport {
             addr: "h:1".into(),
-            source: CallError::Connect { addr: "h:1".into(), source: std::io::ErrorKind::ConnectionRefused.into() },
+            source: CallError::Connect { addr: "h:1".into(), source: std::io::ErrorKind::ConnectionRefused.into() }
+                .into(),
         };
         assert_eq!(CliError::from(refused).code, EXIT_UNREACHABLE);
 
         let app = basalt::Error::Protocol {
             addr: "h:1".into(),
-            source: CallError::Application { kind: "InternalError".into(), message: "bad filter".into() },
+            source: CallError::Application { kind: "InternalError".into(), message: "bad filter".into() }.into(),
         };
         let cli = CliError::from(app);
         assert_eq!(cli.code, EXIT_FAILURE);
@@ -198,7 +202,17 @@ mod tests {
         assert_eq!(cli.code, EXIT_FAILURE);
         assert!(!cli.message.contains("--framed"), "{}", cli.message);
 
-        let garbled = basalt::Error::Protocol { addr: "h:1".into(), source: CallError::Protocol("bad".into()) };
+        let garbled = basalt::Error::Protocol { addr: "h:1".into(), source: CallError::Protocol("bad".into()).into() };
         assert!(CliError::from(garbled).message.contains("--framed"));
+        let native = basalt::Error::Protocol {
+            addr: "rs:1".into(),
+            source: basalt::RpcError::Protocol { addr: "rs:1".into(), reason: "bad".into() }.into(),
+        };
+        assert!(!CliError::from(native).message.contains("--framed"));
+        let refused = basalt::Error::Transport {
+            addr: "rs:1".into(),
+            source: basalt::RpcError::Connect { addr: "rs:1".into(), reason: "refused".into() }.into(),
+        };
+        assert_eq!(CliError::from(refused).code, EXIT_UNREACHABLE);
     }
 }

@@ -216,7 +216,9 @@ pub(crate) fn outcome_unknown(operation: Operation, error: Error) -> Error {
 /// for the kinds that are not a call's failure, when there was no call to apply).
 fn leaves_outcome_open(error: &Error) -> bool {
     match error {
-        Error::Transport { .. } | Error::GatewayDropped { .. } | Error::Timeout { .. } | Error::Protocol { .. } => true,
+        Error::Transport { .. } | Error::DroppedBeforeReply { .. } | Error::Timeout { .. } | Error::Protocol { .. } => {
+            true
+        }
         Error::InvalidInput(_)
         | Error::TableNotFound { .. }
         | Error::NamespaceNotFound { .. }
@@ -226,7 +228,7 @@ fn leaves_outcome_open(error: &Error) -> bool {
         | Error::IllegalArgument { .. }
         | Error::Server { .. }
         | Error::Busy { .. }
-        | Error::NoGateway { .. }
+        | Error::Unreachable { .. }
         | Error::ClientClosed
         | Error::ServerInternal { .. }
         | Error::WriteOutcomeUnknown { .. }

@@ -300,9 +300,9 @@ pub(crate) fn chunk_in_doubt(error: &Error) -> bool {
         | Error::Busy { .. }
         | Error::Transport { .. }
         | Error::Protocol { .. }
-        | Error::GatewayDropped { .. }
+        | Error::DroppedBeforeReply { .. }
         | Error::Timeout { .. }
-        | Error::NoGateway { .. }
+        | Error::Unreachable { .. }
         | Error::ServerInternal { .. }
         | Error::WriteOutcomeUnknown { .. }
         | Error::ScanIntegrity { .. }

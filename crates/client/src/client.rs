@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_thrift::{ConnectionOptions, Framing, Protocol};
+use crate::transport::thrift::{ConnectionOptions, Framing, Protocol, Security};
 
 use crate::attempt::Attempts;
 use crate::coalesce::GetCoalescer;
@@ -32,7 +32,7 @@ pub struct ClientBuilder {
     down_backoff: Duration,
     max_value_bytes: usize,
     retry: Arc<dyn RetryPolicy>,
-    security: basalt_thrift::Security,
+    security: Security,
     /// Whether `security` was set by a call (it then wins over a site file's).
     security_set: bool,
     site: Option<SiteSource>,
@@ -83,7 +83,7 @@ impl Default for ClientBuilder {
             max_idle: Duration::from_secs(50),
             down_backoff: Duration::from_secs(5),
             max_value_bytes: 10 << 20,
-            security: basalt_thrift::Security::default(),
+            security: Security::default(),
             security_set: false,
             site: None,
             retry: Arc::new(DefaultRetryPolicy::default()),
@@ -178,8 +178,8 @@ impl ClientBuilder {
     }
 
     /// TLS, Thrift over HTTP(S) and/or Kerberos, matching the gateway (see
-    /// [`basalt_thrift::Security`]). Default: plain TCP.
-    pub fn security(mut self, security: basalt_thrift::Security) -> Self {
+    /// [`Security`]). Default: plain TCP.
+    pub fn security(mut self, security: Security) -> Self {
         self.security = security;
         self.security_set = true;
         self
@@ -370,7 +370,7 @@ impl ClientBuilder {
         if self.request_timeout.is_zero() || self.connect_timeout.is_zero() {
             return Err(InvalidInput::Option("timeouts must be positive".into()).into());
         }
-        let mut native_addresses = basalt_rpc::AddressMap::new();
+        let mut native_addresses = crate::transport::native::AddressMap::new();
         for (advertised, connect_to) in &self.native_addresses {
             native_addresses
                 .insert(advertised, connect_to)
@@ -532,10 +532,10 @@ impl Client {
 
 #[cfg(test)]
 mod tests {
-    use std::future::Future;
     use std::time::Instant;
 
-    use basalt_thrift::{CallError, Connection};
+    use crate::transport::thrift::CallError;
+    use crate::transport::TransportFailure;
 
     use super::*;
     use crate::attempt::outcome_unknown;
@@ -675,10 +675,10 @@ mod tests {
     fn refused() -> Error {
         Error::Transport {
             addr: "h:1".into(),
-            source: CallError::Connect {
+            source: TransportFailure::Gateway(CallError::Connect {
                 addr: "h:1".into(),
                 source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
-            },
+            }),
         }
     }
 
@@ -699,83 +699,13 @@ mod tests {
 
     #[test]
     fn a_sent_write_that_fails_in_transport_may_have_been_applied() {
-        let lost = Error::Transport { addr: "h:1".into(), source: CallError::Closed };
+        let lost = Error::Transport { addr: "h:1".into(), source: TransportFailure::Gateway(CallError::Closed) };
         let e = outcome_unknown(Operation::Increment, lost);
         assert!(matches!(e, Error::WriteOutcomeUnknown { operation: Operation::Increment, .. }));
         assert!(e.may_have_written());
         assert!(!e.is_retryable());
         let refused_by_hbase = Error::IllegalArgument { message: "bad".into() };
         assert!(!outcome_unknown(Operation::Increment, refused_by_hbase).may_have_written());
-    }
-
-    /// One `list_namespaces` attempt through `call_on`, on an in-memory connection whose
-    /// server side `serve` plays.
-    async fn attempt_on<S, Fut>(answered: bool, serve: S) -> (Error, Connection)
-    where
-        S: FnOnce(tokio::io::DuplexStream) -> Fut,
-        Fut: Future<Output = ()> + Send + 'static,
-    {
-        let pool = Pool::new(
-            vec!["127.0.0.1:1".to_owned()],
-            1,
-            ConnectionOptions::default(),
-            Duration::from_secs(50),
-            Duration::from_secs(5),
-        );
-        let thrift = ThriftTransport::new(pool, Duration::from_secs(60), 10 << 20);
-        thrift.mark_answered(answered);
-        let (ours, theirs) = tokio::io::duplex(1 << 16);
-        let server = tokio::spawn(serve(theirs));
-        // The server side runs up to its first wait (or to its end) before the call.
-        tokio::task::yield_now().await;
-        let mut conn = Connection::from_stream(ours, "lb:1", ConnectionOptions::default());
-        let op = Operation::Admin("list_namespaces");
-        // The call first, then the mapping, which reads the connection's state after it.
-        let outcome = conn.list_namespaces().await;
-        let error = thrift.attempt_on(op, "lb:1", &mut conn, async { outcome }).await.unwrap_err().error;
-        let error = *error;
-        server.await.unwrap();
-        (error, conn)
-    }
-
-    #[tokio::test]
-    async fn a_new_connection_dropped_before_any_reply_is_an_outage_once_answers_came() {
-        use tokio::io::{AsyncReadExt, AsyncWriteExt};
-        // Read the request, then close without a byte: a balancer whose gateway is down.
-        let drop_after_request = |mut s: tokio::io::DuplexStream| async move {
-            let mut buf = [0u8; 64];
-            let _ = s.read(&mut buf).await;
-        };
-        let (error, conn) = attempt_on(true, drop_after_request).await;
-        assert!(matches!(error, Error::GatewayDropped { .. }), "{error:?}");
-        assert!(error.is_outage() && error.is_retryable());
-        assert!(conn.request_written() && !conn.has_received());
-        // Sent: a write that is not idempotent may have been forwarded and applied.
-        assert!(outcome_unknown(Operation::Increment, error).may_have_written());
-
-        // The same before any answer: maybe a transport mismatch, so not an outage.
-        let (error, _) = attempt_on(false, drop_after_request).await;
-        assert!(matches!(error, Error::Transport { source: CallError::Closed, .. }), "{error:?}");
-        assert!(!error.is_outage() && error.is_retryable());
-
-        // A reset in the middle of a reply is not an outage either.
-        let half_a_reply = |mut s: tokio::io::DuplexStream| async move {
-            let mut buf = [0u8; 64];
-            let _ = s.read(&mut buf).await;
-            let _ = s.write_all(&[0x80, 0x01, 0x00]).await;
-        };
-        let (error, conn) = attempt_on(true, half_a_reply).await;
-        assert!(matches!(error, Error::Transport { .. }), "{error:?}");
-        assert!(!error.is_outage());
-        assert!(conn.has_received());
-    }
-
-    #[tokio::test]
-    async fn a_request_that_could_not_be_written_is_provably_unsent() {
-        // The peer is gone before the request is written.
-        let (error, conn) = attempt_on(true, |s| async move { drop(s) }).await;
-        assert!(!conn.request_written(), "{error:?}");
-        assert!(error.is_outage(), "{error:?}");
     }
 
     #[tokio::test]

@@ -6,9 +6,8 @@
 
 use std::time::Duration;
 
-use basalt_thrift::{CallError, SecureError};
-
 use crate::operation::Operation;
+use crate::transport::TransportFailure;
 use bytes::Bytes;
 
 /// Input rejected before anything was sent to HBase.
@@ -158,24 +157,25 @@ pub enum Error {
         /// HBase's message.
         message: String,
     },
-    /// The gateway could not be reached or the connection failed.
+    /// A server (the gateway, a region server, the master) could not be reached, or the
+    /// connection failed; `source` says how, in its transport's terms.
     #[error("transport error talking to {addr}: {source}")]
     Transport {
-        /// The gateway's address.
+        /// The server's address.
         addr: String,
         /// The underlying failure.
         #[source]
-        source: CallError,
+        source: TransportFailure,
     },
-    /// The gateway's answer broke the protocol, or it raised an application error
-    /// (unknown method, internal error). Often a transport/protocol mismatch.
+    /// A reply broke its protocol or did not answer its request (through the gateway,
+    /// often a transport/protocol mismatch).
     #[error("protocol error with {addr}: {source}")]
     Protocol {
-        /// The gateway's address.
+        /// The server's address.
         addr: String,
         /// The underlying failure.
         #[source]
-        source: CallError,
+        source: TransportFailure,
     },
     /// The gateway's address accepted a new connection, then closed or reset it before
     /// sending a single byte, on a client whose gateways have answered before: what a
@@ -184,12 +184,12 @@ pub enum Error {
     /// may have been written (and, through a balancer, forwarded): a write that is not
     /// idempotent reports [`Error::WriteOutcomeUnknown`] unless it was provably unsent.
     #[error("{addr} accepted the connection and dropped it before any reply (a load balancer whose gateway is down?): {source}")]
-    GatewayDropped {
+    DroppedBeforeReply {
         /// The gateway's (or balancer's) address.
         addr: String,
         /// How the connection ended: closed or reset.
         #[source]
-        source: CallError,
+        source: TransportFailure,
     },
     /// The call did not finish within the request timeout.
     #[error("{operation} timed out after {after:?}")]
@@ -199,9 +199,9 @@ pub enum Error {
         /// The timeout that passed.
         after: Duration,
     },
-    /// No gateway address could be connected to.
+    /// None of the client's gateway addresses could be connected to.
     #[error("no Thrift2 gateway reachable (tried {tried}): {last}")]
-    NoGateway {
+    Unreachable {
         /// The addresses tried.
         tried: String,
         /// The last connection error.
@@ -296,9 +296,9 @@ impl Error {
             | Error::Busy { .. }
             | Error::Transport { .. }
             | Error::Protocol { .. }
-            | Error::GatewayDropped { .. }
+            | Error::DroppedBeforeReply { .. }
             | Error::Timeout { .. }
-            | Error::NoGateway { .. }
+            | Error::Unreachable { .. }
             | Error::ClientClosed
             | Error::ServerInternal { .. }
             | Error::ScanIntegrity { .. } => None,
@@ -311,12 +311,10 @@ impl Error {
         match self {
             // A reply over the size limit would be just as large the next time, and a
             // security or configuration failure fails the same way until someone acts.
-            Error::Transport { source, .. } => {
-                !matches!(source, CallError::ResponseTooLarge { .. }) && !is_final_call_error(source)
-            }
-            Error::NoGateway { last, .. } => !last.is_final(),
+            Error::Transport { source, .. } => source.is_retryable(),
+            Error::Unreachable { last, .. } => !last.is_final(),
             Error::Timeout { .. }
-            | Error::GatewayDropped { .. }
+            | Error::DroppedBeforeReply { .. }
             | Error::ScannerExpired { .. }
             | Error::ScanIntegrity { .. } => true,
             Error::Server { can_retry, .. } => *can_retry,
@@ -338,19 +336,17 @@ impl Error {
     /// Whether the failure looks like an outage: no connection to the gateway could
     /// be made (refused or timed out, as while it restarts), no gateway could be
     /// reached, or a new connection was accepted and dropped before any reply by an
-    /// address that answered this client before ([`Error::GatewayDropped`], a load
+    /// address that answered this client before ([`Error::DroppedBeforeReply`], a load
     /// balancer whose gateway restarts). Such failures are retried for the whole retry
     /// budget. (Any other connection dropped during a call is retryable but not an
     /// outage: a reset mid-reply, or a transport mismatch, which drops every new
     /// connection of a client that never got an answer, must fail fast.)
     pub fn is_outage(&self) -> bool {
         match self {
-            Error::Transport { source, .. } => {
-                matches!(source, CallError::Connect { .. } | CallError::ConnectTimeout { .. })
-            }
+            Error::Transport { source, .. } => source.is_outage(),
             Error::Timeout { operation: Operation::Connect, .. } => true,
-            Error::NoGateway { last, .. } => !last.is_final(),
-            Error::GatewayDropped { .. } => true,
+            Error::Unreachable { last, .. } => !last.is_final(),
+            Error::DroppedBeforeReply { .. } => true,
             Error::BatchFailed { source, .. } => source.is_outage(),
             Error::Timeout { .. }
             | Error::InvalidInput(_)
@@ -376,8 +372,8 @@ impl Error {
     /// never retried.
     pub fn is_final(&self) -> bool {
         match self {
-            Error::Transport { source, .. } => is_final_call_error(source),
-            Error::NoGateway { last, .. } => last.is_final(),
+            Error::Transport { source, .. } => source.is_final(),
+            Error::Unreachable { last, .. } => last.is_final(),
             Error::BatchFailed { source, .. } => source.is_final(),
             Error::InvalidInput(_)
             | Error::TableNotFound { .. }
@@ -390,7 +386,7 @@ impl Error {
             | Error::ServerInternal { .. }
             | Error::WriteOutcomeUnknown { .. }
             | Error::Timeout { .. }
-            | Error::GatewayDropped { .. }
+            | Error::DroppedBeforeReply { .. }
             | Error::ScannerExpired { .. }
             | Error::ScanIntegrity { .. }
             | Error::Busy { .. }
@@ -415,9 +411,9 @@ impl Error {
             | Error::Busy { .. }
             | Error::Transport { .. }
             | Error::Protocol { .. }
-            | Error::GatewayDropped { .. }
+            | Error::DroppedBeforeReply { .. }
             | Error::Timeout { .. }
-            | Error::NoGateway { .. }
+            | Error::Unreachable { .. }
             | Error::ClientClosed
             | Error::ServerInternal { .. }
             | Error::ScanIntegrity { .. } => false,
@@ -436,170 +432,6 @@ impl Error {
             }
         }
         self
-    }
-
-    /// Maps one call's failure, recognising HBase's typed failures by their messages.
-    pub(crate) fn from_call(addr: &str, table: Option<&str>, e: CallError) -> Error {
-        Error::from_call_in(Operation::Connect, addr, table, e)
-    }
-
-    /// [`Error::from_call`] for a named operation.
-    pub(crate) fn from_call_in(operation: Operation, addr: &str, table: Option<&str>, e: CallError) -> Error {
-        match e {
-            CallError::Server { message, can_retry } => classify_server(message, can_retry.unwrap_or(true), table),
-            CallError::IllegalArgument { message } => {
-                if message.contains("Invalid scanner Id") || message.contains("UnknownScannerException") {
-                    Error::ScannerExpired { message }
-                } else {
-                    Error::IllegalArgument { message }
-                }
-            }
-            CallError::Application { kind, message } => {
-                Error::ServerInternal { addr: addr.to_owned(), operation, kind, message, hint: None }
-            }
-            CallError::Encode(message) => {
-                Error::InvalidInput(InvalidInput::Option(format!("the request could not be encoded: {message}")))
-            }
-            e @ CallError::Protocol(_) => Error::Protocol { addr: addr.to_owned(), source: e },
-            e @ (CallError::Connect { .. }
-            | CallError::ConnectTimeout { .. }
-            | CallError::Io(_)
-            | CallError::Closed
-            | CallError::ResponseTooLarge { .. }
-            | CallError::ConnectionUnusable
-            | CallError::Secure(_)) => Error::Transport { addr: addr.to_owned(), source: e },
-        }
-    }
-}
-
-/// Whether a connection failed for its security settings or credentials, which no
-/// retry repairs.
-fn is_final_call_error(e: &CallError) -> bool {
-    match e {
-        CallError::Secure(secure) => match secure {
-            SecureError::UntrustedCertificate { .. }
-            | SecureError::CertificateExpired { .. }
-            | SecureError::HostNameMismatch { .. }
-            | SecureError::TlsConfig(_)
-            | SecureError::NoTicket { .. }
-            | SecureError::TicketExpired { .. }
-            | SecureError::QopMismatch { .. }
-            | SecureError::KerberosNotBuilt
-            | SecureError::GssapiLibraryMissing { .. }
-            // The server said no to these credentials, or does not use Kerberos at all.
-            | SecureError::SaslRefused { .. }
-            | SecureError::ServerNotSecure { .. } => true,
-            SecureError::HttpStatus { status, .. } => matches!(status, 401 | 403),
-            // A handshake cut short, a KDC or SASL exchange that failed, an HTTP
-            // failure: possibly the network's, retried like other transport failures.
-            SecureError::Tls { .. }
-            | SecureError::Gssapi(_)
-            | SecureError::Sasl { .. }
-            | SecureError::HandshakeTimeout { .. }
-            | SecureError::Http { .. } => false,
-        },
-        CallError::Connect { .. }
-        | CallError::ConnectTimeout { .. }
-        | CallError::Io(_)
-        | CallError::Closed
-        | CallError::ResponseTooLarge { .. }
-        | CallError::Protocol(_)
-        | CallError::Encode(_)
-        | CallError::Application { .. }
-        | CallError::Server { .. }
-        | CallError::IllegalArgument { .. }
-        | CallError::ConnectionUnusable => false,
-    }
-}
-
-/// Whether a call failed because the connection was closed or reset (not a timeout,
-/// an oversized reply or a protocol error).
-pub(crate) fn is_connection_dropped(e: &CallError) -> bool {
-    match e {
-        CallError::Closed => true,
-        CallError::Io(io) => matches!(
-            io.kind(),
-            std::io::ErrorKind::ConnectionReset
-                | std::io::ErrorKind::ConnectionAborted
-                | std::io::ErrorKind::BrokenPipe
-                | std::io::ErrorKind::UnexpectedEof
-        ),
-        CallError::Connect { .. }
-        | CallError::ConnectTimeout { .. }
-        | CallError::ResponseTooLarge { .. }
-        | CallError::Protocol(_)
-        | CallError::Encode(_)
-        | CallError::Application { .. }
-        | CallError::Server { .. }
-        | CallError::IllegalArgument { .. }
-        | CallError::ConnectionUnusable
-        | CallError::Secure(_) => false,
-    }
-}
-
-fn classify_server(message: String, can_retry: bool, table: Option<&str>) -> Error {
-    // The gateway's client gives up on a busy region or server after its own retries;
-    // the exception's class is somewhere in the message (often not on its first line).
-    for (class, kind) in
-        [("RegionTooBusyException", BusyKind::RegionTooBusy), ("CallQueueTooBigException", BusyKind::CallQueueTooBig)]
-    {
-        if message.contains(class) {
-            let first = message.lines().next().unwrap_or_default().trim().to_owned();
-            return Error::Busy { kind, message: first };
-        }
-    }
-    // A NullPointerException anywhere in the reply (the gateway's message may list its
-    // own attempts, each failed by the region server) is a bug in HBase's code, such as
-    // HBase 2.6's filter lists with some members: it fails the same way every time, and
-    // the gateway has already retried it. Not retried here, so it fails fast.
-    let can_retry = can_retry && !message.contains("java.lang.NullPointerException");
-    // HBase's messages carry the Java stack trace; its first line says what happened.
-    let message = message.lines().next().unwrap_or_default().trim().to_owned();
-    let first_line = message.as_str();
-    // Data calls on a missing table answer with the bare table name, not retryable.
-    if let Some(table) = table {
-        let bare = table.strip_prefix("default:").unwrap_or(table);
-        if !can_retry && (first_line == table || first_line == bare) {
-            return Error::TableNotFound { table: table.to_owned() };
-        }
-    }
-    if first_line.contains("TableNotFoundException") {
-        let table = table.map(str::to_owned).unwrap_or_else(|| extract_after(first_line, "TableNotFoundException: "));
-        return Error::TableNotFound { table };
-    }
-    if first_line.contains("NamespaceNotFoundException") {
-        return Error::NamespaceNotFound { namespace: extract_after(first_line, "NamespaceNotFoundException: ") };
-    }
-    if first_line.contains("TableExistsException") || first_line.contains("NamespaceExistException") {
-        return Error::AlreadyExists { name: extract_after(first_line, "Exception: ") };
-    }
-    if first_line.contains("NoSuchColumnFamilyException") {
-        return Error::NoSuchColumnFamily { message };
-    }
-    if first_line.contains("UnknownScannerException") {
-        return Error::ScannerExpired { message };
-    }
-    let exception = java_class_prefix(first_line).map(str::to_owned);
-    Error::Server { message, can_retry, exception }
-}
-
-/// The Java class a message starts with (`org.apache.hadoop.hbase.X: ...`), if it does:
-/// dotted lower-case packages, then a class name ending in `Exception` or `Error`.
-fn java_class_prefix(line: &str) -> Option<&str> {
-    let name = line.split([':', ' ']).next()?;
-    let (package, class) = name.rsplit_once('.')?;
-    let package_ok = !package.is_empty()
-        && package.split('.').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()));
-    let class_ok = class.bytes().next().is_some_and(|b| b.is_ascii_uppercase())
-        && class.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'$')
-        && (class.ends_with("Exception") || class.ends_with("Error"));
-    (package_ok && class_ok).then_some(name)
-}
-
-fn extract_after(line: &str, marker: &str) -> String {
-    match line.find(marker) {
-        Some(at) => line[at + marker.len()..].trim().to_owned(),
-        None => line.trim().to_owned(),
     }
 }
 
@@ -667,52 +499,3 @@ impl From<crate::filter::FilterError> for Error {
 
 /// Results of Basalt calls.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn classifies_hbase_messages() {
-        let e = Error::from_call(
-            "h:1",
-            Some("ns:t"),
-            CallError::Server {
-                message: "org.apache.hadoop.hbase.TableNotFoundException: ns:t\n\tat ...".into(),
-                can_retry: Some(false),
-            },
-        );
-        assert!(matches!(e, Error::TableNotFound { ref table } if table == "ns:t"), "{e:?}");
-        assert!(!e.is_retryable());
-        let e = Error::from_call("h:1", None, CallError::IllegalArgument { message: "Invalid scanner Id".into() });
-        assert!(matches!(e, Error::ScannerExpired { .. }));
-        assert!(e.is_retryable());
-        let bare = CallError::Server { message: "t1".into(), can_retry: Some(false) };
-        assert!(matches!(Error::from_call("h:1", Some("t1"), bare), Error::TableNotFound { .. }));
-        let e = Error::from_call("h:1", None, CallError::Closed);
-        assert!(matches!(e, Error::Transport { .. }));
-        assert!(e.is_retryable());
-        let e = Error::from_call(
-            "h:1",
-            None,
-            CallError::Server {
-                message: "org.apache.hadoop.hbase.DoNotRetryIOException: Cell too large\n\tat x".into(),
-                can_retry: Some(false),
-            },
-        );
-        assert_eq!(e.exception_class(), Some("org.apache.hadoop.hbase.DoNotRetryIOException"));
-        assert!(!e.is_retryable());
-        for message in ["busy", "Some.Thing: x", "org.apache.x: y", "a..B Exception", ""] {
-            assert_eq!(java_class_prefix(message), None, "{message}");
-        }
-        assert_eq!(java_class_prefix("java.io.IOException"), Some("java.io.IOException"));
-        let e = Error::from_call("h:1", None, CallError::Server { message: "busy".into(), can_retry: Some(true) });
-        assert!(e.is_retryable());
-        // An NPE in HBase's code, even below the first line and marked retryable, is not.
-        let npe = "org.apache.hadoop.hbase.client.RetriesExhaustedException: Failed after attempts=16\n\
-                   java.lang.NullPointerException: Cannot invoke \"Filter$ReturnCode.ordinal()\" because \"localRC\" is null";
-        let e = Error::from_call("h:1", None, CallError::Server { message: npe.into(), can_retry: Some(true) });
-        assert!(matches!(e, Error::Server { can_retry: false, .. }), "{e:?}");
-        assert!(!e.is_retryable());
-    }
-}

@@ -343,10 +343,6 @@ pub use schema::{
 pub use site::{HBaseSite, SiteError, SiteRoute};
 // The gateway connection's settings (framing, protocol, TLS, HTTP, Kerberos) and the
 // errors a connection reports.
-pub use basalt_thrift::{
-    CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, SecureError, Security, TlsOptions,
-    KERBEROS_SUPPORTED,
-};
 pub use bytes::Bytes;
 pub use client::{Client, ClientBuilder};
 pub use error::{BusyKind, Error, InvalidInput, Result};
@@ -362,8 +358,14 @@ pub use salted::{
 };
 pub use scan::{cut_at_regions, RowStream, Scan, ScanPaging, ScanStats};
 pub use table::Table;
+pub use transport::native::RpcError;
+pub use transport::thrift::{
+    CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, SecureError, Security, TlsOptions,
+    KERBEROS_SUPPORTED,
+};
 pub use transport::Capabilities;
 pub use transport::PoolStats;
+pub use transport::TransportFailure;
 pub use validate::max_row_key_len;
 
 /// Crate-private entry points for the crate's own benchmarks (feature
@@ -374,9 +376,7 @@ pub mod bench_internals {
     use crate::row::Row;
 
     /// The rows of a decoded reply page, as a scan delivers them.
-    pub fn rows_from_batch(page: basalt_thrift::RowBatch) -> impl ExactSizeIterator<Item = Row> {
-        Row::from_batch(page)
-    }
+    pub use crate::transport::thrift::rows_from_batch;
 
     /// A salted scan's ordered merged stream over pages already fetched: `pages[i]`
     /// are the pages of `plan`'s range `i`.

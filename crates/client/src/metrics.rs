@@ -31,7 +31,7 @@
 //! An error's kind (the `outcome` of a failed call, the `reason` of a retry) is one of:
 //! `invalid_input`, `table_not_found`, `namespace_not_found`, `already_exists`,
 //! `no_such_family`, `scanner_expired`, `illegal_argument`, `server`, `busy`,
-//! `transport`, `protocol`, `gateway_dropped`, `timeout`, `no_gateway`,
+//! `transport`, `protocol`, `dropped_before_reply`, `timeout`, `unreachable`,
 //! `client_closed`, `server_internal`, `outcome_unknown`, `scan_integrity`,
 //! `batch_failed`.
 
@@ -130,9 +130,9 @@ pub(crate) fn error_kind(error: &Error) -> &'static str {
         Error::Busy { .. } => "busy",
         Error::Transport { .. } => "transport",
         Error::Protocol { .. } => "protocol",
-        Error::GatewayDropped { .. } => "gateway_dropped",
+        Error::DroppedBeforeReply { .. } => "dropped_before_reply",
         Error::Timeout { .. } => "timeout",
-        Error::NoGateway { .. } => "no_gateway",
+        Error::Unreachable { .. } => "unreachable",
         Error::ClientClosed => "client_closed",
         Error::ServerInternal { .. } => "server_internal",
         Error::WriteOutcomeUnknown { .. } => "outcome_unknown",
@@ -247,7 +247,7 @@ mod tests {
     #[test]
     fn a_failed_call_counts_under_its_error_kind() {
         let fake = Arc::new(FakeTransport::with_keys(&["a"]));
-        let lost = || Error::Transport { addr: "fake:1".into(), source: CallError::Closed };
+        let lost = || Error::Transport { addr: "fake:1".into(), source: CallError::Closed.into() };
         fake.fail(Operation::Increment, (Delivery::Sent, lost));
         let tally = Tally::default();
         recorded(&tally, &fake, async |client| {

@@ -121,17 +121,19 @@ mod tests {
             source: basalt_thrift::CallError::Connect {
                 addr: "h:1".into(),
                 source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
-            },
+            }
+            .into(),
         };
         assert!(refused.is_outage());
         assert_eq!(policy.decide(30, &refused), RetryDecision::Retry { after: Duration::from_secs(2) });
         assert!(!retryable.is_outage());
         // So is a load balancer dropping new connections while its gateway restarts.
-        let dropped = Error::GatewayDropped { addr: "lb:1".into(), source: basalt_thrift::CallError::Closed };
+        let dropped =
+            Error::DroppedBeforeReply { addr: "lb:1".into(), source: basalt_thrift::CallError::Closed.into() };
         assert!(dropped.is_outage());
         assert_eq!(policy.decide(30, &dropped), RetryDecision::Retry { after: Duration::from_secs(2) });
         // A connection dropped mid-reply is retried only `max_attempts` times.
-        let cut = Error::Transport { addr: "h:1".into(), source: basalt_thrift::CallError::Closed };
+        let cut = Error::Transport { addr: "h:1".into(), source: basalt_thrift::CallError::Closed.into() };
         assert!(!cut.is_outage());
         assert_eq!(policy.decide(4, &cut), RetryDecision::Fail);
     }

@@ -13,7 +13,7 @@ use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::region::RegionLocation;
 use crate::row::Row;
 use crate::scan::{RowStream, Scan, ScanMode};
-use crate::transport::{CheckedWrite, Condition, Operation, OperationNonce};
+use crate::transport::{CheckedWrite, Condition, Operation, OperationNonce, TransportFailure};
 use crate::validate;
 
 /// Rows per `getMultiple` / `putMultiple` / `deleteMultiple` call in the batched
@@ -122,7 +122,7 @@ impl Table {
             if results.len() != chunk.len() {
                 return Err(Error::Protocol {
                     addr: self.client.gateways(),
-                    source: basalt_thrift::CallError::Protocol(format!(
+                    source: TransportFailure::Unanswered(format!(
                         "getMultiple answered {} rows for {} gets",
                         results.len(),
                         chunk.len()
@@ -344,7 +344,7 @@ impl Table {
         let result = self.increment(Increment::new(row).add(family.clone(), qualifier.clone(), amount)).await?;
         result.counter(&family, &qualifier).ok_or_else(|| Error::Protocol {
             addr: self.client.gateways(),
-            source: basalt_thrift::CallError::Protocol("increment returned no 8-byte counter".into()),
+            source: TransportFailure::Unanswered("increment returned no 8-byte counter".into()),
         })
     }
 

@@ -223,7 +223,7 @@ async fn never_answered_address_fails_after_few_attempts(env: Env) -> TestResult
     match outcome {
         Err(_) => Err("a call to an address that never answered waited for the retry budget".into()),
         Ok(Ok(_)) => Err("the dropping proxy answered".into()),
-        Ok(Err(Error::GatewayDropped { .. })) => Err("a never-answered address was taken for an outage".into()),
+        Ok(Err(Error::DroppedBeforeReply { .. })) => Err("a never-answered address was taken for an outage".into()),
         Ok(Err(e)) if !e.is_outage() && attempts == 4 => Ok(()),
         Ok(Err(e)) => Err(format!("after {attempts} attempts (expected 4): {e}").into()),
     }

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use basalt::TransportFailure;
 use basalt_thrift::hbase::{TColumnFamilyDescriptor, TColumnValue, TGet, TPut, TScan, TTableDescriptor, TTableName};
 use basalt_thrift::{CallError, Connection, ConnectionOptions, Framing, Protocol};
 use futures::TryStreamExt;
@@ -262,7 +263,10 @@ async fn exercise_client(env: &Env, addr: &str, options: &ConnectionOptions) -> 
     let table = limited.table(&name)?;
     table.get(basalt::Get::new(matrix_row(1))).await?;
     match table.get(basalt::Get::new(matrix_row(BIG_ROW))).await {
-        Err(basalt::Error::Transport { source: CallError::ResponseTooLarge { limit: 32768, .. }, .. }) => {}
+        Err(basalt::Error::Transport {
+            source: TransportFailure::Gateway(CallError::ResponseTooLarge { limit: 32768, .. }),
+            ..
+        }) => {}
         other => return Err(format!("expected a ResponseTooLarge transport error, got {other:?}").into()),
     }
     Ok(())
@@ -302,7 +306,10 @@ async fn mismatch_fails_fast(what: &str, addr: &str, options: ConnectionOptions,
             // Default retry policy: at most 4 attempts, each bounded by the timeout.
             assert!(elapsed < REQUEST_TIMEOUT * 4 + Duration::from_secs(4), "{what}: took {elapsed:?}");
             let clear = match e {
-                basalt::Error::Transport { source: CallError::Closed | CallError::Io(_), .. } => true,
+                basalt::Error::Transport {
+                    source: TransportFailure::Gateway(CallError::Closed | CallError::Io(_)),
+                    ..
+                } => true,
                 basalt::Error::Timeout { .. } => !strict,
                 _ => false,
             };

@@ -70,10 +70,10 @@ impl From<Error> for Interrupt {
             | Error::IllegalArgument { .. }
             | Error::Server { .. }
             | Error::Busy { .. }
-            | Error::NoGateway { .. }
+            | Error::Unreachable { .. }
             | Error::ClientClosed
             | Error::Transport { .. }
-            | Error::GatewayDropped { .. }
+            | Error::DroppedBeforeReply { .. }
             | Error::Timeout { .. }
             | Error::Protocol { .. }
             | Error::WriteOutcomeUnknown { .. }

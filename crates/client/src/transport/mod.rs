@@ -27,6 +27,7 @@
 //!   out by [`Transport::admin`] (its module says what each transport carries).
 
 pub mod admin;
+mod failure;
 #[cfg(test)]
 pub(crate) mod fake;
 pub mod native;
@@ -48,6 +49,7 @@ use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::options::ReadOptions;
 use crate::region::RegionLocation;
 use crate::row::Row;
+pub use failure::TransportFailure;
 
 /// What one attempt of an operation returns.
 pub type AttemptFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, AttemptError>> + Send + 'a>>;

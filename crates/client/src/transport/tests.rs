@@ -36,7 +36,7 @@ fn timeout() -> Error {
 }
 
 fn lost() -> Error {
-    Error::Transport { addr: "fake:1".into(), source: CallError::Closed }
+    Error::Transport { addr: "fake:1".into(), source: CallError::Closed.into() }
 }
 
 fn expired() -> Error {
@@ -177,23 +177,26 @@ async fn a_limited_scan_stops_at_its_limit_across_a_reopen() {
 }
 
 fn kerberos_not_built() -> Error {
-    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(basalt_thrift::SecureError::KerberosNotBuilt) }
+    Error::Transport {
+        addr: "fake:1".into(),
+        source: CallError::Secure(basalt_thrift::SecureError::KerberosNotBuilt).into(),
+    }
 }
 
 fn no_ticket_anywhere() -> Error {
     let no_ticket = basalt_thrift::SecureError::NoTicket { principal: "u@R".into(), detail: "no cache".into() };
-    let last = Error::Transport { addr: "fake:1".into(), source: CallError::Secure(no_ticket) };
-    Error::NoGateway { tried: "fake:1".into(), last: Box::new(last) }
+    let last = Error::Transport { addr: "fake:1".into(), source: CallError::Secure(no_ticket).into() };
+    Error::Unreachable { tried: "fake:1".into(), last: Box::new(last) }
 }
 
 fn bad_tls_config() -> Error {
     let config = basalt_thrift::SecureError::TlsConfig("no such CA file".into());
-    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(config) }
+    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(config).into() }
 }
 
 fn no_gssapi_library() -> Error {
     let missing = SecureError::GssapiLibraryMissing { detail: "libgssapi_krb5.so.2 (libgssapi-krb5-2)".into() };
-    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(missing) }
+    Error::Transport { addr: "fake:1".into(), source: CallError::Secure(missing).into() }
 }
 
 #[tokio::test]
@@ -212,14 +215,15 @@ async fn security_and_configuration_failures_are_final() {
     // A refused connection is no configuration failure: still an outage.
     let refused = Error::Transport {
         addr: "fake:1".into(),
-        source: CallError::Connect { addr: "fake:1".into(), source: std::io::ErrorKind::ConnectionRefused.into() },
+        source: CallError::Connect { addr: "fake:1".into(), source: std::io::ErrorKind::ConnectionRefused.into() }
+            .into(),
     };
     assert!(!refused.is_final() && refused.is_retryable() && refused.is_outage());
 }
 
 #[tokio::test]
 async fn a_busy_region_gets_its_own_kind_and_is_retried_with_a_longer_backoff() {
-    let busy = Error::from_call(
+    let busy = crate::transport::thrift::errors::from_call(
         "fake:1",
         Some("t"),
         CallError::Server {

@@ -4,11 +4,9 @@
 // The error mapping lists every kind: a new one fails to build until it is placed.
 #![deny(clippy::wildcard_enum_match_arm)]
 
-use basalt_rpc::RpcError;
-use basalt_thrift::CallError;
-
 use crate::error::{BusyKind, Error};
-use crate::transport::{AttemptError, Operation};
+use crate::transport::{AttemptError, Operation, TransportFailure};
+use basalt_rpc::RpcError;
 
 /// Maps a failed call: whether it was sent (a connection that could not be made, or
 /// bad input, provably was not), and the crate's error.
@@ -74,21 +72,11 @@ pub(super) fn map_error(error: &RpcError, op: Operation, table: Option<&str>) ->
             }
         }
         // A refused connection is an outage to the core (retried for its whole budget).
-        RpcError::Connect { addr, reason } => Error::Transport {
-            addr: addr.clone(),
-            source: CallError::Connect {
-                addr: addr.clone(),
-                source: std::io::Error::new(std::io::ErrorKind::ConnectionRefused, reason.clone()),
-            },
-        },
-        RpcError::Security { addr, error } => {
-            Error::Transport { addr: addr.clone(), source: CallError::Secure(error.clone()) }
+        RpcError::Connect { addr, .. } | RpcError::Security { addr, .. } | RpcError::ConnectionFailed { addr, .. } => {
+            Error::Transport { addr: addr.clone(), source: TransportFailure::Native(error.clone()) }
         }
-        RpcError::ConnectionFailed { addr, reason } => {
-            Error::Transport { addr: addr.clone(), source: CallError::Io(std::io::Error::other(reason.clone())) }
-        }
-        RpcError::Protocol { addr, reason } => {
-            Error::Protocol { addr: addr.clone(), source: CallError::Io(std::io::Error::other(reason.clone())) }
+        RpcError::Protocol { addr, .. } => {
+            Error::Protocol { addr: addr.clone(), source: TransportFailure::Native(error.clone()) }
         }
         RpcError::Bootstrap(_) | RpcError::RegionUnavailable(_) => {
             Error::Server { message: error.to_string(), can_retry: error.is_retryable(), exception: None }

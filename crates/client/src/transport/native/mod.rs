@@ -21,7 +21,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_rpc::{RowResult, RpcClient, RpcError};
+pub(crate) use basalt_rpc::AddressMap;
+/// Native RPC's failure of one call (inside [`TransportFailure::Native`](crate::TransportFailure::Native)).
+pub use basalt_rpc::RpcError;
+use basalt_rpc::{RowResult, RpcClient};
 
 use super::admin::AdminTransport;
 use super::{

@@ -4,7 +4,18 @@
 
 mod admin;
 pub(crate) mod encode;
+pub(crate) mod errors;
 pub(crate) mod pool;
+#[cfg(test)]
+mod tests;
+
+// The gateway connection's settings (framing, protocol, TLS, HTTP, Kerberos) and the
+// errors a connection reports, as the client's API names them.
+pub(crate) use basalt_thrift::ConnectionOptions;
+pub use basalt_thrift::{
+    CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, SecureError, Security, TlsOptions,
+    KERBEROS_SUPPORTED,
+};
 
 use std::future::Future;
 use std::pin::Pin;
@@ -12,10 +23,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use basalt_thrift::{CallError, Connection, RowBatch};
+use basalt_thrift::{Connection, RowBatch};
 use futures::{StreamExt, TryStreamExt};
 use tracing::Instrument;
 
+use self::errors::{from_call_in, is_connection_dropped};
 use self::pool::{Detached, Pool, PooledConnection};
 use super::PoolStats;
 use super::WriteFailure;
@@ -23,10 +35,11 @@ use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, OperationNonce, Page, ScanRequest,
     Scanner, Transport,
 };
-use crate::error::{is_connection_dropped, Error};
+use crate::error::Error;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::region::RegionLocation;
 use crate::row::Row;
+use crate::transport::TransportFailure;
 
 /// The state every call and every scanner of one Thrift transport shares.
 struct Shared {
@@ -142,7 +155,7 @@ impl Shared {
     }
 
     /// Maps a call's outcome. A connection closed or reset before it delivered a
-    /// single byte, once this transport has had answers, is [`Error::GatewayDropped`]
+    /// single byte, once this transport has had answers, is [`Error::DroppedBeforeReply`]
     /// (an outage: a load balancer whose gateway is down); before any answer it stays a
     /// plain transport error, as a transport mismatch looks the same and must fail
     /// fast. The delivery is read from the connection: sent once the whole request was
@@ -164,9 +177,9 @@ impl Shared {
                 return Ok(value);
             }
             Ok(Err(e)) if !received && is_connection_dropped(&e) && self.answered.load(Ordering::Relaxed) => {
-                Error::GatewayDropped { addr: addr.to_owned(), source: e }
+                Error::DroppedBeforeReply { addr: addr.to_owned(), source: TransportFailure::Gateway(e) }
             }
-            Ok(Err(e)) => Error::from_call_in(op, addr, table, e),
+            Ok(Err(e)) => from_call_in(op, addr, table, e),
             // The abandoned call poisoned the connection; it is closed, not reused.
             Err(_) => Error::Timeout { operation: op, after: self.request_timeout },
         };
@@ -564,4 +577,10 @@ fn region_location(loc: basalt_thrift::hbase::THRegionLocation) -> RegionLocatio
         host: loc.server_name.host_name,
         port: loc.server_name.port,
     }
+}
+
+/// The rows of a decoded reply page, as a scan delivers them (the crate's benchmarks).
+#[cfg(feature = "bench-internals")]
+pub fn rows_from_batch(page: RowBatch) -> impl ExactSizeIterator<Item = Row> {
+    Row::from_batch(page)
 }

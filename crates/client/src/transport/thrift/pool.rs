@@ -286,12 +286,12 @@ impl Pool {
         }
         let Some(last) = last_error else {
             // Unreachable: the builder refuses an empty address list.
-            return Err(Error::NoGateway { tried: String::new(), last: Box::new(Error::ClientClosed) });
+            return Err(Error::Unreachable { tried: String::new(), last: Box::new(Error::ClientClosed) });
         };
         if n == 1 {
             return Err(last);
         }
-        Err(Error::NoGateway { tried: self.addrs().join(", "), last: Box::new(last) })
+        Err(Error::Unreachable { tried: self.addrs().join(", "), last: Box::new(last) })
     }
 
     fn take_idle(&self, gateway: &Gateway) -> Option<Connection> {
@@ -332,5 +332,5 @@ impl Drop for Gateway {
 }
 
 fn connect_error(addr: &str, e: CallError) -> Error {
-    Error::from_call(addr, None, e)
+    super::errors::from_call(addr, None, e)
 }
