@@ -11,12 +11,10 @@ pub const QUALIFIER: &[u8] = b"v";
 /// Bytes per value.
 pub const VALUE_BYTES: usize = 200;
 
-/// SplitMix64 of `i`: a pseudo-random, unique sequence number per row.
+/// A pseudo-random, unique sequence number per row: the first output of SplitMix64
+/// seeded with `i` (a bijection of `i`).
 pub fn seq(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    basalt_rowkey::hotspot::SampleRng::new(i).next_u64()
 }
 
 /// Width of the decimal salt for `salts` buckets (as `basalt_rowkey::Salt::modulo`).

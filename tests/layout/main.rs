@@ -60,7 +60,6 @@ const TRANSPORT_CRATES: &[&str] = &["basalt_thrift", "basalt_thrift_protocol", "
 /// that are left (each entry fails the test once its file no longer needs it).
 const KNOWN_TRANSPORT_IMPORTS: &[(&str, &str)] = &[
     ("row.rs", "rows are filled from the gateway's reply types; native rows are converted"),
-    ("schema.rs", "re-exports basalt-rpc's cluster-status and snapshot types"),
     ("filter/proto.rs", "filters as HBase's protobuf messages, which both transports send (Thrift2's filterBytes)"),
 ];
 

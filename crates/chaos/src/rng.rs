@@ -1,22 +1,22 @@
-//! A small seeded random generator (SplitMix64): repeatable runs without a dependency.
+//! A small seeded random generator: repeatable runs. Its bits are the row-key crate's
+//! SplitMix64 ([`SampleRng`]), the workspace's one copy.
 
-/// SplitMix64: fast, seedable, good enough to pick faults and test data.
+use basalt_rowkey::hotspot::SampleRng;
+
+/// A seeded generator (SplitMix64): fast, seedable, good enough to pick faults and
+/// test data.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub struct Rng(SampleRng);
 
 impl Rng {
     /// A generator whose sequence is fixed by `seed`.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(SampleRng::new(seed))
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A float in `[0, 1)`.

@@ -17,12 +17,9 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 const SALTS: u64 = 16;
 
-/// SplitMix64, as the peer bench numbers its rows.
+/// A pseudo-random, unique number per row, as the peer bench numbers its rows.
 fn seq(i: u64) -> u64 {
-    let mut z = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    basalt_rowkey::hotspot::SampleRng::new(i).next_u64()
 }
 
 fn put(i: u64) -> Put {

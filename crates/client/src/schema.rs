@@ -1,7 +1,7 @@
 //! What [`Admin`](crate::Admin) sends and returns: [`TableDescriptor`] (name,
 //! families, table settings) and [`ColumnFamily`] (a family's settings) with the
-//! settings' HBase names, and the cluster's status, snapshots and balancer runs (the
-//! native RPC crate's types). Both transports carry them (`transport/thrift/admin.rs`,
+//! settings' HBase names, and the cluster's status, snapshots and balancer runs
+//! (`transport/cluster.rs`). Both transports carry them (`transport/thrift/admin.rs`,
 //! `transport/native/admin.rs`).
 
 use std::collections::BTreeMap;
@@ -11,7 +11,7 @@ use bytes::Bytes;
 use crate::error::{InvalidInput, Result};
 use crate::validate;
 
-pub use basalt_rpc::admin::{BalanceResult, ClusterStatus, RegionInTransition, ServerStatus, SnapshotInfo};
+pub use crate::transport::cluster::{BalanceResult, ClusterStatus, RegionInTransition, ServerStatus, SnapshotInfo};
 
 /// Declares an enum of HBase setting values with their HBase names.
 macro_rules! hbase_named {

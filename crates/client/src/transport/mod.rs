@@ -27,6 +27,7 @@
 //!   out by [`Transport::admin`] (its module says what each transport carries).
 
 pub mod admin;
+pub mod cluster;
 mod failure;
 #[cfg(test)]
 pub(crate) mod fake;
