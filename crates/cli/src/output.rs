@@ -15,8 +15,9 @@ use crate::keyfmt::push_shown;
 pub enum Format {
     /// Aligned columns: key, column, timestamp, value (one line per cell, every version).
     Table,
-    /// One JSON object per row: {"key", "columns": {column: {"value", "timestamp"}}},
-    /// the newest version of each column.
+    /// One JSON object per row, the shape `basalt export` writes and `basalt import`
+    /// reads: {"key": key, "family:qualifier": value, "family:qualifier@ts": timestamp,
+    /// ...}, the newest version of each column.
     Json,
     /// CSV: key,column,timestamp,value (one line per cell, every version).
     Csv,
@@ -42,36 +43,66 @@ const TABLE_BLOCK_CELLS: usize = 4096;
 /// Headings of the table format.
 const TABLE_HEAD: [&str; 4] = ["KEY", "COLUMN", "TIMESTAMP", "VALUE"];
 
-/// Appends `field` to a CSV line, quoted when it holds a separator, a quote or a line break.
-fn push_csv_field(line: &mut String, field: &str) {
-    if field.contains([',', '"', '\n', '\r']) {
-        line.push('"');
-        for c in field.chars() {
-            if c == '"' {
-                line.push('"');
-            }
-            line.push(c);
-        }
-        line.push('"');
-    } else {
-        line.push_str(field);
+/// CSV (or TSV) lines written one at a time by the `csv` crate, through a buffer reused
+/// from line to line: fields are quoted when they hold a separator, a quote or a line
+/// break (TSV quotes nothing: its callers refuse such fields).
+pub struct CsvLines {
+    writer: csv::Writer<LineBuffer>,
+}
+
+/// The `csv` writer's sink: one line's bytes (the writer hands out only a shared
+/// reference to its sink, so the buffer is emptied through a `RefCell`).
+struct LineBuffer(std::cell::RefCell<Vec<u8>>);
+
+impl Write for LineBuffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.get_mut().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
-/// Appends `text` to `out` as a JSON string, quotes included.
-pub fn push_json_string(out: &mut String, text: &str) {
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if u32::from(c) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", u32::from(c)); // writing to a String cannot fail
-            }
-            c => out.push(c),
-        }
+impl CsvLines {
+    /// Comma-separated lines, quoted as needed.
+    pub fn csv() -> CsvLines {
+        CsvLines::with(csv::WriterBuilder::new())
     }
-    out.push('"');
+
+    /// Tab-separated lines, never quoted.
+    pub fn tsv() -> CsvLines {
+        let mut builder = csv::WriterBuilder::new();
+        builder.delimiter(b'\t').quote_style(csv::QuoteStyle::Never);
+        CsvLines::with(builder)
+    }
+
+    fn with(mut builder: csv::WriterBuilder) -> CsvLines {
+        // Lines of different lengths are fine (a header, then rows).
+        builder.flexible(true);
+        CsvLines { writer: builder.from_writer(LineBuffer(std::cell::RefCell::new(Vec::new()))) }
+    }
+
+    /// Writes the line of `fields`, ending in a line break, to `out`.
+    pub fn write<I, T>(&mut self, out: &mut impl Write, fields: I) -> std::io::Result<()>
+    where
+        I: IntoIterator<Item = T>,
+        T: AsRef<[u8]>,
+    {
+        self.writer.write_record(fields).map_err(std::io::Error::other)?;
+        self.writer.flush()?;
+        let mut line = self.writer.get_ref().0.borrow_mut();
+        let written = out.write_all(&line);
+        line.clear();
+        written
+    }
+}
+
+/// Appends `text` to `out` as a JSON string, quotes included (by `serde_json`).
+pub fn push_json_string(out: &mut String, text: &str) {
+    // Serialising a string cannot fail; an empty string stands in if it ever did.
+    out.push_str(&serde_json::to_string(text).unwrap_or_else(|_| "\"\"".to_owned()));
 }
 
 /// Writes rows in one of the formats, to stdout.
@@ -86,6 +117,8 @@ pub struct RowWriter {
     field: String,
     /// The output text being built (one cell's part of a line).
     line: String,
+    /// CSV lines.
+    csv: CsvLines,
     /// Table format: rows waiting to be printed, and how many cells they hold.
     block: Vec<Row>,
     block_cells: usize,
@@ -103,6 +136,7 @@ impl RowWriter {
             key: String::new(),
             field: String::new(),
             line: String::new(),
+            csv: CsvLines::csv(),
             block: Vec::new(),
             block_cells: 0,
             widths: [TABLE_HEAD[0].len(), TABLE_HEAD[1].len(), TABLE_HEAD[2].len()],
@@ -140,7 +174,6 @@ impl RowWriter {
         self.line.clear();
         self.line.push_str("{\"key\":");
         push_json_string(&mut self.line, &self.key);
-        self.line.push_str(",\"columns\":{");
         self.out.write_all(self.line.as_bytes())?;
         let mut previous: Option<CellRef<'_>> = None;
         for c in row.cells() {
@@ -148,43 +181,41 @@ impl RowWriter {
             if previous.is_some_and(|p| p.family() == c.family() && p.qualifier() == c.qualifier()) {
                 continue;
             }
-            self.line.clear();
-            if previous.is_some() {
-                self.line.push(',');
-            }
             previous = Some(c);
+            self.line.clear();
+            self.line.push(',');
             self.show_column(&c);
             push_json_string(&mut self.line, &self.field);
-            self.line.push_str(":{\"value\":");
+            self.line.push(':');
+            let column = std::mem::take(&mut self.field);
             self.field.clear();
             push_shown(&mut self.field, c.value(), h);
             push_json_string(&mut self.line, &self.field);
-            let _ = write!(self.line, ",\"timestamp\":{}}}", c.timestamp());
+            self.line.push(',');
+            self.field = column;
+            self.field.push_str("@ts");
+            push_json_string(&mut self.line, &self.field);
+            let _ = write!(self.line, ":{}", c.timestamp());
             self.out.write_all(self.line.as_bytes())?;
         }
-        self.out.write_all(b"}}\n")
+        self.out.write_all(b"}\n")
     }
 
     fn csv_row(&mut self, row: &Row) -> std::io::Result<()> {
         if !self.header {
             self.header = true;
-            self.out.write_all(b"key,column,timestamp,value\n")?;
+            self.csv.write(&mut self.out, ["key", "column", "timestamp", "value"])?;
         }
         let h = self.opts.hex;
         self.key.clear();
         push_shown(&mut self.key, row.key(), h);
         for c in row.cells() {
-            self.line.clear();
-            push_csv_field(&mut self.line, &self.key);
-            self.line.push(',');
             self.show_column(&c);
-            push_csv_field(&mut self.line, &self.field);
-            let _ = write!(self.line, ",{},", c.timestamp());
-            self.field.clear();
-            push_shown(&mut self.field, c.value(), h);
-            push_csv_field(&mut self.line, &self.field);
-            self.line.push('\n');
-            self.out.write_all(self.line.as_bytes())?;
+            self.line.clear();
+            push_shown(&mut self.line, c.value(), h);
+            let timestamp = c.timestamp().to_string();
+            let fields = [self.key.as_str(), self.field.as_str(), timestamp.as_str(), self.line.as_str()];
+            self.csv.write(&mut self.out, fields)?;
         }
         Ok(())
     }
@@ -247,17 +278,20 @@ mod tests {
     fn json_strings_are_escaped() {
         let mut s = String::new();
         push_json_string(&mut s, "a\"b\\x00\n");
-        assert_eq!(s, r#""a\"b\\x00\u000a""#);
+        assert_eq!(s, r#""a\"b\\x00\n""#);
         let v: serde_json::Value = serde_json::from_str(&s).expect("valid JSON");
         assert_eq!(v, "a\"b\\x00\n");
     }
 
     #[test]
     fn csv_fields_are_quoted_when_needed() {
-        let mut s = String::new();
-        push_csv_field(&mut s, "plain");
-        s.push(',');
-        push_csv_field(&mut s, "a,\"b\"");
-        assert_eq!(s, "plain,\"a,\"\"b\"\"\"");
+        let mut csv = CsvLines::csv();
+        let mut out = Vec::new();
+        csv.write(&mut out, ["plain", "a,\"b\""]).unwrap();
+        csv.write(&mut out, ["x"]).unwrap();
+        assert_eq!(out, b"plain,\"a,\"\"b\"\"\"\nx\n");
+        let mut out = Vec::new();
+        CsvLines::tsv().write(&mut out, ["a b", "c,d"]).unwrap();
+        assert_eq!(out, b"a b\tc,d\n");
     }
 }

@@ -440,6 +440,30 @@ impl ClientBuilder {
     }
 }
 
+pub(crate) struct ClientInner {
+    /// The transport, with the retry policy and budget.
+    pub(crate) attempts: Attempts,
+    /// The gate single-row gets pass, where waiting ones are coalesced.
+    pub(crate) gets: Arc<GetCoalescer>,
+    pub(crate) max_value_bytes: usize,
+}
+
+/// A handle to HBase, over native RPC to its region servers or through Thrift2
+/// gateways. Cheap to clone (an `Arc`), `Send + Sync`, and meant to be shared by every
+/// task of an application. Its tables ([`Client::table`]) and administration
+/// ([`Client::admin`]) are handed out beside their own types, in `table.rs` and
+/// `admin.rs`, so that no two files import each other.
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<ClientInner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("gateways", &self.transport().endpoints()).finish_non_exhaustive()
+    }
+}
+
 impl Client {
     /// A client on any transport, with the builder's other settings (unit tests of the
     /// core's policies run on a scripted transport).
@@ -454,30 +478,7 @@ impl Client {
             }),
         }
     }
-}
 
-pub(crate) struct ClientInner {
-    /// The transport, with the retry policy and budget.
-    pub(crate) attempts: Attempts,
-    /// The gate single-row gets pass, where waiting ones are coalesced.
-    pub(crate) gets: Arc<GetCoalescer>,
-    pub(crate) max_value_bytes: usize,
-}
-
-/// A handle to HBase through one or more Thrift2 gateways. Cheap to clone (an `Arc`),
-/// `Send + Sync`, and meant to be shared by every task of an application.
-#[derive(Clone)]
-pub struct Client {
-    pub(crate) inner: Arc<ClientInner>,
-}
-
-impl std::fmt::Debug for Client {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").field("gateways", &self.transport().endpoints()).finish_non_exhaustive()
-    }
-}
-
-impl Client {
     /// A builder with the defaults documented on each setting.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()

@@ -18,7 +18,7 @@ use crate::bulk::{cell_text, progress, rate, value_text, write_atomic, TextForma
 use crate::error::{CliError, CliResult};
 use crate::keyfmt::{escape, hex, parse_hex_digits, thousands};
 use crate::keys::{build_query, load_schema, QueryArgs};
-use crate::output::push_json_string;
+use crate::output::{push_json_string, CsvLines};
 
 /// `basalt export`.
 #[derive(Debug, Args)]
@@ -227,27 +227,12 @@ async fn open_source(
 
 /// A CSV line (RFC 4180 quoting when needed) or a TSV line (no quoting).
 struct Delimited {
-    tsv: bool,
-    line: String,
+    lines: CsvLines,
 }
 
 impl Delimited {
     fn write(&mut self, out: &mut Out, fields: &[String]) -> CliResult {
-        self.line.clear();
-        for (i, f) in fields.iter().enumerate() {
-            if i > 0 {
-                self.line.push(if self.tsv { '\t' } else { ',' });
-            }
-            if !self.tsv && f.contains([',', '"', '\n', '\r']) {
-                self.line.push('"');
-                self.line.push_str(&f.replace('"', "\"\""));
-                self.line.push('"');
-            } else {
-                self.line.push_str(f);
-            }
-        }
-        self.line.push('\n');
-        out.write_all(self.line.as_bytes())?;
+        self.lines.write(out, fields)?;
         Ok(())
     }
 }
@@ -467,7 +452,8 @@ pub async fn run(args: ExportArgs, client: &Client) -> CliResult {
     };
     let explicit: Vec<String> = args.columns.iter().filter(|c| c.contains(':')).cloned().collect();
     let delimited = format != TextFormat::Json;
-    let mut csv = delimited.then_some(Delimited { tsv: format == TextFormat::Tsv, line: String::new() });
+    let mut csv = delimited
+        .then(|| Delimited { lines: if format == TextFormat::Tsv { CsvLines::tsv() } else { CsvLines::csv() } });
     // The CSV/TSV header: given, resumed, or from the first rows.
     let mut buffered: Vec<Row> = Vec::new();
     let cells: Vec<String> = if let Some(r) = &resume {
