@@ -94,7 +94,7 @@ fn is_application_error(e: &basalt::Error) -> bool {
     match e {
         basalt::Error::ServerInternal { .. } => true,
         basalt::Error::Protocol { source, .. } => {
-            matches!(source, TransportFailure::Gateway(CallError::Application { .. }))
+            matches!(source, TransportFailure::Gateway(CallError::Reply(basalt::ReplyError::Application { .. })))
         }
         basalt::Error::BatchFailed { source, .. } | basalt::Error::WriteOutcomeUnknown { source, .. } => {
             is_application_error(source)
@@ -185,7 +185,11 @@ mod tests {
 
         let app = basalt::Error::Protocol {
             addr: "h:1".into(),
-            source: CallError::Application { kind: "InternalError".into(), message: "bad filter".into() }.into(),
+            source: CallError::Reply(basalt::ReplyError::Application {
+                kind: "InternalError".into(),
+                message: "bad filter".into(),
+            })
+            .into(),
         };
         let cli = CliError::from(app);
         assert_eq!(cli.code, EXIT_FAILURE);
@@ -202,7 +206,10 @@ mod tests {
         assert_eq!(cli.code, EXIT_FAILURE);
         assert!(!cli.message.contains("--framed"), "{}", cli.message);
 
-        let garbled = basalt::Error::Protocol { addr: "h:1".into(), source: CallError::Protocol("bad".into()).into() };
+        let garbled = basalt::Error::Protocol {
+            addr: "h:1".into(),
+            source: CallError::Reply(basalt::ReplyError::Malformed("bad".into())).into(),
+        };
         assert!(CliError::from(garbled).message.contains("--framed"));
         let native = basalt::Error::Protocol {
             addr: "rs:1".into(),

@@ -360,7 +360,7 @@ pub use scan::{cut_at_regions, RowStream, Scan, ScanPaging, ScanStats};
 pub use table::Table;
 pub use transport::native::RpcError;
 pub use transport::thrift::{
-    CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, SecureError, Security, TlsOptions,
+    CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, ReplyError, SecureError, Security, TlsOptions,
     KERBEROS_SUPPORTED,
 };
 pub use transport::Capabilities;

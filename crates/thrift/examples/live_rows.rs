@@ -121,7 +121,7 @@ async fn compare(addr: &str, framing: Framing, protocol: Protocol) -> Result<(),
     let zero_copy = conn.get_scanner_results(TABLE.to_vec(), tscan(None), 500).await?;
     checked += check("getScannerResults", zero_copy.to_rows(), &generated)?;
     match conn.get_scanner_rows(987_654, 10).await {
-        Err(basalt_thrift::CallError::IllegalArgument { .. }) => {}
+        Err(basalt_thrift::CallError::Reply(basalt_thrift::ReplyError::IllegalArgument { .. })) => {}
         other => return Err(format!("an unknown scanner id gave {other:?}").into()),
     }
     println!("{framing:?}/{protocol:?}: {checked} rows identical through both decoders");

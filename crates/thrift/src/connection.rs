@@ -8,8 +8,8 @@
 use std::time::Duration;
 
 use basalt_thrift_protocol::{
-    decode_reply, encode_call, frame_len, Call, Framing, MessageScanner, Protocol, RowBatch, RowReplyReader, RowsCall,
-    ScanError, FRAME_HEADER_LEN,
+    decode_reply, encode_call, frame_len, Call, Framing, MessageScanner, Protocol, ReplyError, RowBatch,
+    RowReplyReader, RowsCall, ScanError, FRAME_HEADER_LEN,
 };
 use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -26,7 +26,7 @@ pub struct ConnectionOptions {
     /// Value encoding; must match the server. Default: binary.
     pub protocol: Protocol,
     /// Largest reply accepted, in bytes; a larger one fails the call with
-    /// [`CallError::ResponseTooLarge`] before it is buffered. Default: 256 MiB.
+    /// [`CallError::Reply(ReplyError::TooLarge)`] before it is buffered. Default: 256 MiB.
     pub max_response_bytes: usize,
     /// How long establishing the TCP connection may take. Default: 5 s.
     pub connect_timeout: Duration,
@@ -162,7 +162,7 @@ impl Connection {
         let reply = self.exchange().await;
         let reply = self.settle(reply)?;
         let result = decode_reply::<C>(self.options.protocol, &reply, seq).map_err(CallError::from);
-        if matches!(result, Err(CallError::Protocol(_))) {
+        if matches!(result, Err(CallError::Reply(ReplyError::Malformed(_)))) {
             self.broken = true;
         }
         result
@@ -176,7 +176,7 @@ impl Connection {
         let reader = RowReplyReader::for_call::<C>(self.options.protocol, self.seq.wrapping_add(1))?;
         self.start(request)?;
         let result = self.exchange_rows(reader).await;
-        if matches!(result, Err(CallError::Protocol(_))) {
+        if matches!(result, Err(CallError::Reply(ReplyError::Malformed(_)))) {
             self.broken = true;
         }
         result
@@ -230,8 +230,10 @@ impl Connection {
                 let mut scanner = MessageScanner::new(self.options.protocol, self.options.max_response_bytes);
                 loop {
                     let scanned = scanner.advance(&self.read_buf).map_err(|e| match e {
-                        ScanError::TooLarge { limit } => CallError::ResponseTooLarge { limit, declared: None },
-                        ScanError::Malformed(what) => CallError::Protocol(what.to_string()),
+                        ScanError::TooLarge { limit } => {
+                            CallError::Reply(ReplyError::TooLarge { limit, declared: None })
+                        }
+                        ScanError::Malformed(what) => CallError::Reply(ReplyError::Malformed(what.to_string())),
                     })?;
                     if let Some(len) = scanned {
                         self.check_no_trailing(len)?;
@@ -285,7 +287,10 @@ impl Connection {
 
     fn check_no_trailing(&self, len: usize) -> Result<(), CallError> {
         if self.read_buf.len() > len {
-            return Err(CallError::Protocol(format!("{} unexpected bytes after the reply", self.read_buf.len() - len)));
+            return Err(CallError::Reply(ReplyError::Malformed(format!(
+                "{} unexpected bytes after the reply",
+                self.read_buf.len() - len
+            ))));
         }
         Ok(())
     }

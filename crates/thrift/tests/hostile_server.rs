@@ -133,7 +133,11 @@ fn peak_rss_mib() -> u64 {
 
 fn assert_refused<T: std::fmt::Debug>(case: &str, result: Result<T, CallError>) {
     match result {
-        Err(CallError::Protocol(_) | CallError::ResponseTooLarge { .. } | CallError::Closed) => {}
+        Err(
+            CallError::Reply(basalt_thrift::ReplyError::Malformed(_))
+            | CallError::Reply(basalt_thrift::ReplyError::TooLarge { .. })
+            | CallError::Closed,
+        ) => {}
         other => panic!("{case}: expected a typed refusal, got {other:?}"),
     }
 }
@@ -312,7 +316,7 @@ async fn valid_replies_read_the_same_through_both_paths() {
         assert!(conn.get_scanner_results(b"t".to_vec(), scan, 10).await.unwrap().is_empty());
         let err = conn.get_scanner_rows(1, 10).await.unwrap_err();
         assert!(
-            matches!(&err, CallError::Application { kind, message } if kind == "InternalError" && message == "boom"),
+            matches!(&err, CallError::Reply(basalt_thrift::ReplyError::Application { kind, message }) if kind == "InternalError" && message == "boom"),
             "{err:?}"
         );
         // A declared error leaves the connection usable.
@@ -320,7 +324,7 @@ async fn valid_replies_read_the_same_through_both_paths() {
         // The same through the generated path.
         let err = conn.call(&calls::GetScannerRows::new(1, 10)).await.unwrap_err();
         assert!(
-            matches!(&err, CallError::Application { kind, message } if kind == "InternalError" && message == "boom"),
+            matches!(&err, CallError::Reply(basalt_thrift::ReplyError::Application { kind, message }) if kind == "InternalError" && message == "boom"),
             "{err:?}"
         );
         assert_eq!(conn.call(&calls::GetScannerRows::new(1, 10)).await.unwrap().len(), 2);

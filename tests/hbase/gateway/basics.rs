@@ -161,7 +161,7 @@ async fn table_errors_are_typed(env: Env) -> TestResult {
     let missing = get_row(b"r");
     let err = conn.get(b"no_such_table_anywhere".to_vec(), missing).await.expect_err("a missing table must fail");
     match &err {
-        basalt_thrift::CallError::Server { message, can_retry } => {
+        basalt_thrift::CallError::Reply(basalt_thrift::ReplyError::Server { message, can_retry }) => {
             assert!(message.contains("no_such_table_anywhere"), "{message}");
             assert_eq!(*can_retry, Some(false), "table-not-found is not retryable");
         }

@@ -35,7 +35,7 @@ async fn reply_over_the_limit_is_refused(env: Env) -> TestResult {
     let options = basalt_thrift::ConnectionOptions { max_response_bytes: 16, ..env.options() };
     let mut conn = basalt_thrift::Connection::connect(env.addr(), options).await?;
     match conn.list_namespaces().await {
-        Err(basalt_thrift::CallError::ResponseTooLarge { limit: 16, .. }) => {}
+        Err(basalt_thrift::CallError::Reply(basalt_thrift::ReplyError::TooLarge { limit: 16, .. })) => {}
         other => panic!("expected ResponseTooLarge, got {other:?}"),
     }
     assert!(!conn.is_reusable());
@@ -195,7 +195,7 @@ async fn exercise_connection(env: &Env, addr: &str, options: &ConnectionOptions)
     let mut small_conn = Connection::connect(addr, limited).await?;
     assert!(small_conn.get(table.clone(), tget(matrix_row(1))).await.is_ok(), "a small reply fits");
     match small_conn.get(table, tget(matrix_row(BIG_ROW))).await {
-        Err(CallError::ResponseTooLarge { limit: 32768, declared }) => {
+        Err(CallError::Reply(basalt_thrift::ReplyError::TooLarge { limit: 32768, declared })) => {
             assert_eq!(declared.is_some(), options.framing == Framing::Framed, "{declared:?}");
         }
         other => return Err(format!("expected ResponseTooLarge, got {other:?}").into()),
@@ -264,7 +264,8 @@ async fn exercise_client(env: &Env, addr: &str, options: &ConnectionOptions) -> 
     table.get(basalt::Get::new(matrix_row(1))).await?;
     match table.get(basalt::Get::new(matrix_row(BIG_ROW))).await {
         Err(basalt::Error::Transport {
-            source: TransportFailure::Gateway(CallError::ResponseTooLarge { limit: 32768, .. }),
+            source:
+                TransportFailure::Gateway(CallError::Reply(basalt_thrift::ReplyError::TooLarge { limit: 32768, .. })),
             ..
         }) => {}
         other => return Err(format!("expected a ResponseTooLarge transport error, got {other:?}").into()),

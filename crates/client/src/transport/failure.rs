@@ -40,12 +40,12 @@ impl TransportFailure {
                 | CallError::ConnectTimeout { .. }
                 | CallError::Io(_)
                 | CallError::Closed
-                | CallError::ResponseTooLarge { .. }
-                | CallError::Protocol(_)
-                | CallError::Encode(_)
-                | CallError::Application { .. }
-                | CallError::Server { .. }
-                | CallError::IllegalArgument { .. }
+                | CallError::Reply(crate::transport::thrift::ReplyError::TooLarge { .. })
+                | CallError::Reply(crate::transport::thrift::ReplyError::Malformed(_))
+                | CallError::Reply(crate::transport::thrift::ReplyError::Encode(_))
+                | CallError::Reply(crate::transport::thrift::ReplyError::Application { .. })
+                | CallError::Reply(crate::transport::thrift::ReplyError::Server { .. })
+                | CallError::Reply(crate::transport::thrift::ReplyError::IllegalArgument { .. })
                 | CallError::ConnectionUnusable,
             )
             | TransportFailure::Native(
@@ -68,7 +68,8 @@ impl TransportFailure {
     /// limit would be as large the next time, and a final failure fails the same way.
     pub fn is_retryable(&self) -> bool {
         match self {
-            TransportFailure::Gateway(CallError::ResponseTooLarge { .. }) | TransportFailure::Unanswered(_) => false,
+            TransportFailure::Gateway(CallError::Reply(crate::transport::thrift::ReplyError::TooLarge { .. }))
+            | TransportFailure::Unanswered(_) => false,
             TransportFailure::Gateway(_) => !self.is_final(),
             TransportFailure::Native(native) => native.is_retryable() && !self.is_final(),
         }
@@ -83,12 +84,12 @@ impl TransportFailure {
             TransportFailure::Gateway(
                 CallError::Io(_)
                 | CallError::Closed
-                | CallError::ResponseTooLarge { .. }
-                | CallError::Protocol(_)
-                | CallError::Encode(_)
-                | CallError::Application { .. }
-                | CallError::Server { .. }
-                | CallError::IllegalArgument { .. }
+                | CallError::Reply(crate::transport::thrift::ReplyError::TooLarge { .. })
+                | CallError::Reply(crate::transport::thrift::ReplyError::Malformed(_))
+                | CallError::Reply(crate::transport::thrift::ReplyError::Encode(_))
+                | CallError::Reply(crate::transport::thrift::ReplyError::Application { .. })
+                | CallError::Reply(crate::transport::thrift::ReplyError::Server { .. })
+                | CallError::Reply(crate::transport::thrift::ReplyError::IllegalArgument { .. })
                 | CallError::ConnectionUnusable
                 | CallError::Secure(_),
             )
@@ -178,7 +179,10 @@ mod tests {
         assert!(!garbled.is_retryable());
         let closed = TransportFailure::Gateway(CallError::Closed);
         assert!(closed.is_retryable() && !closed.is_outage());
-        let large = TransportFailure::Gateway(CallError::ResponseTooLarge { limit: 1, declared: None });
+        let large = TransportFailure::Gateway(CallError::Reply(crate::transport::thrift::ReplyError::TooLarge {
+            limit: 1,
+            declared: None,
+        }));
         assert!(!large.is_retryable());
         let no_ticket = TransportFailure::Gateway(CallError::Secure(SecureError::KerberosNotBuilt));
         assert!(no_ticket.is_final() && !no_ticket.is_retryable());

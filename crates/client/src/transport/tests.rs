@@ -226,10 +226,10 @@ async fn a_busy_region_gets_its_own_kind_and_is_retried_with_a_longer_backoff() 
     let busy = crate::transport::thrift::errors::from_call(
         "fake:1",
         Some("t"),
-        CallError::Server {
+        CallError::Reply(crate::transport::thrift::ReplyError::Server {
             message: "Failed after attempts=16, exceptions:\norg.apache.hadoop.hbase.RegionTooBusyException: Over memstore limit".into(),
             can_retry: Some(true),
-        },
+        }),
     );
     assert!(matches!(busy, Error::Busy { kind: crate::BusyKind::RegionTooBusy, .. }), "{busy:?}");
     assert!(busy.is_retryable() && !busy.is_outage() && !busy.is_final());

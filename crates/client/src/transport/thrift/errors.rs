@@ -17,26 +17,30 @@ pub(crate) fn from_call(addr: &str, table: Option<&str>, e: CallError) -> Error 
 /// [`from_call`] for a named operation.
 pub(crate) fn from_call_in(operation: Operation, addr: &str, table: Option<&str>, e: CallError) -> Error {
     match e {
-        CallError::Server { message, can_retry } => classify_server(message, can_retry.unwrap_or(true), table),
-        CallError::IllegalArgument { message } => {
+        CallError::Reply(crate::transport::thrift::ReplyError::Server { message, can_retry }) => {
+            classify_server(message, can_retry.unwrap_or(true), table)
+        }
+        CallError::Reply(crate::transport::thrift::ReplyError::IllegalArgument { message }) => {
             if message.contains("Invalid scanner Id") || message.contains("UnknownScannerException") {
                 Error::ScannerExpired { message }
             } else {
                 Error::IllegalArgument { message }
             }
         }
-        CallError::Application { kind, message } => {
+        CallError::Reply(crate::transport::thrift::ReplyError::Application { kind, message }) => {
             Error::ServerInternal { addr: addr.to_owned(), operation, kind, message, hint: None }
         }
-        CallError::Encode(message) => {
+        CallError::Reply(crate::transport::thrift::ReplyError::Encode(message)) => {
             Error::InvalidInput(InvalidInput::Option(format!("the request could not be encoded: {message}")))
         }
-        e @ CallError::Protocol(_) => Error::Protocol { addr: addr.to_owned(), source: TransportFailure::Gateway(e) },
+        e @ CallError::Reply(crate::transport::thrift::ReplyError::Malformed(_)) => {
+            Error::Protocol { addr: addr.to_owned(), source: TransportFailure::Gateway(e) }
+        }
         e @ (CallError::Connect { .. }
         | CallError::ConnectTimeout { .. }
         | CallError::Io(_)
         | CallError::Closed
-        | CallError::ResponseTooLarge { .. }
+        | CallError::Reply(crate::transport::thrift::ReplyError::TooLarge { .. })
         | CallError::ConnectionUnusable
         | CallError::Secure(_)) => Error::Transport { addr: addr.to_owned(), source: TransportFailure::Gateway(e) },
     }
@@ -56,12 +60,12 @@ pub(crate) fn is_connection_dropped(e: &CallError) -> bool {
         ),
         CallError::Connect { .. }
         | CallError::ConnectTimeout { .. }
-        | CallError::ResponseTooLarge { .. }
-        | CallError::Protocol(_)
-        | CallError::Encode(_)
-        | CallError::Application { .. }
-        | CallError::Server { .. }
-        | CallError::IllegalArgument { .. }
+        | CallError::Reply(crate::transport::thrift::ReplyError::TooLarge { .. })
+        | CallError::Reply(crate::transport::thrift::ReplyError::Malformed(_))
+        | CallError::Reply(crate::transport::thrift::ReplyError::Encode(_))
+        | CallError::Reply(crate::transport::thrift::ReplyError::Application { .. })
+        | CallError::Reply(crate::transport::thrift::ReplyError::Server { .. })
+        | CallError::Reply(crate::transport::thrift::ReplyError::IllegalArgument { .. })
         | CallError::ConnectionUnusable
         | CallError::Secure(_) => false,
     }
@@ -143,17 +147,26 @@ mod tests {
         let e = from_call(
             "h:1",
             Some("ns:t"),
-            CallError::Server {
+            CallError::Reply(crate::transport::thrift::ReplyError::Server {
                 message: "org.apache.hadoop.hbase.TableNotFoundException: ns:t\n\tat ...".into(),
                 can_retry: Some(false),
-            },
+            }),
         );
         assert!(matches!(e, Error::TableNotFound { ref table } if table == "ns:t"), "{e:?}");
         assert!(!e.is_retryable());
-        let e = from_call("h:1", None, CallError::IllegalArgument { message: "Invalid scanner Id".into() });
+        let e = from_call(
+            "h:1",
+            None,
+            CallError::Reply(crate::transport::thrift::ReplyError::IllegalArgument {
+                message: "Invalid scanner Id".into(),
+            }),
+        );
         assert!(matches!(e, Error::ScannerExpired { .. }));
         assert!(e.is_retryable());
-        let bare = CallError::Server { message: "t1".into(), can_retry: Some(false) };
+        let bare = CallError::Reply(crate::transport::thrift::ReplyError::Server {
+            message: "t1".into(),
+            can_retry: Some(false),
+        });
         assert!(matches!(from_call("h:1", Some("t1"), bare), Error::TableNotFound { .. }));
         let e = from_call("h:1", None, CallError::Closed);
         assert!(matches!(e, Error::Transport { .. }));
@@ -161,10 +174,10 @@ mod tests {
         let e = from_call(
             "h:1",
             None,
-            CallError::Server {
+            CallError::Reply(crate::transport::thrift::ReplyError::Server {
                 message: "org.apache.hadoop.hbase.DoNotRetryIOException: Cell too large\n\tat x".into(),
                 can_retry: Some(false),
-            },
+            }),
         );
         assert_eq!(e.exception_class(), Some("org.apache.hadoop.hbase.DoNotRetryIOException"));
         assert!(!e.is_retryable());
@@ -172,12 +185,26 @@ mod tests {
             assert_eq!(java_class_prefix(message), None, "{message}");
         }
         assert_eq!(java_class_prefix("java.io.IOException"), Some("java.io.IOException"));
-        let e = from_call("h:1", None, CallError::Server { message: "busy".into(), can_retry: Some(true) });
+        let e = from_call(
+            "h:1",
+            None,
+            CallError::Reply(crate::transport::thrift::ReplyError::Server {
+                message: "busy".into(),
+                can_retry: Some(true),
+            }),
+        );
         assert!(e.is_retryable());
         // An NPE in HBase's code, even below the first line and marked retryable, is not.
         let npe = "org.apache.hadoop.hbase.client.RetriesExhaustedException: Failed after attempts=16\n\
                    java.lang.NullPointerException: Cannot invoke \"Filter$ReturnCode.ordinal()\" because \"localRC\" is null";
-        let e = from_call("h:1", None, CallError::Server { message: npe.into(), can_retry: Some(true) });
+        let e = from_call(
+            "h:1",
+            None,
+            CallError::Reply(crate::transport::thrift::ReplyError::Server {
+                message: npe.into(),
+                can_retry: Some(true),
+            }),
+        );
         assert!(matches!(e, Error::Server { can_retry: false, .. }), "{e:?}");
         assert!(!e.is_retryable());
     }

@@ -13,7 +13,7 @@ mod tests;
 // errors a connection reports, as the client's API names them.
 pub(crate) use basalt_thrift::ConnectionOptions;
 pub use basalt_thrift::{
-    CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, SecureError, Security, TlsOptions,
+    CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, ReplyError, SecureError, Security, TlsOptions,
     KERBEROS_SUPPORTED,
 };
 
