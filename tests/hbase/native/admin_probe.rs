@@ -307,7 +307,13 @@ impl AdminProbe {
     }
 
     /// A cell's value; `None` when it has none.
-    pub async fn get(&self, table: &str, row: &[u8], family: &[u8], qualifier: &[u8]) -> Result<Option<Bytes>, Failure> {
+    pub async fn get(
+        &self,
+        table: &str,
+        row: &[u8],
+        family: &[u8],
+        qualifier: &[u8],
+    ) -> Result<Option<Bytes>, Failure> {
         let answer = self.ask(format!("get {table} {} {} {}", hex(row), hex(family), hex(qualifier))).await?;
         if answer == "none" {
             return Ok(None);

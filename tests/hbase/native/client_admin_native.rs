@@ -6,7 +6,9 @@
 //! launcher's `AdminProbe.java`), which reaches the cluster through ZooKeeper.
 //!
 //! One test bed for every admin call (CI time): namespaces, tables and families run
-//! beside regions and snapshots (their tables differ), then the cluster's status.
+//! beside regions and snapshots (their tables differ); then an extra region server joins
+//! and is killed, and the cluster's status (live and dead servers, regions in
+//! transition, version, master, balancer) is compared with the Java client's.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -18,7 +20,7 @@ use basalt_testkit::HBase;
 
 use super::admin_probe::{until, AdminProbe, Descriptor};
 use crate::gateway::client_admin::settings_family;
-use crate::support::test_bed::on_own_test_bed;
+use crate::support::test_bed::{blocking, on_own_test_bed};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
@@ -64,13 +66,32 @@ async fn without_a_gateway(env: &Env, own: &Arc<Mutex<HBase>>, started: Instant)
     );
     tables.map_err(|e| format!("namespaces, tables and families: {e}"))?;
     regions.map_err(|e| format!("regions, snapshots and the balancer: {e}"))?;
-    cluster_status(&admin, &probe, &servers).await?;
+    let checked = checks.elapsed();
+    let dead = a_dead_server(own, &probe, &servers).await?;
+    cluster_status(&admin, &probe, &servers, &dead).await?;
     eprintln!(
-        "admin without a gateway: test bed up in {:.1} s, checks took {:.1} s",
+        "admin without a gateway: test bed up in {:.1} s, admin checks took {:.1} s, a dead server and the \
+         cluster's status {:.1} s",
         ready.as_secs_f64(),
-        checks.elapsed().as_secs_f64()
+        checked.as_secs_f64(),
+        checks.elapsed().saturating_sub(checked).as_secs_f64()
     );
     Ok(())
+}
+
+/// A region server that joined (an extra JVM) and was killed: the Java client lists it
+/// among the dead. Its `host:port`.
+async fn a_dead_server(own: &Arc<Mutex<HBase>>, probe: &AdminProbe, servers: &[String]) -> Result<String, Failure> {
+    let launcher = own.lock().map_err(|_| "the test bed's lock was poisoned")?.region_servers()?;
+    let mut extra = blocking(move || launcher.start().map_err(|e| e.to_string())).await?;
+    let addr = extra.addr();
+    let joined = until(SETTLE, "the extra region server live", || probe.servers(), |live| live.contains(&addr)).await;
+    let killed = blocking(move || extra.kill().map_err(|e| e.to_string())).await;
+    joined?;
+    killed?;
+    let gone = |c: &super::admin_probe::Cluster| c.dead.contains(&addr) && c.live == servers;
+    until(SETTLE, "the killed region server dead", || probe.cluster(), gone).await?;
+    Ok(addr)
 }
 
 /// The test bed has no gateway: no address, no Thrift2 server's files, and no process
@@ -418,8 +439,7 @@ async fn regions_snapshots_and_balancer(
     table.put(Put::new("h4").cell("d", "q", "4")).await?;
     admin.flush(&name).await?;
     admin.compact(&name, true).await?;
-    until(SETTLE, "one file in the first region after the table's major compaction", || files(""), |n| *n == 1)
-        .await?;
+    until(SETTLE, "one file in the first region after the table's major compaction", || files(""), |n| *n == 1).await?;
     until(SETTLE, "one file in the second region after the table's major compaction", || files("g"), |n| *n == 1)
         .await?;
 
@@ -501,8 +521,9 @@ async fn snapshots(admin: &Admin, client: &Client, probe: &AdminProbe, name: &st
 }
 
 /// The cluster's status against the Java client's: version, master, live and dead
-/// servers, regions in transition (none, once the tests' moves are over).
-async fn cluster_status(admin: &Admin, probe: &AdminProbe, servers: &[String]) -> TestResult {
+/// servers (`dead` among them), regions in transition (none, once the tests' moves and
+/// the dead server's recovery are over).
+async fn cluster_status(admin: &Admin, probe: &AdminProbe, servers: &[String], dead: &str) -> TestResult {
     until(SETTLE, "no region in transition", || probe.cluster(), |c| c.in_transition == 0).await?;
     let java = probe.cluster().await?;
     let status = admin.cluster_status().await?;
@@ -513,9 +534,10 @@ async fn cluster_status(admin: &Admin, probe: &AdminProbe, servers: &[String]) -
     live.sort();
     assert_eq!(live, java.live);
     assert_eq!(live, servers);
-    let mut dead = status.dead_servers.clone();
-    dead.sort();
-    assert_eq!(dead, java.dead);
+    let mut listed = status.dead_servers.clone();
+    listed.sort();
+    assert_eq!(listed, java.dead);
+    assert!(listed.iter().any(|s| s == dead), "{dead} is not among the dead: {listed:?}");
     assert_eq!(status.regions_in_transition.len(), java.in_transition);
     assert_eq!(status.balancer_on, java.balancer);
     Ok(())
