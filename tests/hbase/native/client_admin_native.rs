@@ -129,7 +129,7 @@ fn processes_logging_to(dir: &Path) -> Result<(usize, usize), Failure> {
         // Processes come and go: one that ended meanwhile has no command line.
         let Ok(cmdline) = std::fs::read(path.join("cmdline")) else { continue };
         let args: Vec<String> = cmdline.split(|b| *b == 0).map(|a| String::from_utf8_lossy(a).into_owned()).collect();
-        if args.iter().any(|a| *a == marker) {
+        if args.contains(&marker) {
             mine += 1;
             if args.iter().any(|a| a.contains("ThriftServer")) {
                 thrift += 1;
