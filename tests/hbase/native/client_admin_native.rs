@@ -62,10 +62,11 @@ async fn without_a_gateway(env: &Env, own: &Arc<Mutex<HBase>>, started: Instant)
     let checks = Instant::now();
     let (tables, regions) = tokio::join!(
         namespaces_tables_and_families(env, &admin, &client, &probe),
-        regions_snapshots_and_balancer(env, &admin, &client, &probe, &servers),
+        regions_and_snapshots(env, &admin, &client, &probe, &servers),
     );
     tables.map_err(|e| format!("namespaces, tables and families: {e}"))?;
-    regions.map_err(|e| format!("regions, snapshots and the balancer: {e}"))?;
+    regions.map_err(|e| format!("regions and snapshots: {e}"))?;
+    balancer(&admin, &probe).await?;
     let checked = checks.elapsed();
     let dead = a_dead_server(own, &probe, &servers).await?;
     cluster_status(&admin, &probe, &servers, &dead).await?;
@@ -398,7 +399,7 @@ async fn missing_tables(env: &Env, admin: &Admin, ns: &str) -> TestResult {
     Ok(())
 }
 
-async fn regions_snapshots_and_balancer(
+async fn regions_and_snapshots(
     env: &Env,
     admin: &Admin,
     client: &Client,
@@ -432,7 +433,10 @@ async fn regions_snapshots_and_balancer(
         table.put(Put::new(row).cell("d", "q", "2")).await?;
         admin.flush_region(&name, row.as_bytes()).await?;
     }
-    assert_eq!(files("g").await?, 3);
+    // HBase may start a minor compaction itself after the third flush (its minimum
+    // for one): the region then ends with fewer files either way.
+    let three = files("g").await?;
+    assert!((1..=3).contains(&three), "{three} files after three flushes");
     admin.compact_region(&name, b"h1", false).await?;
     until(SETTLE, "fewer files after the minor compaction", || files("g"), |n| *n < 3).await?;
     table.put(Put::new("a3").cell("d", "q", "3")).await?;
@@ -470,19 +474,29 @@ async fn regions_snapshots_and_balancer(
     table.put(Put::new("z1").cell("d", "q", "back")).await?;
     assert_eq!(probe.get(&name, b"z1", b"d", b"q").await?, Some(Bytes::from("back")));
 
-    // The balancer: off (the Java client says so, a run does not run), back on.
+    snapshots(admin, client, probe, &name).await
+}
+
+/// The balancer: off (the Java client says so, a run does not run), on (a run runs),
+/// then as it was (after the other checks: a run may move their regions).
+async fn balancer(admin: &Admin, probe: &AdminProbe) -> TestResult {
     let was_on = admin.set_balancer(false).await?;
     assert!(!probe.balancer().await?);
     assert!(!admin.is_balancer_enabled().await?);
     assert!(!admin.cluster_status().await?.balancer_on);
     assert!(!probe.cluster().await?.balancer);
     assert!(!admin.run_balancer().await?.ran);
-    assert!(!admin.set_balancer(was_on).await?);
+    assert!(!admin.set_balancer(true).await?, "it was off");
+    assert!(probe.balancer().await?);
+    assert!(admin.is_balancer_enabled().await?);
+    assert!(admin.cluster_status().await?.balancer_on);
+    // On, with no region in transition, a run runs.
+    until(SETTLE, "no region in transition", || probe.cluster(), |c| c.in_transition == 0).await?;
+    let run = admin.run_balancer().await?;
+    assert!(run.ran, "{run:?}");
+    assert!(admin.set_balancer(was_on).await?, "it was on");
     assert_eq!(probe.balancer().await?, was_on);
-    assert_eq!(admin.is_balancer_enabled().await?, was_on);
-    admin.run_balancer().await?;
-
-    snapshots(admin, client, probe, &name).await
+    Ok(())
 }
 
 /// Snapshots: take, list, clone, restore, delete.
