@@ -52,6 +52,7 @@ async fn without_a_gateway(env: &Env, own: &Arc<Mutex<HBase>>, started: Instant)
     };
     let ready = started.elapsed();
     let probe = AdminProbe::start(tool).await?;
+    let probe_ready = started.elapsed().saturating_sub(ready);
     let servers = probe.servers().await?;
     if servers.len() != 2 {
         return Err(format!("expected two region servers, HBase's Java client lists {servers:?}").into());
@@ -71,9 +72,10 @@ async fn without_a_gateway(env: &Env, own: &Arc<Mutex<HBase>>, started: Instant)
     let dead = a_dead_server(own, &probe, &servers).await?;
     cluster_status(&admin, &probe, &servers, &dead).await?;
     eprintln!(
-        "admin without a gateway: test bed up in {:.1} s, admin checks took {:.1} s, a dead server and the \
-         cluster's status {:.1} s",
+        "admin without a gateway: test bed up in {:.1} s, the Java client's probe in {:.1} s, admin checks took \
+         {:.1} s, a dead server and the cluster's status {:.1} s",
         ready.as_secs_f64(),
+        probe_ready.as_secs_f64(),
         checked.as_secs_f64(),
         checks.elapsed().saturating_sub(checked).as_secs_f64()
     );
