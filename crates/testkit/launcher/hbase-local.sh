@@ -26,7 +26,7 @@
 #   hbase-local.sh regionserver resume --dir DIR --name NAME SIGCONT it
 #   hbase-local.sh regions --dir DIR  run RegionTool.java (move/split regions on demand) against the
 #                                      HBase of DIR: commands on stdin, one answer line each
-#                                      (--tool DiffTool runs DiffTool.java the same way)
+#                                      (--tool DiffTool|AdminProbe runs that .java the same way)
 #   hbase-local.sh classpath          resolve HBase's jars with Maven, print the classpath
 #   hbase-local.sh idl                print the Thrift2 IDL shipped in the hbase-thrift jar
 #
@@ -683,7 +683,7 @@ cmd_regions() {
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
-      --tool) tool=$2; shift 2; [[ $tool =~ ^(RegionTool|DiffTool)$ ]] || die "--tool takes RegionTool or DiffTool" ;;
+      --tool) tool=$2; shift 2; [[ $tool =~ ^(RegionTool|DiffTool|AdminProbe)$ ]] || die "--tool takes RegionTool, DiffTool or AdminProbe" ;;
       *) die "unknown option for regions: $1" ;;
     esac
   done

@@ -17,6 +17,7 @@ const FILES: &[(&str, &str)] = &[
     ("Probe.java", include_str!("../launcher/Probe.java")),
     ("RegionTool.java", include_str!("../launcher/RegionTool.java")),
     ("DiffTool.java", include_str!("../launcher/DiffTool.java")),
+    ("AdminProbe.java", include_str!("../launcher/AdminProbe.java")),
     ("secure.sh", include_str!("../launcher/secure.sh")),
     ("SecureProbe.java", include_str!("../launcher/SecureProbe.java")),
 ];

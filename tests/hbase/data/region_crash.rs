@@ -72,7 +72,7 @@ async fn region_server_killed_mid_scan_and_mid_write(env: Env) -> TestResult {
     // In a directory kept when the test fails (its logs say what HBase did).
     let dir = format!("basalt-crash-{}-{:?}", std::process::id(), env.transport());
     let transport = env.transport();
-    on_own_test_bed(&dir, |own, started| async move { crash_under_load(transport, &own, started).await }).await
+    on_own_test_bed(&dir, |_| {}, |own, started| async move { crash_under_load(transport, &own, started).await }).await
 }
 
 async fn crash_under_load(transport: Transport, own: &Arc<Mutex<HBase>>, started: Instant) -> TestResult {

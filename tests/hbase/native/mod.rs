@@ -2,6 +2,7 @@
 //! through the address map, nonces under a flapping connection, admin with no gateway,
 //! the client API against the gateway's answers): run once, as `native::MODULE::TEST`.
 
+mod admin_probe;
 mod client_admin_native;
 mod native_client;
 mod native_faults;

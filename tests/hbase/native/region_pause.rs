@@ -74,7 +74,7 @@ async fn regions_of_a_stopped_server_are_followed_within_two_request_timeouts(en
         return Err("registered for the native transport only".into());
     }
     let dir = format!("basalt-pause-{}", std::process::id());
-    on_own_test_bed(&dir, |own, _started| async move { pause_under_calls(&own).await }).await
+    on_own_test_bed(&dir, |_| {}, |own, _started| async move { pause_under_calls(&own).await }).await
 }
 
 async fn pause_under_calls(own: &Arc<Mutex<HBase>>) -> TestResult {

@@ -17,19 +17,25 @@ pub async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T, String> +
 }
 
 /// Runs `test` on a test bed of its own: the suite's settings and one local-cluster
-/// region server, in `dir_name` under the temporary directory. `test` gets the test bed
-/// and the instant its start began. The test bed is stopped afterwards whatever the
-/// test did; its directory is removed when both went well, and kept otherwise (its
-/// logs say what HBase did), with the error saying where.
-pub async fn on_own_test_bed<F, Fut>(dir_name: &str, test: F) -> TestResult
+/// region server, in `dir_name` under the temporary directory, as `adjust` changes them
+/// (`|_| {}` for none; e.g. `gateway: false` for HBase with no Thrift gateway process).
+/// `test` gets the test bed and the instant its start began. The test bed is stopped
+/// afterwards whatever the test did; its directory is removed when both went well, and
+/// kept otherwise (its logs say what HBase did), with the error saying where.
+///
+/// A test bed without a gateway is launched natively on every route (the Docker route
+/// and an external gateway included: neither has one without its gateway), as the
+/// secured test bed is.
+pub async fn on_own_test_bed<A, F, Fut>(dir_name: &str, adjust: A, test: F) -> TestResult
 where
+    A: FnOnce(&mut LaunchOptions),
     F: FnOnce(Arc<Mutex<HBase>>, Instant) -> Fut,
     Fut: Future<Output = TestResult>,
 {
     let dir = std::env::temp_dir().join(dir_name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let options = LaunchOptions {
+    let mut options = LaunchOptions {
         dir: Some(dir.clone()),
         scanner_timeout: SCANNER_TIMEOUT,
         idle_timeout: IDLE_TIMEOUT,
@@ -37,9 +43,15 @@ where
         heap: "768m".to_owned(),
         ..LaunchOptions::default()
     };
+    adjust(&mut options);
+    // The options' directory is the one kept or removed below.
+    options.dir = Some(dir.clone());
     let started = Instant::now();
-    let own =
-        Arc::new(Mutex::new(blocking(move || HBase::from_env_or_start(&options).map_err(|e| e.to_string())).await?));
+    let launch = move || {
+        let hbase = if options.gateway { HBase::from_env_or_start(&options) } else { HBase::start(&options) };
+        hbase.map_err(|e| e.to_string())
+    };
+    let own = Arc::new(Mutex::new(blocking(launch).await?));
     let outcome = test(own.clone(), started).await;
     let stopped = blocking(move || match own.lock() {
         Ok(mut hbase) => hbase.stop().map_err(|e| e.to_string()),
