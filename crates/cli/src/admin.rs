@@ -48,6 +48,18 @@ enum NsCmd {
         #[arg(long, short, value_enum, default_value = "text")]
         output: AdminFormat,
     },
+    /// Change a namespace's configuration: set and remove entries, keep the others.
+    #[command(after_help = "Example:\n  basalt ns alter telecom --set owner=billing --unset retention")]
+    Alter {
+        /// Namespace name.
+        name: String,
+        /// Entries to set, KEY=VALUE (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Entries to remove, KEY (repeatable).
+        #[arg(long = "unset", value_name = "KEY")]
+        unset: Vec<String>,
+    },
     /// Delete an (empty) namespace.
     #[command(after_help = "Example:\n  basalt ns delete telecom")]
     Delete {
@@ -266,11 +278,7 @@ pub async fn run_ns(args: NsArgs, client: &Client) -> CliResult {
     match args.cmd {
         NsCmd::Create { name, config } => {
             let mut map = BTreeMap::new();
-            for kv in config {
-                let (k, v) =
-                    kv.split_once('=').ok_or_else(|| CliError::usage(format!("--config {kv:?} is not KEY=VALUE")))?;
-                map.insert(k.to_owned(), v.to_owned());
-            }
+            set_entries(&mut map, "--config", &config)?;
             admin.create_namespace(&name, map).await?;
             outln!("created namespace {name}");
         }
@@ -298,10 +306,31 @@ pub async fn run_ns(args: NsArgs, client: &Client) -> CliResult {
             let tables = admin.list_tables(&name).await?;
             outln!("  tables: {}", if tables.is_empty() { "(none)".to_owned() } else { tables.join(", ") });
         }
+        NsCmd::Alter { name, set, unset } => {
+            if set.is_empty() && unset.is_empty() {
+                return Err(CliError::usage("ns alter: nothing to change (give --set KEY=VALUE or --unset KEY)"));
+            }
+            let mut config = admin.describe_namespace(&name).await?;
+            set_entries(&mut config, "--set", &set)?;
+            for key in &unset {
+                config.remove(key);
+            }
+            admin.modify_namespace(&name, config).await?;
+            outln!("altered namespace {name}");
+        }
         NsCmd::Delete { name } => {
             admin.delete_namespace(&name).await?;
             outln!("deleted namespace {name}");
         }
+    }
+    Ok(())
+}
+
+/// Adds `KEY=VALUE` entries (given after `flag`) to `map`.
+fn set_entries(map: &mut BTreeMap<String, String>, flag: &str, entries: &[String]) -> CliResult {
+    for kv in entries {
+        let (k, v) = kv.split_once('=').ok_or_else(|| CliError::usage(format!("{flag} {kv:?} is not KEY=VALUE")))?;
+        map.insert(k.to_owned(), v.to_owned());
     }
     Ok(())
 }

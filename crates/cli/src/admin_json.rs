@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use basalt::{ClusterStatus, ColumnFamily, RegionLocation, SnapshotInfo, TableDescriptor};
+use basalt::{ClusterStatus, ColumnFamily, RegionLoad, RegionLocation, SnapshotInfo, TableDescriptor};
 use clap::ValueEnum;
 use serde_json::{json, Value};
 
@@ -82,9 +82,26 @@ fn region(r: &RegionLocation) -> Value {
     })
 }
 
-/// `regions TABLE`.
-pub fn regions(table: &str, regions: &[RegionLocation]) -> Value {
-    json!({ "table": table, "regions": regions.iter().map(region).collect::<Vec<_>>() })
+fn region_with_load((r, load): &(RegionLocation, Option<RegionLoad>)) -> Value {
+    let mut value = region(r);
+    if let (Some(load), Some(object)) = (load, value.as_object_mut()) {
+        object.insert(
+            "load".to_owned(),
+            json!({
+                "store_files": load.store_files,
+                "store_file_size_mb": load.store_file_size_mb,
+                "memstore_size_mb": load.memstore_size_mb,
+                "read_requests": load.read_requests,
+                "write_requests": load.write_requests,
+            }),
+        );
+    }
+    value
+}
+
+/// `regions TABLE`: each region with its load when native RPC gave it.
+pub fn regions(table: &str, regions: &[(RegionLocation, Option<RegionLoad>)]) -> Value {
+    json!({ "table": table, "regions": regions.iter().map(region_with_load).collect::<Vec<_>>() })
 }
 
 /// `snapshot list`.

@@ -340,16 +340,29 @@ pub async fn status(args: StatusArgs, client: &Client) -> CliResult {
 
 /// Runs `basalt regions TABLE`.
 pub async fn regions(args: RegionsArgs, client: &Client) -> CliResult {
-    let regions = client.admin().list_regions(&args.table).await?;
+    let admin = client.admin();
+    // Loads come from the master (native RPC); through a gateway, the regions alone.
+    let regions = match admin.list_regions_with_load(&args.table).await {
+        Err(basalt::Error::InvalidInput(basalt::InvalidInput::Untranslatable { .. })) => {
+            admin.list_regions(&args.table).await?.into_iter().map(|r| (r, None)).collect()
+        }
+        other => other?,
+    };
     if args.output == AdminFormat::Json {
         outln!("{}", admin_json::regions(&args.table, &regions));
         return Ok(());
     }
     outln!("{} region(s) of {}", regions.len(), args.table);
-    for r in regions {
+    for (r, load) in regions {
         let start = if r.start_key.is_empty() { "(first)".to_owned() } else { escape(&r.start_key) };
         let end = if r.end_key.is_empty() { "(last)".to_owned() } else { escape(&r.end_key) };
-        outln!("  [{start}, {end})  on {}:{}  id={}", r.host, r.port.unwrap_or(0), r.region_id);
+        let load = load.map_or(String::new(), |l| {
+            format!(
+                "  files={} size={}MB memstore={}MB reads={} writes={}",
+                l.store_files, l.store_file_size_mb, l.memstore_size_mb, l.read_requests, l.write_requests
+            )
+        });
+        outln!("  [{start}, {end})  on {}:{}  id={}{load}", r.host, r.port.unwrap_or(0), r.region_id);
     }
     Ok(())
 }

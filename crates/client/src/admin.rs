@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use bytes::Bytes;
 
-use crate::schema::{BalanceResult, ClusterStatus, ColumnFamily, SnapshotInfo, TableDescriptor};
+use crate::schema::{BalanceResult, ClusterStatus, ColumnFamily, RegionLoad, SnapshotInfo, TableDescriptor};
 
 use crate::attempt::Idempotence;
 use crate::client::Client;
@@ -91,6 +91,16 @@ impl Admin {
         validate::namespace_name(name)?;
         let config = &config;
         admin_call!(self, "create_namespace", None, Idempotence::NotIdempotent, |a| a.create_namespace(name, config))
+    }
+
+    /// Replaces a namespace's configuration with `config` (keys left out are removed,
+    /// as HBase's `modifyNamespace` does; read it with
+    /// [`describe_namespace`](Admin::describe_namespace) to change one key).
+    pub async fn modify_namespace(&self, name: &str, config: BTreeMap<String, String>) -> Result<()> {
+        validate::namespace_name(name)?;
+        let config = &config;
+        // Setting the same configuration twice gives the same namespace.
+        admin_call!(self, "modify_namespace", None, Idempotence::Idempotent, |a| a.modify_namespace(name, config))
     }
 
     /// A namespace's configuration.
@@ -222,6 +232,23 @@ impl Admin {
         let mut regions = self.client.table(table)?.region_locations().await?;
         regions.sort_by(|a, b| a.start_key.cmp(&b.start_key));
         Ok(regions)
+    }
+
+    /// The table's regions in key order, each with its server and its load (store
+    /// files and their size, memstore size, requests) as its server last reported it
+    /// to the master, every few seconds (`None` for a region not reported yet). Native
+    /// RPC only: the load comes from the master's cluster status.
+    pub async fn list_regions_with_load(&self, table: &str) -> Result<Vec<(RegionLocation, Option<RegionLoad>)>> {
+        let regions = self.list_regions(table).await?;
+        let status = self.cluster_status().await?;
+        let loads: Vec<&RegionLoad> = status.live_servers.iter().flat_map(|s| &s.region_loads).collect();
+        Ok(regions
+            .into_iter()
+            .map(|region| {
+                let load = loads.iter().find(|l| l.is_region(table, &region.start_key, region.region_id));
+                (region, load.map(|l| (*l).clone()))
+            })
+            .collect())
     }
 
     /// Flushes the table's memstores to files (every region; native RPC only).

@@ -337,7 +337,7 @@ mod validate;
 
 pub use admin::Admin;
 pub use schema::{
-    BalanceResult, BlockEncoding, BloomFilter, ClusterStatus, ColumnFamily, Compression, RegionInTransition,
+    BalanceResult, BlockEncoding, BloomFilter, ClusterStatus, ColumnFamily, Compression, RegionInTransition, RegionLoad,
     ServerStatus, SnapshotInfo, TableDescriptor,
 };
 pub use site::{HBaseSite, SiteError, SiteRoute};

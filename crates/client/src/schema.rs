@@ -11,7 +11,9 @@ use bytes::Bytes;
 use crate::error::{InvalidInput, Result};
 use crate::validate;
 
-pub use crate::transport::cluster::{BalanceResult, ClusterStatus, RegionInTransition, ServerStatus, SnapshotInfo};
+pub use crate::transport::cluster::{
+    BalanceResult, ClusterStatus, RegionInTransition, RegionLoad, ServerStatus, SnapshotInfo,
+};
 
 /// Declares an enum of HBase setting values with their HBase names.
 macro_rules! hbase_named {

@@ -216,6 +216,11 @@ async fn namespaces_tables_and_families(env: &Env, admin: &Admin, client: &Clien
     admin.create_namespace(&ns, config.clone()).await?;
     assert_eq!(probe.namespace(&ns).await?, Some(config.clone()));
     assert_eq!(admin.describe_namespace(&ns).await?, config);
+    // Modified: the configuration is replaced (a key left out is removed).
+    let config = BTreeMap::from([("tier".to_owned(), "gold".to_owned())]);
+    admin.modify_namespace(&ns, config.clone()).await?;
+    assert_eq!(probe.namespace(&ns).await?, Some(config.clone()));
+    assert_eq!(admin.describe_namespace(&ns).await?, config);
     let mut listed = admin.list_namespaces().await?;
     listed.sort();
     assert!(listed.contains(&ns), "{listed:?}");
@@ -448,6 +453,19 @@ async fn regions_and_snapshots(
     until(SETTLE, "one file in the first region after the table's major compaction", || files(""), |n| *n == 1).await?;
     until(SETTLE, "one file in the second region after the table's major compaction", || files("g"), |n| *n == 1)
         .await?;
+    // The regions' loads as their servers report them to the master (every few
+    // seconds): one store file each, as the Java client counted, and their writes.
+    let one_file_each = |regions: &Vec<(basalt::RegionLocation, Option<basalt::RegionLoad>)>| {
+        regions.len() == 2 && regions.iter().all(|(_, load)| load.as_ref().is_some_and(|l| l.store_files == 1))
+    };
+    let loaded = until(
+        SETTLE,
+        "each region's load reporting one store file (Basalt's answer)",
+        || async { Ok(admin.list_regions_with_load(&name).await?) },
+        one_file_each,
+    )
+    .await?;
+    assert!(loaded.iter().all(|(_, l)| l.as_ref().is_some_and(|l| l.write_requests > 0)), "{loaded:?}");
 
     // Split the last region, merge the first two.
     admin.split(&name, b"t").await?;

@@ -65,6 +65,8 @@ pub(crate) fn not_carried<'a, T: Send + 'a>(call: &'static str) -> AttemptFuture
 pub trait AdminTransport: Send + Sync {
     /// Creates a namespace with its configuration.
     fn create_namespace<'a>(&'a self, name: &'a str, config: &'a BTreeMap<String, String>) -> AttemptFuture<'a, ()>;
+    /// Replaces a namespace's configuration.
+    fn modify_namespace<'a>(&'a self, name: &'a str, config: &'a BTreeMap<String, String>) -> AttemptFuture<'a, ()>;
     /// A namespace's configuration.
     fn describe_namespace<'a>(&'a self, name: &'a str) -> AttemptFuture<'a, BTreeMap<String, String>>;
     /// Every namespace's name.

@@ -23,6 +23,42 @@ pub struct ServerStatus {
     pub requests_per_second: u64,
     /// Requests since it started.
     pub total_requests: u64,
+    /// The load of each region it serves, at its last report to the master.
+    pub region_loads: Vec<RegionLoad>,
+}
+
+/// A region's load as its server last reported it to the master (every few seconds).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionLoad {
+    /// The region's full name (`table,start key,region id.encoded name.`).
+    pub name: bytes::Bytes,
+    /// Its stores (one per column family).
+    pub stores: u32,
+    /// Its store files.
+    pub store_files: u32,
+    /// The size of its store files, in MB.
+    pub store_file_size_mb: u32,
+    /// The size of its memstore, in MB.
+    pub memstore_size_mb: u32,
+    /// Read requests it served since it opened.
+    pub read_requests: u64,
+    /// Write requests it served since it opened.
+    pub write_requests: u64,
+}
+
+impl RegionLoad {
+    /// Whether this is the load of `table`'s region starting at `start_key` with id
+    /// `region_id` (its name is `table,start_key,region_id.` and the encoded name;
+    /// `table` as HBase names it: `ns:t`, or `t` in the default namespace).
+    pub fn is_region(&self, table: &str, start_key: &[u8], region_id: i64) -> bool {
+        let table = table.strip_prefix("default:").unwrap_or(table);
+        let mut prefix = Vec::with_capacity(table.len() + start_key.len() + 24);
+        prefix.extend_from_slice(table.as_bytes());
+        prefix.push(b',');
+        prefix.extend_from_slice(start_key);
+        prefix.extend_from_slice(format!(",{region_id}.").as_bytes());
+        self.name.starts_with(&prefix)
+    }
 }
 
 /// A region in transition (opening, closing, splitting, ...).
@@ -94,6 +130,20 @@ impl RpcAdmin {
                     regions: live.server_load.region_loads.len(),
                     requests_per_second: live.server_load.number_of_requests.unwrap_or(0),
                     total_requests: live.server_load.total_number_of_requests.unwrap_or(0),
+                    region_loads: live
+                        .server_load
+                        .region_loads
+                        .iter()
+                        .map(|load| RegionLoad {
+                            name: load.region_specifier.value.clone(),
+                            stores: load.stores.unwrap_or(0),
+                            store_files: load.storefiles.unwrap_or(0),
+                            store_file_size_mb: load.storefile_size_mb.unwrap_or(0),
+                            memstore_size_mb: load.mem_store_size_mb.unwrap_or(0),
+                            read_requests: load.read_requests_count.unwrap_or(0),
+                            write_requests: load.write_requests_count.unwrap_or(0),
+                        })
+                        .collect(),
                 })
                 .collect(),
             dead_servers: status.dead_servers.iter().map(addr).collect(),
@@ -111,5 +161,32 @@ impl RpcAdmin {
                 .collect(),
             balancer_on: status.balancer_on.unwrap_or(false),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RegionLoad;
+
+    #[test]
+    fn a_region_load_is_matched_by_table_start_key_and_id() {
+        let load = |name: &str| RegionLoad {
+            name: bytes::Bytes::copy_from_slice(name.as_bytes()),
+            stores: 1,
+            store_files: 0,
+            store_file_size_mb: 0,
+            memstore_size_mb: 0,
+            read_requests: 0,
+            write_requests: 0,
+        };
+        let region = load("ns:t,k,1700000000000.0123abcd.");
+        assert!(region.is_region("ns:t", b"k", 1_700_000_000_000));
+        assert!(!region.is_region("ns:t", b"k", 1_700_000_000_001));
+        assert!(!region.is_region("ns:t", b"", 1_700_000_000_000));
+        assert!(!region.is_region("ns:t2", b"k", 1_700_000_000_000));
+        // A start key holding commas, and the default namespace left out of names.
+        let first = load("t,a,b,5.ff.");
+        assert!(first.is_region("default:t", b"a,b", 5) && first.is_region("t", b"a,b", 5));
+        assert!(!first.is_region("t", b"a", 5));
     }
 }

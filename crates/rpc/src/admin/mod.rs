@@ -45,7 +45,7 @@ use crate::conn::Reply;
 use crate::error::{RemoteError, RpcError};
 use crate::registry;
 
-pub use cluster::{ClusterStatus, RegionInTransition, ServerStatus};
+pub use cluster::{ClusterStatus, RegionInTransition, RegionLoad, ServerStatus};
 pub use names::{validate_namespace, DEFAULT_NAMESPACE, SYSTEM_NAMESPACE};
 pub use namespaces::NamespaceDescriptor;
 pub use procedures::{ProcedureState, PROCEDURE_TIMEOUT};

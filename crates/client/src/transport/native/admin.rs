@@ -91,6 +91,12 @@ impl AdminTransport for NativeTransport {
         }))
     }
 
+    fn modify_namespace<'a>(&'a self, name: &'a str, config: &'a BTreeMap<String, String>) -> AttemptFuture<'a, ()> {
+        Box::pin(self.admin_call("modify_namespace", Some(name), move |a| async move {
+            a.modify_namespace(name, config.clone()).await
+        }))
+    }
+
     fn describe_namespace<'a>(&'a self, name: &'a str) -> AttemptFuture<'a, BTreeMap<String, String>> {
         Box::pin(self.admin_call("describe_namespace", Some(name), move |a| async move {
             Ok(a.describe_namespace(name).await?.configuration)

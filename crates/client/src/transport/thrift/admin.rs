@@ -190,6 +190,11 @@ impl AdminTransport for ThriftTransport {
         self.raw(op("create_namespace"), None, move |c| Box::pin(c.create_namespace(desc)))
     }
 
+    fn modify_namespace<'a>(&'a self, name: &'a str, config: &'a BTreeMap<String, String>) -> AttemptFuture<'a, ()> {
+        let desc = TNamespaceDescriptor::new(name.to_owned(), Some(config.clone()));
+        self.raw(op("modify_namespace"), None, move |c| Box::pin(c.modify_namespace(desc)))
+    }
+
     fn describe_namespace<'a>(&'a self, name: &'a str) -> AttemptFuture<'a, BTreeMap<String, String>> {
         Box::pin(async move {
             let desc =
