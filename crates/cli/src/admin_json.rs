@@ -172,10 +172,21 @@ mod tests {
             host: "rs1".into(),
             port: Some(16020),
         };
-        let value = regions("t", &[r]);
+        let load = RegionLoad {
+            name: basalt::Bytes::from_static(b"t,m\x00,7.abc."),
+            stores: 1,
+            store_files: 2,
+            store_file_size_mb: 3,
+            memstore_size_mb: 0,
+            read_requests: 4,
+            write_requests: 5,
+        };
+        let value = regions("t", &[(r.clone(), Some(load)), (r, None)]);
         assert_eq!(value["regions"][0]["start"], "m\\x00");
         assert_eq!(value["regions"][0]["end"], "");
         assert_eq!(value["regions"][0]["server"], "rs1:16020");
+        assert_eq!(value["regions"][0]["load"]["store_files"], 2);
+        assert!(value["regions"][1]["load"].is_null());
         let desc = TableDescriptor::new("t").family(ColumnFamily::new("d").max_versions(3));
         let value = table(&desc, true, &[]);
         assert_eq!((value["name"].as_str(), value["enabled"].as_bool()), (Some("t"), Some(true)));
