@@ -49,6 +49,8 @@ pub struct ScanSpec {
     auto_renew: bool,
     reopen_expired: bool,
     on_demand: Option<bool>,
+    raw: bool,
+    allow_partial: bool,
 }
 
 impl Default for ScanSpec {
@@ -67,6 +69,8 @@ impl Default for ScanSpec {
             auto_renew: true,
             reopen_expired: true,
             on_demand: None,
+            raw: false,
+            allow_partial: false,
         }
     }
 }
@@ -144,6 +148,28 @@ impl ScanSpec {
     pub fn load_column_families_on_demand(mut self, on_demand: bool) -> ScanSpec {
         self.on_demand = Some(on_demand);
         self
+    }
+
+    /// A raw scan (Java's `Scan.setRaw`, sent as its scan attribute `_raw_`): delete
+    /// markers and the cells they hide are returned, each with its type.
+    pub fn raw(mut self, raw: bool) -> ScanSpec {
+        self.raw = raw;
+        self
+    }
+
+    /// Java's `Scan.setAllowPartialResults`: results are delivered in the pieces the
+    /// server sends (each marked partial but a row's last), not joined; with
+    /// [`ScanSpec::batch`] too. A limit then counts rows as the Java client counts
+    /// such pieces.
+    pub fn allow_partial_results(mut self, allow: bool) -> ScanSpec {
+        self.allow_partial = allow;
+        self
+    }
+
+    /// Whether results are delivered as the server's pieces ([`ScanSpec::batch`] or
+    /// [`ScanSpec::allow_partial_results`]).
+    fn in_pieces(&self) -> bool {
+        self.batch.is_some() || self.allow_partial
     }
 
     /// Whether a background task renews the server-side scanner's lease while pages
@@ -229,7 +255,11 @@ impl RpcClient {
     /// A scan of `table`; nothing is sent until the first page is asked for.
     pub fn scan(&self, table: &str, spec: ScanSpec) -> Scanner {
         let counted_limit = spec.limit.filter(|l| *l > 0);
-        let java_limit = spec.batch.map(|batch| JavaBatchLimit::new(batch, counted_limit));
+        let java_limit = match (spec.allow_partial, spec.batch) {
+            (true, _) => Some(JavaBatchLimit::partial(counted_limit)),
+            (false, Some(batch)) => Some(JavaBatchLimit::new(batch, counted_limit)),
+            (false, None) => None,
+        };
         Scanner {
             client: self.clone(),
             table: table.to_owned(),
@@ -447,7 +477,7 @@ impl Scanner {
     /// Joins partial pieces; returns the complete rows, moving the resume point past
     /// them and applying the limit.
     fn assemble(&mut self, rows: Vec<RowResult>) -> Vec<RowResult> {
-        if self.spec.batch.is_some() {
+        if self.spec.in_pieces() {
             return self.assemble_pieces(rows);
         }
         let mut page = Vec::with_capacity(rows.len());
@@ -591,27 +621,7 @@ impl Scanner {
     }
 
     fn open_request(&self, region: &RegionLocation) -> pb::ScanRequest {
-        let read = &self.spec.read;
-        let scan = pb::Scan {
-            column: read.column_proto(),
-            start_row: Some(self.position.row.clone()),
-            include_start_row: Some(self.position.inclusive),
-            stop_row: Some(self.spec.stop.clone()),
-            include_stop_row: Some(self.spec.include_stop),
-            reversed: Some(self.spec.reversed),
-            caching: Some(self.spec.rows_per_page),
-            max_result_size: self.spec.max_result_size,
-            filter: read.filter.clone(),
-            time_range: read.time_range_proto(),
-            cf_time_range: read.family_time_ranges_proto(),
-            max_versions: read.max_versions,
-            cache_blocks: read.cache_blocks,
-            batch_size: self.spec.batch,
-            allow_partial_results: Some(false),
-            consistency: read.consistency_proto(),
-            load_column_families_on_demand: self.spec.on_demand,
-            ..Default::default()
-        };
+        let scan = scan_message(&self.spec, &self.position);
         pb::ScanRequest {
             region: Some(region.specifier()),
             scan: Some(scan),
@@ -689,6 +699,43 @@ impl Drop for Scanner {
     }
 }
 
+/// The `Scan` message of an open at `position`.
+fn scan_message(spec: &ScanSpec, position: &Position) -> pb::Scan {
+    let read = &spec.read;
+    pb::Scan {
+        column: read.column_proto(),
+        start_row: Some(position.row.clone()),
+        include_start_row: Some(position.inclusive),
+        stop_row: Some(spec.stop.clone()),
+        include_stop_row: Some(spec.include_stop),
+        reversed: Some(spec.reversed),
+        caching: Some(spec.rows_per_page),
+        max_result_size: spec.max_result_size,
+        filter: read.filter.clone(),
+        time_range: read.time_range_proto(),
+        cf_time_range: read.family_time_ranges_proto(),
+        max_versions: read.max_versions,
+        cache_blocks: read.cache_blocks,
+        batch_size: spec.batch,
+        allow_partial_results: Some(spec.allow_partial),
+        consistency: read.consistency_proto(),
+        load_column_families_on_demand: spec.on_demand,
+        store_limit: read.store_limit,
+        store_offset: read.store_offset,
+        attribute: raw_attribute(spec.raw),
+        ..Default::default()
+    }
+}
+
+/// HBase's scan attribute of a raw scan: Java's `Scan.setRaw(true)` sets `_raw_` to
+/// `Bytes.toBytes(true)`.
+fn raw_attribute(raw: bool) -> Vec<pb::NameBytesPair> {
+    match raw {
+        true => vec![pb::NameBytesPair { name: "_raw_".into(), value: Some(Bytes::from_static(&[0xff])) }],
+        false => Vec::new(),
+    }
+}
+
 /// Closes a server-side scanner from a background task (best effort: an error means it
 /// is already gone, and the lease would expire it anyway).
 fn spawn_close(client: &RpcClient, open: OpenScanner) {
@@ -711,5 +758,27 @@ mod tests {
         assert_eq!(spec.rows_per_page, 1);
         assert!(spec.reversed);
         assert_eq!(spec.limit, Some(5));
+    }
+
+    #[test]
+    fn raw_windows_and_partial_results_reach_the_open_request() {
+        let at = Position { row: Bytes::from_static(b"a"), inclusive: true };
+        let plain = scan_message(&ScanSpec::new(), &at);
+        assert!(plain.attribute.is_empty());
+        assert_eq!((plain.store_limit, plain.store_offset, plain.allow_partial_results), (None, None, Some(false)));
+        let spec = ScanSpec::new()
+            .raw(true)
+            .max_results_per_family(3)
+            .row_offset_per_family(2)
+            .allow_partial_results(true)
+            .max_result_size(100);
+        let scan = scan_message(&spec, &at);
+        assert_eq!(scan.attribute.len(), 1);
+        assert_eq!((scan.attribute[0].name.as_str(), scan.attribute[0].value.as_deref()), ("_raw_", Some(&[0xff][..])));
+        assert_eq!((scan.store_limit, scan.store_offset), (Some(3), Some(2)));
+        assert_eq!((scan.allow_partial_results, scan.max_result_size), (Some(true), Some(100)));
+        // An offset of 0 is not sent, as Java's client does not send it.
+        assert_eq!(scan_message(&ScanSpec::new().row_offset_per_family(0), &at).store_offset, None);
+        assert!(spec.in_pieces() && !ScanSpec::new().in_pieces() && ScanSpec::new().batch(2).in_pieces());
     }
 }

@@ -192,9 +192,10 @@ impl Tracker {
         // Java's would, so the excluded row must not reach the server either.
         // Limit 0 (Java's first reply only): the first region must be Java's, which the
         // bound itself would not give when it is a region's start key.
-        tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some() || scan.limit == Some(0);
+        // Partial results allowed are counted as batched parts are.
+        tracker.exact_upper = scan.read.has_filter() || scan.in_parts() || scan.limit == Some(0);
         // Limit 0 is Java's "end after the first reply": the transport's to apply.
-        tracker.cuts_at_limit = scan.read.batch.is_none() && scan.limit != Some(0);
+        tracker.cuts_at_limit = !scan.in_parts() && scan.limit != Some(0);
         tracker.first_reply_only = scan.limit == Some(0);
         tracker.max_key_len = validate::max_row_key_len(table);
         tracker
@@ -338,6 +339,7 @@ impl Tracker {
                     filter,
                     limit: None,
                     on_demand,
+                    extras: scan.extras,
                 }));
             }
             return Ok(None);
@@ -418,6 +420,7 @@ impl Tracker {
             filter,
             limit: server_limit,
             on_demand: scan.on_demand,
+            extras: scan.extras,
         }))
     }
 }

@@ -8,15 +8,17 @@ use basalt_rpc::{RowResult, RpcError};
 
 use super::errors::attempt_error;
 use crate::request::{BatchRegrouper, Piece};
-use crate::row::{Cell, Row};
+use crate::row::{Cell, CellType, Row};
 use crate::transport::{AttemptError, AttemptFuture, MoreRows, Operation, Page, ScanRequest, Scanner};
 
 /// A reply's row as the crate's [`Row`]: the cells' parts are slices of the reply.
 pub(super) fn to_row(result: RowResult) -> Row {
     let key = result.row_bytes();
     let partial = result.partial;
-    let cells =
-        result.cells.iter().map(|c| Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp()));
+    let cells = result.cells.iter().map(|c| {
+        Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp())
+            .with_type(CellType::from_code(c.cell_type().code()))
+    });
     Row::new(key, cells.collect::<Vec<_>>()).with_partial(partial).with_stale(result.stale)
 }
 
@@ -58,7 +60,10 @@ impl NativeScanner {
             true => Some(super::encode::JAVA_CACHING),
             false => scan.read.caching.filter(|c| *c > 0),
         };
-        let batch = scan.read.batch.and_then(|b| u32::try_from(b).ok()).filter(|b| *b > 0);
+        // Partial results allowed: the server's pieces as they come (Java's
+        // `AllowPartialScanResultCache`, chosen before its batch cache).
+        let batch =
+            scan.read.batch.and_then(|b| u32::try_from(b).ok()).filter(|b| *b > 0 && !scan.extras.allow_partial);
         NativeScanner {
             scanner,
             table: table.to_owned(),
