@@ -17,6 +17,9 @@ pub struct Item {
     pub row: Vec<u8>,
     /// `(family, qualifier, timestamp, value)` in the order given.
     pub cells: Vec<AnswerCell>,
+    /// Each cell's type byte (4: a value; delete markers in raw scans), in `cells`'
+    /// order.
+    pub types: Vec<u8>,
 }
 
 /// What one operation answered.
@@ -57,6 +60,7 @@ impl Answer {
                                 (f.clone(), q.clone(), if *ts >= SERVER_TS_FLOOR { -1 } else { *ts }, v.clone())
                             })
                             .collect(),
+                        types: i.types.clone(),
                     })
                     .collect(),
             ),
@@ -94,6 +98,13 @@ fn show_item(item: &Item) -> String {
         }
         let ts = if *ts == -1 { "server".to_owned() } else { ts.to_string() };
         let _ = write!(s, "{}:{}@{}={}", show(f), show(q), ts, show(v));
+        match item.types.get(i) {
+            Some(4) => {}
+            Some(t) => {
+                let _ = write!(s, " (type {t})");
+            }
+            None => s.push_str(" (no type)"),
+        }
     }
     s.push(']');
     s

@@ -123,6 +123,16 @@ const DOCUMENTED_REFUSALS: [&str; 6] = [
     "stateless paging cannot carry a ColumnCountGetFilter",
 ];
 
+/// Refusals of the scan-extras group (documented on `Scan::max_results_per_family`,
+/// `Scan::allow_partial_results`, `Scan::max_result_size`): the gateway's `TScan` cannot
+/// carry them, and stateless pages cannot cut partial rows as one scanner does.
+const SCAN_EXTRAS_REFUSALS: [&str; 4] = [
+    "max_results_per_family / row_offset_per_family on a scan cannot be sent through the Thrift2 gateway",
+    "allow_partial_results cannot be sent through the Thrift2 gateway",
+    "max_result_size cannot be sent through the Thrift2 gateway",
+    "stateless paging cannot carry allow_partial_results",
+];
+
 /// What a run found.
 #[derive(Default)]
 struct Run {
@@ -162,7 +172,7 @@ impl Run {
         if let (true, Answer::Err(why), false) =
             (left.0.starts_with("Basalt"), l.as_ref(), matches!(r.as_ref(), Answer::Err(_)))
         {
-            if let Some(doc) = DOCUMENTED_REFUSALS.iter().find(|doc| why.contains(*doc)) {
+            if let Some(doc) = DOCUMENTED_REFUSALS.iter().chain(&SCAN_EXTRAS_REFUSALS).find(|doc| why.contains(*doc)) {
                 self.documented += 1;
                 let line = format!(
                     "{} ({}): {doc}",
