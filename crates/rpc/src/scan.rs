@@ -419,11 +419,15 @@ impl Scanner {
             }
             let more_in_region = response.more_results_in_region.unwrap_or(true);
             let more_at_all = response.more_results.unwrap_or(true);
+            let mut page = page;
             if !more_in_region || !more_at_all {
-                // The server closed its scanner.
+                // The server closed its scanner: a row still in pieces ended with its
+                // region (the server flags a piece partial when its size limit falls
+                // after a row's last cell), and is delivered as the Java client's cache
+                // delivers it when the next region's rows begin.
+                self.complete_pending(&mut page);
                 self.open = None;
                 self.lease.set_current(None);
-                self.partial.clear();
                 self.in_row = None;
                 if !more_at_all || self.past_last_region(&region) {
                     self.done = true;
@@ -510,6 +514,23 @@ impl Scanner {
         }
         self.returned += page.len() as u64;
         page
+    }
+
+    /// Delivers the cells of a row still in pieces as a complete row (its region ended),
+    /// within the limit, moving the resume point past it.
+    fn complete_pending(&mut self, page: &mut Vec<RowResult>) {
+        if self.partial.is_empty() {
+            return;
+        }
+        let cells = std::mem::take(&mut self.partial);
+        let room = self.spec.limit.filter(|l| *l > 0).map(|limit| limit.saturating_sub(self.returned));
+        if room == Some(0) {
+            return;
+        }
+        let row = RowResult { cells, partial: false, stale: page.last().is_some_and(|r| r.stale) };
+        self.position = Position { row: row.row_bytes(), inclusive: false };
+        self.returned += 1;
+        page.push(row);
     }
 
     /// Batch mode: delivers the pieces as they come, skipping cells delivered before a

@@ -193,7 +193,12 @@ impl Tracker {
         // Limit 0 (Java's first reply only): the first region must be Java's, which the
         // bound itself would not give when it is a region's start key.
         // Partial results allowed are counted as batched parts are.
-        tracker.exact_upper = scan.read.has_filter() || scan.in_parts() || scan.limit == Some(0);
+        // So are raw scans, per-family windows and replies cut by size: a reversed scan
+        // that starts at the excluded row reads the next row's cells otherwise than one
+        // starting below it (raw versions, offsets), and its parts count at the limit.
+        let extras = &scan.extras;
+        let seek_sensitive = extras.raw || !extras.window.is_open() || extras.max_result_size.is_some();
+        tracker.exact_upper = scan.read.has_filter() || scan.in_parts() || scan.limit == Some(0) || seek_sensitive;
         // Limit 0 is Java's "end after the first reply": the transport's to apply.
         tracker.cuts_at_limit = !scan.in_parts() && scan.limit != Some(0);
         tracker.first_reply_only = scan.limit == Some(0);

@@ -9,7 +9,7 @@ use tokio::sync::Semaphore;
 use crate::error::{InvalidInput, Result};
 use crate::filter::{check_scan_filter, Filter};
 use crate::options::{ColumnSpec, Consistency, ReadOptions};
-use crate::request::ScanExtras;
+use crate::request::{ColumnSelection, ScanExtras};
 
 /// How a scan fetches its pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -180,7 +180,9 @@ impl Scan {
     /// A raw scan (Java's `Scan.setRaw`): delete markers and the cells they hide, not
     /// yet collected by a major compaction, are returned with the values; each cell
     /// says what it is ([`CellRef::cell_type`](crate::CellRef::cell_type)). Both
-    /// transports carry it (HBase's scan attribute `_raw_`).
+    /// transports carry it (HBase's scan attribute `_raw_`). HBase refuses a raw scan
+    /// that names columns (whole families are fine): refused before sending
+    /// ([`InvalidInput::Option`]).
     pub fn raw(mut self, raw: bool) -> Scan {
         self.extras.raw = raw;
         self
@@ -392,6 +394,16 @@ impl Scan {
         self.read.validate()?;
         if self.extras.max_result_size == Some(0) {
             return Err(InvalidInput::Option("max_result_size must be at least 1".into()).into());
+        }
+        // HBase refuses it in every region (`StoreScanner`), even for an empty range,
+        // which Basalt answers without asking: refused here on every path.
+        if self.extras.raw && ColumnSelection::of(&self.read.columns).names_qualifiers() {
+            return Err(InvalidInput::Option(
+                "a raw scan cannot name columns (HBase: \"Cannot specify any column for a raw scan\"); \
+                 name whole families"
+                    .into(),
+            )
+            .into());
         }
         self.check_filter()?;
         self.check_stateless_paging()?;

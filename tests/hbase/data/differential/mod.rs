@@ -350,7 +350,13 @@ async fn phase(
             }
         }
         let before = run.mismatches.len();
-        run.compare(&what, ("Java on A (Basalt's writes)".into(), ja), ("Java on B (Java's writes)".into(), jb), true);
+        let (ja, jb) = (stored_view(read, ja), stored_view(read, jb));
+        run.compare(
+            &what,
+            ("Java on A (Basalt's writes)".into(), &ja),
+            ("Java on B (Java's writes)".into(), &jb),
+            true,
+        );
         if run.mismatches.len() > before {
             note_writes(run, writes, read);
         }
@@ -361,6 +367,22 @@ async fn phase(
         started.elapsed().as_secs_f64()
     );
     Ok(tool)
+}
+
+/// Rows whose delete markers differ between the tables by design: the case 5
+/// is one delete through Basalt (the union: one marker) and two through Java (two
+/// markers), with the same visible cells.
+const UNION_ROWS: [&[u8]; 1] = [b"f"];
+
+/// An answer as compared between the two tables: a raw scan shows delete markers, so
+/// the rows of [`UNION_ROWS`] are left out of it.
+fn stored_view<'a>(read: &Read, answer: &'a Answer) -> Cow<'a, Answer> {
+    match read {
+        Read::Scan(s) if s.raw => Cow::Owned(answer.without_rows(&UNION_ROWS)),
+        Read::Scan(_) | Read::Get(_) | Read::GetMany(_) | Read::Exists(_) | Read::ExistsMany(_) => {
+            Cow::Borrowed(answer)
+        }
+    }
 }
 
 type BasaltAnswers = Vec<(&'static str, Answer)>;
