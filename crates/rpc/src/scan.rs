@@ -236,6 +236,8 @@ pub struct Scanner {
     returned: u64,
     done: bool,
     reopened: u32,
+    /// Replies without results that were no heartbeat (see [`Scanner::empty_replies`]).
+    empty_replies: u64,
 }
 
 /// A server-side scanner in one region.
@@ -275,6 +277,7 @@ impl RpcClient {
             returned: 0,
             done: false,
             reopened: 0,
+            empty_replies: 0,
         }
     }
 }
@@ -289,6 +292,14 @@ impl Scanner {
     /// lost connection).
     pub fn reopened(&self) -> u32 {
         self.reopened
+    }
+
+    /// How many replies so far carried no result and were no heartbeat. The Java
+    /// client's caches read such a reply as the end of a row (its batch cache hands out
+    /// the cells it holds); [`Scanner::next_page`] returns at the first reply with rows,
+    /// so a count that grew during a call came before the rows it returned.
+    pub fn empty_replies(&self) -> u64 {
+        self.empty_replies
     }
 
     /// Changes the rows asked per call from the next call on (pages may grow as a scan
@@ -401,12 +412,13 @@ impl Scanner {
             } else if let Some(open) = &mut self.open {
                 open.next_call_seq += 1;
             }
-            if let (true, false, Some(limit)) =
-                (rows.is_empty(), response.heartbeat_message.unwrap_or(false), &mut self.java_limit)
-            {
-                // The Java client reads an empty reply that is no heartbeat as the end
-                // of a row.
-                limit.empty_reply();
+            if rows.is_empty() && !response.heartbeat_message.unwrap_or(false) {
+                self.empty_replies += 1;
+                if let Some(limit) = &mut self.java_limit {
+                    // The Java client reads an empty reply that is no heartbeat as the
+                    // end of a row.
+                    limit.empty_reply();
+                }
             }
             let page = self.assemble(rows);
             if let Some(limit) = &mut self.java_limit {
