@@ -530,3 +530,32 @@ impl ScanMode {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused_option(scan: &Scan) -> bool {
+        matches!(scan.validate(), Err(crate::Error::InvalidInput(InvalidInput::Option(_))))
+    }
+
+    #[test]
+    fn what_hbase_or_one_scanner_alone_can_answer_is_refused_before_sending() {
+        // HBase refuses a raw scan naming a column; whole families are fine.
+        assert!(refused_option(&Scan::new().raw(true).column("a", "q")));
+        assert!(Scan::new().raw(true).family("a").validate().is_ok());
+        assert!(Scan::new().raw(true).column("a", "q").family("a").validate().is_ok());
+        assert!(Scan::new().column("a", "q").validate().is_ok());
+        assert!(refused_option(&Scan::new().max_result_size(0)));
+        let partial = Scan::new().allow_partial_results(true);
+        assert!(partial.clone().validate().is_ok());
+        assert!(refused_option(&partial.clone().paging(ScanPaging::Stateless)));
+        // Partial results count a limit as batched parts do: one scanner.
+        assert!(refused_option(&partial.clone().limit(3).paging(ScanPaging::Stateless)));
+        assert!(matches!(ScanMode::of(&partial.limit(3).parallel_regions(4)), ScanMode::Plain));
+        assert!(matches!(
+            ScanMode::of(&Scan::new().raw(true).parallel_regions(4)),
+            ScanMode::ParallelRegions { regions: 4 }
+        ));
+    }
+}
