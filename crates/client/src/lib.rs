@@ -352,7 +352,7 @@ pub use ops::{Append, Delete, Durability, Get, Increment, Put, RowMutations};
 pub use options::{Consistency, ReadOptions, MAX_REPLICA_ID};
 pub use region::RegionLocation;
 pub use retry::{DefaultRetryPolicy, NoRetry, RetryDecision, RetryPolicy};
-pub use row::{Cell, CellRef, Cells, Row};
+pub use row::{Cell, CellRef, CellType, Cells, Row};
 pub use salted::{
     merge_ordered, BucketStats, CursorError, CursorKey, SaltedCursor, SaltedRow, SaltedScan, SaltedStream, SaltedTable,
 };

@@ -6,6 +6,7 @@ use bytes::Bytes;
 use crate::error::{InvalidInput, Result};
 use crate::filter::Filter;
 use crate::options::{Consistency, ReadOptions};
+use crate::request::FamilyWindow;
 use crate::validate;
 
 /// A read of one row. By default: every column, newest version only.
@@ -14,12 +15,14 @@ pub struct Get {
     pub(crate) row: Bytes,
     pub(crate) read: ReadOptions,
     pub(crate) timestamp: Option<i64>,
+    /// Java's per-family offset and limit ([`Get::max_results_per_family`]).
+    pub(crate) window: FamilyWindow,
 }
 
 impl Get {
     /// A get of `row`.
     pub fn new(row: impl Into<Bytes>) -> Get {
-        Get { row: row.into(), read: ReadOptions::default(), timestamp: None }
+        Get { row: row.into(), read: ReadOptions::default(), timestamp: None, window: FamilyWindow::default() }
     }
 
     /// Replaces the read options (columns, filter, versions, time range, block
@@ -87,6 +90,22 @@ impl Get {
     /// [`ReadOptions::replica_id`]).
     pub fn replica_id(mut self, id: i32) -> Get {
         self.read = self.read.replica_id(id);
+        self
+    }
+
+    /// At most `n` cells of each family (Java's `Get.setMaxResultsPerColumnFamily`),
+    /// counted after the columns, versions and time range, before the filter. Both
+    /// transports carry it (the gateway's `TGet.storeLimit`).
+    pub fn max_results_per_family(mut self, n: u32) -> Get {
+        self.window.limit = Some(n);
+        self
+    }
+
+    /// Skips the first `n` cells of each family (Java's
+    /// `Get.setRowOffsetPerColumnFamily`), counted as [`Get::max_results_per_family`]
+    /// counts. Both transports carry it (the gateway's `TGet.storeOffset`).
+    pub fn row_offset_per_family(mut self, n: u32) -> Get {
+        self.window.offset = Some(n);
         self
     }
 

@@ -33,12 +33,81 @@ pub struct Cell {
     pub value: Bytes,
     /// The version's timestamp (ms since the epoch, unless the writer chose otherwise).
     pub timestamp: i64,
+    /// A value ([`CellType::Put`]) or a delete marker (only raw scans return markers).
+    pub cell_type: CellType,
+}
+
+/// What a cell is: a value, or one of HBase's delete markers. Reads return only values;
+/// a raw scan ([`Scan::raw`](crate::Scan::raw)) also returns the markers, as HBase's
+/// Java client shows them (`Cell.getType()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum CellType {
+    /// A value (type byte 4).
+    #[default]
+    Put,
+    /// Deletes one version of a column (Java's `Delete.addColumn`; type byte 8).
+    Delete,
+    /// Deletes a column's versions up to its timestamp (`addColumns`; type byte 12).
+    DeleteColumn,
+    /// Deletes a family's columns up to its timestamp (`addFamily`; type byte 14).
+    DeleteFamily,
+    /// Deletes one version of every column of a family (`addFamilyVersion`; type byte 10).
+    DeleteFamilyVersion,
+    /// A type byte HBase does not store in cells, as the server sent it.
+    Unknown(u8),
+}
+
+impl CellType {
+    /// The type of HBase's type byte.
+    pub fn from_code(code: u8) -> CellType {
+        match code {
+            4 => CellType::Put,
+            8 => CellType::Delete,
+            10 => CellType::DeleteFamilyVersion,
+            12 => CellType::DeleteColumn,
+            14 => CellType::DeleteFamily,
+            other => CellType::Unknown(other),
+        }
+    }
+
+    /// HBase's type byte.
+    pub fn code(self) -> u8 {
+        match self {
+            CellType::Put => 4,
+            CellType::Delete => 8,
+            CellType::DeleteFamilyVersion => 10,
+            CellType::DeleteColumn => 12,
+            CellType::DeleteFamily => 14,
+            CellType::Unknown(code) => code,
+        }
+    }
+
+    /// Whether the cell is a delete marker.
+    pub fn is_delete(self) -> bool {
+        match self {
+            CellType::Delete | CellType::DeleteColumn | CellType::DeleteFamily | CellType::DeleteFamilyVersion => true,
+            CellType::Put | CellType::Unknown(_) => false,
+        }
+    }
 }
 
 impl Cell {
     /// A cell from its parts.
     pub fn new(family: impl Into<Bytes>, qualifier: impl Into<Bytes>, value: impl Into<Bytes>, timestamp: i64) -> Cell {
-        Cell { family: family.into(), qualifier: qualifier.into(), value: value.into(), timestamp }
+        Cell {
+            family: family.into(),
+            qualifier: qualifier.into(),
+            value: value.into(),
+            timestamp,
+            cell_type: CellType::Put,
+        }
+    }
+
+    /// This cell with another type (a delete marker of a raw scan).
+    pub fn with_type(mut self, cell_type: CellType) -> Cell {
+        self.cell_type = cell_type;
+        self
     }
 
     fn from_thrift(c: TColumnValue) -> Cell {
@@ -47,6 +116,7 @@ impl Cell {
             qualifier: Bytes::from(c.qualifier),
             value: Bytes::from(c.value),
             timestamp: c.timestamp.unwrap_or(0),
+            cell_type: c.type_.map_or(CellType::Put, |t| CellType::from_code(t as u8)),
         }
     }
 }
@@ -286,6 +356,7 @@ impl Row {
                 qualifier: take(c.qualifier().len()),
                 value: take(c.value().len()),
                 timestamp: c.timestamp(),
+                cell_type: c.cell_type(),
             })
             .collect();
         Row::owned(OwnedRow { key, cells, partial: self.is_partial(), stale: self.is_stale() })
@@ -407,6 +478,15 @@ impl<'a> CellRef<'a> {
         }
     }
 
+    /// A value or a delete marker (markers only in raw scans; a reply that names no
+    /// type holds values).
+    pub fn cell_type(&self) -> CellType {
+        match self.0 {
+            CellInner::Page(c) => c.cell_type().map_or(CellType::Put, |t| CellType::from_code(t as u8)),
+            CellInner::Owned(c) => c.cell_type,
+        }
+    }
+
     /// The family as [`Bytes`] (a slice of the reply: no copy).
     pub fn family_bytes(&self) -> Bytes {
         match self.0 {
@@ -440,6 +520,7 @@ impl<'a> CellRef<'a> {
                 qualifier: self.qualifier_bytes(),
                 value: self.value_bytes(),
                 timestamp: self.timestamp(),
+                cell_type: self.cell_type(),
             },
             CellInner::Owned(c) => c.clone(),
         }
@@ -452,6 +533,7 @@ impl PartialEq for CellRef<'_> {
             && self.family() == other.family()
             && self.qualifier() == other.qualifier()
             && self.value() == other.value()
+            && self.cell_type() == other.cell_type()
     }
 }
 
@@ -463,6 +545,7 @@ impl PartialEq<Cell> for CellRef<'_> {
             && self.family() == other.family
             && self.qualifier() == other.qualifier
             && self.value() == other.value
+            && self.cell_type() == other.cell_type
     }
 }
 
@@ -476,7 +559,11 @@ impl fmt::Debug for CellRef<'_> {
             ShowBytes(self.qualifier()),
             self.timestamp(),
             ShowBytes(self.value())
-        )
+        )?;
+        match self.cell_type() {
+            CellType::Put => Ok(()),
+            marker => write!(f, " ({marker:?})"),
+        }
     }
 }
 
@@ -639,6 +726,33 @@ mod tests {
     fn debug_shows_key_and_cells_readably() {
         let row = Row::new("r\x01", [cell("a", "v\"", 5)]);
         assert_eq!(format!("{row:?}"), r#"Row { key: "r\x01", cells: ["d":"a"@5="v\""], partial: false }"#);
+    }
+
+    #[test]
+    fn cell_types_come_from_the_reply_or_the_cell_and_count_in_equality() {
+        for code in [4u8, 8, 10, 12, 14, 0, 255] {
+            assert_eq!(CellType::from_code(code).code(), code);
+        }
+        assert!(CellType::from_code(12).is_delete() && !CellType::Put.is_delete());
+        assert!(!CellType::from_code(0).is_delete());
+        let marker = Cell::new("d", "q", "", 7).with_type(CellType::DeleteColumn);
+        let row = Row::new("r", [marker.clone(), cell("q", "v", 7)]);
+        let types: Vec<CellType> = row.cells().map(|c| c.cell_type()).collect();
+        assert_eq!(types, [CellType::DeleteColumn, CellType::Put]);
+        assert_eq!(row.detach().cells().next().map(|c| c.cell_type()), Some(CellType::DeleteColumn));
+        assert_ne!(marker, Cell::new("d", "q", "", 7));
+        assert!(format!("{row:?}").contains("(DeleteColumn)"));
+        // A reply page without type bytes holds values.
+        let page_row = Row::from_batch(page(&[("r1", &[("a", "v", 1)])])).next().unwrap();
+        assert_eq!(page_row.cells().next().map(|c| c.cell_type()), Some(CellType::Put));
+        // The gateway's increment and append answers carry the type byte.
+        let thrift = TResult::new(
+            b"r".to_vec(),
+            vec![TColumnValue::new(b"d".to_vec(), b"q".to_vec(), Vec::new(), 3, None, 8i8)],
+            None,
+            None,
+        );
+        assert_eq!(Row::from_thrift(thrift).cells().next().map(|c| c.cell_type()), Some(CellType::Delete));
     }
 
     #[test]

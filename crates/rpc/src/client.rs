@@ -237,6 +237,8 @@ impl Get {
             cache_blocks: self.read.cache_blocks,
             cf_time_range: self.read.family_time_ranges_proto(),
             consistency: self.read.consistency_proto(),
+            store_limit: self.read.store_limit,
+            store_offset: self.read.store_offset,
             ..Default::default()
         }
     }

@@ -24,6 +24,10 @@ pub(crate) struct ReadFields {
     pub(crate) consistency: Option<pb::Consistency>,
     /// The one replica to read, if any.
     pub(crate) replica_id: Option<u16>,
+    /// At most this many cells per family of a row (`store_limit`).
+    pub(crate) store_limit: Option<u32>,
+    /// Cells skipped first in each family of a row (`store_offset`).
+    pub(crate) store_offset: Option<u32>,
 }
 
 impl ReadFields {
@@ -171,6 +175,20 @@ macro_rules! read_options {
             /// timeline consistency (refused when the request is sent otherwise).
             pub fn replica_id(mut self, id: u16) -> $ty {
                 self.read.replica_id = Some(id);
+                self
+            }
+
+            /// At most `cells` cells of each family of a row (HBase's `store_limit`,
+            /// Java's `setMaxResultsPerColumnFamily`).
+            pub fn max_results_per_family(mut self, cells: u32) -> $ty {
+                self.read.store_limit = Some(cells);
+                self
+            }
+
+            /// Skips the first `cells` cells of each family of a row (HBase's
+            /// `store_offset`, Java's `setRowOffsetPerColumnFamily`; 0 is not sent).
+            pub fn row_offset_per_family(mut self, cells: u32) -> $ty {
+                self.read.store_offset = (cells > 0).then_some(cells);
                 self
             }
 

@@ -31,7 +31,9 @@ use crate::region::RegionLocation;
 use crate::replica::ReplicaPlan;
 
 mod java_limit;
+mod message;
 use java_limit::JavaBatchLimit;
+use message::scan_message;
 
 /// What to scan, with documented defaults.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +51,8 @@ pub struct ScanSpec {
     auto_renew: bool,
     reopen_expired: bool,
     on_demand: Option<bool>,
+    raw: bool,
+    allow_partial: bool,
 }
 
 impl Default for ScanSpec {
@@ -67,6 +71,8 @@ impl Default for ScanSpec {
             auto_renew: true,
             reopen_expired: true,
             on_demand: None,
+            raw: false,
+            allow_partial: false,
         }
     }
 }
@@ -146,6 +152,28 @@ impl ScanSpec {
         self
     }
 
+    /// A raw scan (Java's `Scan.setRaw`, sent as its scan attribute `_raw_`): delete
+    /// markers and the cells they hide are returned, each with its type.
+    pub fn raw(mut self, raw: bool) -> ScanSpec {
+        self.raw = raw;
+        self
+    }
+
+    /// Java's `Scan.setAllowPartialResults`: results are delivered in the pieces the
+    /// server sends (each marked partial but a row's last), not joined; with
+    /// [`ScanSpec::batch`] too. A limit then counts rows as the Java client counts
+    /// such pieces.
+    pub fn allow_partial_results(mut self, allow: bool) -> ScanSpec {
+        self.allow_partial = allow;
+        self
+    }
+
+    /// Whether results are delivered as the server's pieces ([`ScanSpec::batch`] or
+    /// [`ScanSpec::allow_partial_results`]).
+    fn in_pieces(&self) -> bool {
+        self.batch.is_some() || self.allow_partial
+    }
+
     /// Whether a background task renews the server-side scanner's lease while pages
     /// are not asked for (default: yes). Without it, a reader slower than the lease
     /// finds the scanner expired and the scan reopens after its last row.
@@ -210,6 +238,8 @@ pub struct Scanner {
     returned: u64,
     done: bool,
     reopened: u32,
+    /// Replies without results that were no heartbeat (see [`Scanner::empty_replies`]).
+    empty_replies: u64,
 }
 
 /// A server-side scanner in one region.
@@ -229,7 +259,11 @@ impl RpcClient {
     /// A scan of `table`; nothing is sent until the first page is asked for.
     pub fn scan(&self, table: &str, spec: ScanSpec) -> Scanner {
         let counted_limit = spec.limit.filter(|l| *l > 0);
-        let java_limit = spec.batch.map(|batch| JavaBatchLimit::new(batch, counted_limit));
+        let java_limit = match (spec.allow_partial, spec.batch) {
+            (true, _) => Some(JavaBatchLimit::partial(counted_limit)),
+            (false, Some(batch)) => Some(JavaBatchLimit::new(batch, counted_limit)),
+            (false, None) => None,
+        };
         Scanner {
             client: self.clone(),
             table: table.to_owned(),
@@ -245,6 +279,7 @@ impl RpcClient {
             returned: 0,
             done: false,
             reopened: 0,
+            empty_replies: 0,
         }
     }
 }
@@ -259,6 +294,14 @@ impl Scanner {
     /// lost connection).
     pub fn reopened(&self) -> u32 {
         self.reopened
+    }
+
+    /// How many replies so far carried no result and were no heartbeat. The Java
+    /// client's caches read such a reply as the end of a row (its batch cache hands out
+    /// the cells it holds); [`Scanner::next_page`] returns at the first reply with rows,
+    /// so a count that grew during a call came before the rows it returned.
+    pub fn empty_replies(&self) -> u64 {
+        self.empty_replies
     }
 
     /// Changes the rows asked per call from the next call on (pages may grow as a scan
@@ -371,12 +414,13 @@ impl Scanner {
             } else if let Some(open) = &mut self.open {
                 open.next_call_seq += 1;
             }
-            if let (true, false, Some(limit)) =
-                (rows.is_empty(), response.heartbeat_message.unwrap_or(false), &mut self.java_limit)
-            {
-                // The Java client reads an empty reply that is no heartbeat as the end
-                // of a row.
-                limit.empty_reply();
+            if rows.is_empty() && !response.heartbeat_message.unwrap_or(false) {
+                self.empty_replies += 1;
+                if let Some(limit) = &mut self.java_limit {
+                    // The Java client reads an empty reply that is no heartbeat as the
+                    // end of a row.
+                    limit.empty_reply();
+                }
             }
             let page = self.assemble(rows);
             if let Some(limit) = &mut self.java_limit {
@@ -389,11 +433,15 @@ impl Scanner {
             }
             let more_in_region = response.more_results_in_region.unwrap_or(true);
             let more_at_all = response.more_results.unwrap_or(true);
+            let mut page = page;
             if !more_in_region || !more_at_all {
-                // The server closed its scanner.
+                // The server closed its scanner: a row still in pieces ended with its
+                // region (the server flags a piece partial when its size limit falls
+                // after a row's last cell), and is delivered as the Java client's cache
+                // delivers it when the next region's rows begin.
+                self.complete_pending(&mut page);
                 self.open = None;
                 self.lease.set_current(None);
-                self.partial.clear();
                 self.in_row = None;
                 if !more_at_all || self.past_last_region(&region) {
                     self.done = true;
@@ -447,7 +495,7 @@ impl Scanner {
     /// Joins partial pieces; returns the complete rows, moving the resume point past
     /// them and applying the limit.
     fn assemble(&mut self, rows: Vec<RowResult>) -> Vec<RowResult> {
-        if self.spec.batch.is_some() {
+        if self.spec.in_pieces() {
             return self.assemble_pieces(rows);
         }
         let mut page = Vec::with_capacity(rows.len());
@@ -480,6 +528,23 @@ impl Scanner {
         }
         self.returned += page.len() as u64;
         page
+    }
+
+    /// Delivers the cells of a row still in pieces as a complete row (its region ended),
+    /// within the limit, moving the resume point past it.
+    fn complete_pending(&mut self, page: &mut Vec<RowResult>) {
+        if self.partial.is_empty() {
+            return;
+        }
+        let cells = std::mem::take(&mut self.partial);
+        let room = self.spec.limit.filter(|l| *l > 0).map(|limit| limit.saturating_sub(self.returned));
+        if room == Some(0) {
+            return;
+        }
+        let row = RowResult { cells, partial: false, stale: page.last().is_some_and(|r| r.stale) };
+        self.position = Position { row: row.row_bytes(), inclusive: false };
+        self.returned += 1;
+        page.push(row);
     }
 
     /// Batch mode: delivers the pieces as they come, skipping cells delivered before a
@@ -591,27 +656,7 @@ impl Scanner {
     }
 
     fn open_request(&self, region: &RegionLocation) -> pb::ScanRequest {
-        let read = &self.spec.read;
-        let scan = pb::Scan {
-            column: read.column_proto(),
-            start_row: Some(self.position.row.clone()),
-            include_start_row: Some(self.position.inclusive),
-            stop_row: Some(self.spec.stop.clone()),
-            include_stop_row: Some(self.spec.include_stop),
-            reversed: Some(self.spec.reversed),
-            caching: Some(self.spec.rows_per_page),
-            max_result_size: self.spec.max_result_size,
-            filter: read.filter.clone(),
-            time_range: read.time_range_proto(),
-            cf_time_range: read.family_time_ranges_proto(),
-            max_versions: read.max_versions,
-            cache_blocks: read.cache_blocks,
-            batch_size: self.spec.batch,
-            allow_partial_results: Some(false),
-            consistency: read.consistency_proto(),
-            load_column_families_on_demand: self.spec.on_demand,
-            ..Default::default()
-        };
+        let scan = scan_message(&self.spec, &self.position);
         pb::ScanRequest {
             region: Some(region.specifier()),
             scan: Some(scan),

@@ -25,10 +25,12 @@
 //   MUT := p PUT | d DEL          ACTION := p PUT | d DEL | m N MUT*N
 //   OP  := lt le eq ne ge gt
 //   READ := get GET | gets K GET*K | exists GET | existsmany K GET*K | scan SCAN
+//          | xscan RAW PARTIAL MAXRESULTSIZE|- SCAN   (setRaw, setAllowPartialResults: 0/1)
 //   GET := ROW TS|- OPTS
 //   SCAN := START INCL STOP INCL REV LIMIT|- CACHING|- BATCH|- PREFIX|- TS|- OPTS
 //          (START/STOP exactly as given to withStartRow/withStopRow; INCL, REV: 0/1)
-//   OPTS := N (FAM QUAL|*)*N MAXVERSIONS|- MIN|- MAX|- M (FAM MIN MAX)*M ONDEMAND|- FILTER|-
+//   OPTS := N (FAM QUAL|*)*N MAXVERSIONS|- MIN|- MAX|- M (FAM MIN MAX)*M ONDEMAND|-
+//           PERFAMILYLIMIT|- PERFAMILYOFFSET|- FILTER|-
 //   FILTER := and K FILTER*K | or K FILTER*K | skip FILTER | while FILTER
 //          | prefix HEX | colprefix HEX | mcp K HEX*K | incstop HEX | page N
 //          | rowf OP CMP | valf OP CMP | qualf OP CMP | famf OP CMP
@@ -42,7 +44,8 @@
 //
 //   A line the tool cannot read answers "DT bad MESSAGE" (a bug of the test).
 //   Answers: "done", "bool true|false", "bools K b*K",
-//            "rows N (ROW C (FAM QUAL TS VAL)*C)*N" (an empty get result: ROW ".", C 0).
+//            "rows N (ROW C (FAM QUAL TS VAL TYPE)*C)*N" (an empty get result: ROW ".", C 0;
+//            TYPE: the cell's type byte, 4 for a value, delete markers in raw scans).
 //
 //   java -cp CONF:CLASSPATH DiffTool.java
 
@@ -364,6 +367,25 @@ public class DiffTool {
         }
         return rows(results.toArray(new Result[0]));
       }
+      case "xscan": {
+        // The scan-extras group, then a scan.
+        boolean raw = t.flag();
+        boolean allowPartial = t.flag();
+        Long maxResultSize = t.optNum();
+        Scan s = scan(t);
+        s.setRaw(raw);
+        s.setAllowPartialResults(allowPartial);
+        if (maxResultSize != null) {
+          s.setMaxResultSize(maxResultSize);
+        }
+        List<Result> results = new ArrayList<>();
+        try (ResultScanner scanner = table.getScanner(s)) {
+          for (Result r : scanner) {
+            results.add(r);
+          }
+        }
+        return rows(results.toArray(new Result[0]));
+      }
       default:
         throw new BadCommand("unknown read " + kind);
     }
@@ -404,6 +426,14 @@ public class DiffTool {
       g.setTimeRange(min, max);
     }
     common(g, t);
+    Long perFamilyLimit = t.optNum();
+    Long perFamilyOffset = t.optNum();
+    if (perFamilyLimit != null) {
+      g.setMaxResultsPerColumnFamily(perFamilyLimit.intValue());
+    }
+    if (perFamilyOffset != null) {
+      g.setRowOffsetPerColumnFamily(perFamilyOffset.intValue());
+    }
     if (t.peekAbsent()) {
       t.next();
     } else {
@@ -460,6 +490,14 @@ public class DiffTool {
       s.setTimeRange(min, max);
     }
     common(s, t);
+    Long perFamilyLimit = t.optNum();
+    Long perFamilyOffset = t.optNum();
+    if (perFamilyLimit != null) {
+      s.setMaxResultsPerColumnFamily(perFamilyLimit.intValue());
+    }
+    if (perFamilyOffset != null) {
+      s.setRowOffsetPerColumnFamily(perFamilyOffset.intValue());
+    }
     if (t.peekAbsent()) {
       t.next();
     } else {
@@ -675,6 +713,7 @@ public class DiffTool {
         s.append(' ').append(hex(CellUtil.cloneQualifier(c)));
         s.append(' ').append(c.getTimestamp());
         s.append(' ').append(hex(CellUtil.cloneValue(c)));
+        s.append(' ').append(c.getTypeByte());
       }
     }
     return s.toString();

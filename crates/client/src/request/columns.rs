@@ -55,6 +55,15 @@ impl ColumnSelection {
         self.families.is_empty()
     }
 
+    /// Whether some family is read by named qualifiers (not whole): HBase refuses that
+    /// in a raw scan.
+    pub(crate) fn names_qualifiers(&self) -> bool {
+        self.families.values().any(|columns| match columns {
+            FamilyColumns::Qualifiers(_) => true,
+            FamilyColumns::Whole => false,
+        })
+    }
+
     /// The selection flattened, in family then qualifier byte order: `(family, None)`
     /// for a whole family, `(family, Some(qualifier))` for each qualifier. Replayed as
     /// `family`/`column` calls in this order, it builds the same selection again.
@@ -134,6 +143,14 @@ mod tests {
         assert_eq!(selection.specs(), vec![column("a", "q"), family("b"), column("c", ""), column("c", "\u{7f}")]);
         assert!(ColumnSelection::of(&[]).is_empty());
         assert!(!selection.is_empty());
+    }
+
+    #[test]
+    fn qualifiers_are_named_unless_a_later_family_widens_them() {
+        assert!(!ColumnSelection::of(&[]).names_qualifiers());
+        assert!(!ColumnSelection::of(&[family("a"), family("b")]).names_qualifiers());
+        assert!(ColumnSelection::of(&[family("a"), column("b", "q")]).names_qualifiers());
+        assert!(!ColumnSelection::of(&[column("a", "q"), family("a")]).names_qualifiers());
     }
 
     #[test]

@@ -19,9 +19,10 @@ pub(crate) struct Piece<C> {
 /// Regroups a batched scan's pieces as Java's `BatchScanResultCache` does: cells of one
 /// row are handed out in items of exactly `batch` cells as soon as that many arrived;
 /// the row's last item holds what is left (fewer cells) and goes out when the row ends
-/// (a piece says no more cells follow, or another row begins). Cells held back when the
-/// scan ends are not handed out: Java's client closes at the limit or after the last
-/// region without flushing them (its `ClientScanner.loadCache`). An item
+/// (a piece says no more cells follow, another row begins, or a reply without results
+/// that is no heartbeat comes: [`BatchRegrouper::empty_reply`]). Cells still held back
+/// when the scan ends otherwise are not handed out: Java's client closes at the limit
+/// or after the last region without flushing them (its `ClientScanner.loadCache`). An item
 /// is flagged partial when the piece that completed it said more may follow or cells
 /// of the row are held back, as Java flags it; the row's last item is not.
 ///
@@ -72,6 +73,12 @@ impl<C> BatchRegrouper<C> {
         } else if !more {
             items.extend(self.finish());
         }
+    }
+
+    /// A reply without results that is no heartbeat: Java's cache hands out the cells
+    /// it holds as their row's last item (its `addAndGet` of an empty reply).
+    pub(crate) fn empty_reply(&mut self, items: &mut Vec<Piece<C>>) {
+        items.extend(self.finish());
     }
 
     /// The cells held back as their row's last item (another row began).
@@ -172,5 +179,18 @@ mod tests {
         regrouper.push(piece("a", &[2, 3], true), &mut items);
         regrouper.push(piece("a", &[4], false), &mut items);
         assert_eq!(items.iter().map(|p| p.stale).collect::<Vec<_>>(), vec![true, false]);
+    }
+
+    #[test]
+    fn an_empty_reply_hands_out_what_is_held() {
+        let mut regrouper = BatchRegrouper::new(4);
+        let mut items = Vec::new();
+        regrouper.push(piece("a", &[1], true), &mut items);
+        assert!(items.is_empty() && regrouper.is_holding());
+        regrouper.empty_reply(&mut items);
+        assert_eq!(items, vec![Piece { key: Bytes::from("a"), cells: vec![1], partial: false, stale: false }]);
+        assert!(!regrouper.is_holding());
+        regrouper.empty_reply(&mut items);
+        assert_eq!(items.len(), 1);
     }
 }

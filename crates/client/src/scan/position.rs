@@ -192,9 +192,15 @@ impl Tracker {
         // Java's would, so the excluded row must not reach the server either.
         // Limit 0 (Java's first reply only): the first region must be Java's, which the
         // bound itself would not give when it is a region's start key.
-        tracker.exact_upper = scan.read.has_filter() || scan.read.batch.is_some() || scan.limit == Some(0);
+        // Partial results allowed are counted as batched parts are.
+        // So are raw scans, per-family windows and replies cut by size: a reversed scan
+        // that starts at the excluded row reads the next row's cells otherwise than one
+        // starting below it (raw versions, offsets), and its parts count at the limit.
+        let extras = &scan.extras;
+        let seek_sensitive = extras.raw || !extras.window.is_open() || extras.max_result_size.is_some();
+        tracker.exact_upper = scan.read.has_filter() || scan.in_parts() || scan.limit == Some(0) || seek_sensitive;
         // Limit 0 is Java's "end after the first reply": the transport's to apply.
-        tracker.cuts_at_limit = scan.read.batch.is_none() && scan.limit != Some(0);
+        tracker.cuts_at_limit = !scan.in_parts() && scan.limit != Some(0);
         tracker.first_reply_only = scan.limit == Some(0);
         tracker.max_key_len = validate::max_row_key_len(table);
         tracker
@@ -338,6 +344,7 @@ impl Tracker {
                     filter,
                     limit: None,
                     on_demand,
+                    extras: scan.extras,
                 }));
             }
             return Ok(None);
@@ -418,6 +425,7 @@ impl Tracker {
             filter,
             limit: server_limit,
             on_demand: scan.on_demand,
+            extras: scan.extras,
         }))
     }
 }

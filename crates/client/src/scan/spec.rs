@@ -9,6 +9,7 @@ use tokio::sync::Semaphore;
 use crate::error::{InvalidInput, Result};
 use crate::filter::{check_scan_filter, Filter};
 use crate::options::{ColumnSpec, Consistency, ReadOptions};
+use crate::request::{ColumnSelection, ScanExtras};
 
 /// How a scan fetches its pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -53,6 +54,9 @@ pub struct Scan {
     /// An explicit on-demand column family loading setting (refused: see
     /// [`Scan::load_column_families_on_demand`]).
     pub(crate) on_demand: Option<bool>,
+    /// Raw scans, per-family windows, partial rows ([`Scan::raw`],
+    /// [`Scan::max_results_per_family`], [`Scan::allow_partial_results`]).
+    pub(crate) extras: ScanExtras,
 }
 
 impl Default for Scan {
@@ -73,6 +77,7 @@ impl Scan {
             paging: ScanPaging::Scanner,
             parallel: 1,
             on_demand: None,
+            extras: ScanExtras::default(),
         }
     }
 
@@ -169,6 +174,58 @@ impl Scan {
     /// sets it).
     pub fn load_column_families_on_demand(mut self, on_demand: bool) -> Scan {
         self.on_demand = Some(on_demand);
+        self
+    }
+
+    /// A raw scan (Java's `Scan.setRaw`): delete markers and the cells they hide, not
+    /// yet collected by a major compaction, are returned with the values; each cell
+    /// says what it is ([`CellRef::cell_type`](crate::CellRef::cell_type)). Both
+    /// transports carry it (HBase's scan attribute `_raw_`). HBase refuses a raw scan
+    /// that names columns (whole families are fine): refused before sending
+    /// ([`InvalidInput::Option`]).
+    pub fn raw(mut self, raw: bool) -> Scan {
+        self.extras.raw = raw;
+        self
+    }
+
+    /// At most `n` cells of each family of each row (Java's
+    /// `Scan.setMaxResultsPerColumnFamily`), counted after the columns, versions and
+    /// time range, before the filter. Native RPC carries it; the gateway's `TScan` has
+    /// no such field, so through the gateway it is refused
+    /// ([`InvalidInput::Untranslatable`]); a get carries it on both.
+    pub fn max_results_per_family(mut self, n: u32) -> Scan {
+        self.extras.window.limit = Some(n);
+        self
+    }
+
+    /// Skips the first `n` cells of each family of each row (Java's
+    /// `Scan.setRowOffsetPerColumnFamily`), counted as
+    /// [`Scan::max_results_per_family`] counts; native RPC only, as it.
+    pub fn row_offset_per_family(mut self, n: u32) -> Scan {
+        self.extras.window.offset = Some(n);
+        self
+    }
+
+    /// Java's `Scan.setAllowPartialResults`: rows are handed out in the pieces the
+    /// region server sends (a row larger than [`Scan::max_result_size`] comes in several
+    /// items, each but the last [`Row::is_partial`](crate::Row::is_partial)), never
+    /// joined; with [`Scan::batch`], the server's pieces are not regrouped either, and a
+    /// limit counts rows as the Java client counts pieces. Native RPC carries it; the
+    /// gateway's scanner always joins rows, so there it is refused
+    /// ([`InvalidInput::Untranslatable`]). Stateless paging refuses it too (a page
+    /// restarting inside a row would cut it elsewhere).
+    pub fn allow_partial_results(mut self, allow: bool) -> Scan {
+        self.extras.allow_partial = allow;
+        self
+    }
+
+    /// Bytes a region server returns per call at most (Java's `Scan.setMaxResultSize`;
+    /// default: the Java client's 2 MiB). Without partial results or `batch` it changes
+    /// only how rows travel (and with a limit of 0, what the first reply holds). Native
+    /// RPC carries it; the gateway's `TScan` cannot, so there it is refused
+    /// ([`InvalidInput::Untranslatable`]). 0 is refused ([`InvalidInput::Option`]).
+    pub fn max_result_size(mut self, bytes: u64) -> Scan {
+        self.extras.max_result_size = Some(bytes);
         self
     }
 
@@ -327,8 +384,27 @@ impl Scan {
         self.parallel
     }
 
+    /// Whether rows come in parts (with `batch` or partial results allowed), counted by
+    /// a limit as the Java client counts parts.
+    pub(crate) fn in_parts(&self) -> bool {
+        self.extras.in_parts(self.read.batch)
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         self.read.validate()?;
+        if self.extras.max_result_size == Some(0) {
+            return Err(InvalidInput::Option("max_result_size must be at least 1".into()).into());
+        }
+        // HBase refuses it in every region (`StoreScanner`), even for an empty range,
+        // which Basalt answers without asking: refused here on every path.
+        if self.extras.raw && ColumnSelection::of(&self.read.columns).names_qualifiers() {
+            return Err(InvalidInput::Option(
+                "a raw scan cannot name columns (HBase: \"Cannot specify any column for a raw scan\"); \
+                 name whole families"
+                    .into(),
+            )
+            .into());
+        }
         self.check_filter()?;
         self.check_stateless_paging()?;
         // `start_exclusive(k).stop(k)` is the empty range (k, k): no rows, as in Java.
@@ -377,6 +453,14 @@ impl Scan {
             ))
             .into());
         }
+        if self.extras.allow_partial {
+            return Err(InvalidInput::Option(
+                "stateless paging cannot carry allow_partial_results: a page restarting inside a row \
+                 would cut its pieces elsewhere than one scanner does; use ScanPaging::Scanner"
+                    .into(),
+            )
+            .into());
+        }
         if self.limit == Some(0) {
             return Err(InvalidInput::Option(
                 "stateless paging cannot carry limit 0: Java's scanner ends after its first reply, \
@@ -385,7 +469,7 @@ impl Scan {
             )
             .into());
         }
-        if self.limit.is_some() && self.read.batch.is_some() {
+        if self.limit.is_some() && self.in_parts() {
             return Err(InvalidInput::Option(
                 "stateless paging cannot carry a limit with batch: HBase counts such a limit itself, \
                  and each page would restart its count mid-row; use ScanPaging::Scanner"
@@ -435,7 +519,7 @@ impl ScanMode {
         // such a filter ends in one region, HBase decides whether the scan goes on to
         // the next region; regions read at once would return their rows regardless.
         let spanning = scan.read.filter.as_ref().and_then(|f| f.scan_spanning_filter()).is_some();
-        let one_scanner = (scan.limit.is_some() && scan.read.batch.is_some()) || scan.limit == Some(0) || spanning;
+        let one_scanner = (scan.limit.is_some() && scan.in_parts()) || scan.limit == Some(0) || spanning;
         // An empty range has nothing to read at once; one scanner lets HBase refuse
         // what it refuses about it (see `Tracker::scan_request`).
         let empty = !scan.stop.is_empty() && scan.start >= scan.stop;
@@ -444,5 +528,34 @@ impl ScanMode {
         } else {
             ScanMode::Plain
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused_option(scan: &Scan) -> bool {
+        matches!(scan.validate(), Err(crate::Error::InvalidInput(InvalidInput::Option(_))))
+    }
+
+    #[test]
+    fn what_hbase_or_one_scanner_alone_can_answer_is_refused_before_sending() {
+        // HBase refuses a raw scan naming a column; whole families are fine.
+        assert!(refused_option(&Scan::new().raw(true).column("a", "q")));
+        assert!(Scan::new().raw(true).family("a").validate().is_ok());
+        assert!(Scan::new().raw(true).column("a", "q").family("a").validate().is_ok());
+        assert!(Scan::new().column("a", "q").validate().is_ok());
+        assert!(refused_option(&Scan::new().max_result_size(0)));
+        let partial = Scan::new().allow_partial_results(true);
+        assert!(partial.clone().validate().is_ok());
+        assert!(refused_option(&partial.clone().paging(ScanPaging::Stateless)));
+        // Partial results count a limit as batched parts do: one scanner.
+        assert!(refused_option(&partial.clone().limit(3).paging(ScanPaging::Stateless)));
+        assert!(matches!(ScanMode::of(&partial.limit(3).parallel_regions(4)), ScanMode::Plain));
+        assert!(matches!(
+            ScanMode::of(&Scan::new().raw(true).parallel_regions(4)),
+            ScanMode::ParallelRegions { regions: 4 }
+        ));
     }
 }

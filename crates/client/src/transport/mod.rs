@@ -145,6 +145,9 @@ pub struct ScanRequest {
     pub limit: Option<i32>,
     /// Java's `loadColumnFamiliesOnDemand` (`None`: the region server's default).
     pub on_demand: Option<bool>,
+    /// Raw scans, per-family windows, partial rows (each transport carries or refuses
+    /// them by name).
+    pub(crate) extras: crate::request::ScanExtras,
 }
 
 /// The condition of a check-and-mutate.

@@ -12,10 +12,13 @@
 
 use bytes::Bytes;
 
-/// Java's limit and complete-row count of one batched scan.
+/// Java's limit and complete-row count of one batched scan, or of one scan that allows
+/// partial results (its `AllowPartialScanResultCache`, which hands out the server's
+/// pieces as they come).
 #[derive(Debug, Clone)]
 pub(super) struct JavaBatchLimit {
-    batch: usize,
+    /// Cells per item when regrouping (`None`: partial results allowed, no regrouping).
+    batch: Option<usize>,
     /// Java's `scan.getLimit()`: positive, the rows still allowed; zero, the scan is
     /// over; negative, no limit.
     limit: i64,
@@ -25,6 +28,9 @@ pub(super) struct JavaBatchLimit {
     last: Option<(Bytes, bool)>,
     /// Rows counted complete in the current reply.
     counted: i64,
+    /// Whether the current reply has had a result (partial results: Java looks for a row
+    /// change at a reply's first result only).
+    in_reply: bool,
 }
 
 impl JavaBatchLimit {
@@ -32,7 +38,27 @@ impl JavaBatchLimit {
     pub(super) fn new(batch: u32, limit: Option<u64>) -> JavaBatchLimit {
         let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
         let batch = usize::try_from(batch.max(1)).unwrap_or(usize::MAX);
-        JavaBatchLimit { batch, limit, held: None, last: None, counted: 0 }
+        JavaBatchLimit { batch: Some(batch), limit, held: None, last: None, counted: 0, in_reply: false }
+    }
+
+    /// The count of a scan that allows partial results, with `limit` rows (`None`: none).
+    pub(super) fn partial(limit: Option<u64>) -> JavaBatchLimit {
+        let limit = limit.map_or(-1, |l| i64::try_from(l).unwrap_or(i64::MAX));
+        JavaBatchLimit { batch: None, limit, held: None, last: None, counted: 0, in_reply: false }
+    }
+
+    /// `AllowPartialScanResultCache.addAndGet` for one result: a row change after a
+    /// partial piece completes that row (looked for at a reply's first result only, as
+    /// Java does), and every piece not flagged partial is a complete row.
+    fn partial_result(&mut self, row: &Bytes, partial: bool) {
+        if !self.in_reply && matches!(&self.last, Some((last_row, true)) if last_row != row) {
+            self.counted += 1;
+        }
+        self.in_reply = true;
+        if !partial {
+            self.counted += 1;
+        }
+        self.last = Some((row.clone(), partial));
     }
 
     /// One result of a reply (cells already handed out before a reopen removed): the
@@ -41,6 +67,9 @@ impl JavaBatchLimit {
         if cells == 0 {
             return;
         }
+        let Some(batch) = self.batch else {
+            return self.partial_result(row, partial);
+        };
         match &self.held {
             Some((held_row, _)) if held_row != row => self.complete_held(),
             Some(_) => {}
@@ -53,8 +82,8 @@ impl JavaBatchLimit {
         // `regroupResults`: at most one item of `batch` cells per result.
         let held = self.held.get_or_insert_with(|| (row.clone(), 0));
         held.1 += cells;
-        if held.1 >= self.batch {
-            held.1 -= self.batch;
+        if held.1 >= batch {
+            held.1 -= batch;
             let item_partial = partial || held.1 > 0;
             if held.1 == 0 {
                 self.held = None;
@@ -69,7 +98,9 @@ impl JavaBatchLimit {
         }
     }
 
-    /// A reply without results that is no heartbeat: to Java, the end of a row.
+    /// A reply without results that is no heartbeat: to Java, the end of a row. (With
+    /// partial results allowed, Java counts it and keeps its last piece's flag, so a
+    /// row change that follows counts again.)
     pub(super) fn empty_reply(&mut self) {
         if self.held.is_some() {
             self.complete_held();
@@ -84,6 +115,7 @@ impl JavaBatchLimit {
             self.limit -= self.counted;
         }
         self.counted = 0;
+        self.in_reply = false;
     }
 
     /// The held cells handed out as their row's last item (`createCompletedResult`).
@@ -176,5 +208,38 @@ mod tests {
         none.end_of_reply();
         assert!(!none.ended());
         assert_eq!(none.limit_of_rows(), None);
+    }
+
+    #[test]
+    fn partial_results_count_as_javas_allow_partial_cache_counts() {
+        let mut limit = JavaBatchLimit::partial(Some(3));
+        // Row a in two pieces, then b whole: two complete rows.
+        limit.result(&key("a"), 2, true);
+        limit.result(&key("a"), 1, false);
+        limit.result(&key("b"), 5, false);
+        limit.end_of_reply();
+        assert_eq!(limit.limit_of_rows(), Some(1));
+        // c's last piece flagged partial (hidden versions follow): counted at d.
+        limit.result(&key("c"), 1, true);
+        limit.end_of_reply();
+        assert_eq!(limit.limit_of_rows(), Some(1));
+        limit.result(&key("d"), 1, true);
+        limit.end_of_reply();
+        assert!(limit.ended(), "c counted when d began");
+        // An empty reply after a partial piece counts it, and the next row counts again.
+        let mut twice = JavaBatchLimit::partial(Some(5));
+        twice.result(&key("a"), 1, true);
+        twice.empty_reply();
+        twice.end_of_reply();
+        assert_eq!(twice.limit_of_rows(), Some(4));
+        twice.result(&key("b"), 1, false);
+        twice.end_of_reply();
+        assert_eq!(twice.limit_of_rows(), Some(2), "a counted again at b, and b");
+        // Inside one reply, a partial piece followed by another row is not counted.
+        let mut inside = JavaBatchLimit::partial(Some(5));
+        inside.result(&key("a"), 1, true);
+        inside.result(&key("b"), 1, false);
+        inside.end_of_reply();
+        assert_eq!(inside.limit_of_rows(), Some(4));
     }
 }

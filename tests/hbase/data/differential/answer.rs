@@ -17,6 +17,9 @@ pub struct Item {
     pub row: Vec<u8>,
     /// `(family, qualifier, timestamp, value)` in the order given.
     pub cells: Vec<AnswerCell>,
+    /// Each cell's type byte (4: a value; delete markers in raw scans), in `cells`'
+    /// order.
+    pub types: Vec<u8>,
 }
 
 /// What one operation answered.
@@ -57,9 +60,23 @@ impl Answer {
                                 (f.clone(), q.clone(), if *ts >= SERVER_TS_FLOOR { -1 } else { *ts }, v.clone())
                             })
                             .collect(),
+                        types: i.types.clone(),
                     })
                     .collect(),
             ),
+            other => other.clone(),
+        }
+    }
+}
+
+impl Answer {
+    /// The answer without the items of these rows (rows whose stored cells differ
+    /// between the two tables by design, where a read shows stored cells).
+    pub fn without_rows(&self, rows: &[&[u8]]) -> Answer {
+        match self {
+            Answer::Rows(items) => {
+                Answer::Rows(items.iter().filter(|i| !rows.contains(&i.row.as_slice())).cloned().collect())
+            }
             other => other.clone(),
         }
     }
@@ -94,6 +111,13 @@ fn show_item(item: &Item) -> String {
         }
         let ts = if *ts == -1 { "server".to_owned() } else { ts.to_string() };
         let _ = write!(s, "{}:{}@{}={}", show(f), show(q), ts, show(v));
+        match item.types.get(i) {
+            Some(4) => {}
+            Some(t) => {
+                let _ = write!(s, " (type {t})");
+            }
+            None => s.push_str(" (no type)"),
+        }
     }
     s.push(']');
     s

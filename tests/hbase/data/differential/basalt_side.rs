@@ -12,7 +12,8 @@ use super::model::{basalt_mutations, CheckVia, Mutation, Read, Write};
 fn item(row: &Row) -> Item {
     let cells: Vec<_> =
         row.cells().map(|c| (c.family().to_vec(), c.qualifier().to_vec(), c.timestamp(), c.value().to_vec())).collect();
-    Item { row: if cells.is_empty() { Vec::new() } else { row.key().to_vec() }, cells }
+    let types = row.cells().map(|c| c.cell_type().code()).collect();
+    Item { row: if cells.is_empty() { Vec::new() } else { row.key().to_vec() }, cells, types }
 }
 
 fn rows(rows: &[Row]) -> Answer {

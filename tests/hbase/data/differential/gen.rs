@@ -604,16 +604,87 @@ pub fn reads(seed: u64, n: usize) -> Vec<(String, Read)> {
     rows.extend([&b"a"[..], b"b", b"b\x00", b"f", b"m2", b"r3", b"r5", b"v3", b"x", b"zz"].iter().map(|r| b(r)));
     let values: Vec<Bytes> = (0..24).map(|_| value(&mut rng)).collect();
     let mut out = edge_cases();
+    // The scan-extras group comes from a generator of its own, so that the other draws
+    // stay those the seed always gave.
+    let mut extras_rng = Rng::new(seed ^ 0x25ca_25ca_0000_0025);
     for i in 0..n {
-        let read = match rng.below(10) {
+        let mut read = match rng.below(10) {
             0..=1 => Read::Get(random_get(&mut rng, &rows, &values)),
             2 => Read::GetMany((0..2 + rng.below(4)).map(|_| random_get(&mut rng, &rows, &values)).collect()),
             3 => Read::Exists(random_get(&mut rng, &rows, &values)),
             4 => Read::ExistsMany((0..2 + rng.below(3)).map(|_| random_get(&mut rng, &rows, &values)).collect()),
             _ => Read::Scan(random_scan(&mut rng, &rows, &values)),
         };
+        add_extras(&mut extras_rng, &mut read);
         out.push((format!("read {i}"), read));
     }
     out.extend(super::mixed::reads(seed, &super::mixed::rows(), &values));
+    out
+}
+
+/// Result sizes for `max_result_size`: one cell per reply (the server sends at least
+/// one), a few cells, a row or two, more than a reply of the battery holds.
+const RESULT_SIZES: [u64; 5] = [1, 90, 250, 700, 100_000];
+
+/// A per-family window: a limit, an offset, or both (0 included: Java's edge).
+fn window(rng: &mut Rng, o: &mut Opts) {
+    match rng.below(3) {
+        0 => o.per_family_limit = Some(rng.below(4) as u32),
+        1 => o.per_family_offset = Some(rng.below(4) as u32),
+        _ => {
+            o.per_family_limit = Some(1 + rng.below(3) as u32);
+            o.per_family_offset = Some(1 + rng.below(3) as u32);
+        }
+    }
+}
+
+/// Adds the scan-extras group to a read of the battery, on top of what it already
+/// has (filters, columns, versions, batch, limits, direction): raw scans, per-family
+/// windows on gets and scans, partial results and result sizes on scans.
+fn add_extras(rng: &mut Rng, read: &mut Read) {
+    match read {
+        Read::Scan(s) => {
+            s.raw = rng.chance(18);
+            if rng.chance(18) {
+                window(rng, &mut s.opts);
+            }
+            s.allow_partial = rng.chance(15);
+            // Mostly with partial results (where the size cuts rows), sometimes alone
+            // (where only a limit of 0 or batch sees it).
+            if rng.chance(if s.allow_partial { 70 } else { 12 }) {
+                s.max_result_size = Some(*rng.pick(&RESULT_SIZES));
+            }
+        }
+        Read::Get(g) | Read::Exists(g) => {
+            if rng.chance(15) {
+                window(rng, &mut g.opts);
+            }
+        }
+        Read::GetMany(gs) | Read::ExistsMany(gs) => {
+            for g in gs {
+                if rng.chance(15) {
+                    window(rng, &mut g.opts);
+                }
+            }
+        }
+    }
+}
+
+/// Scans with partial results over the rows of large cells (the server cuts these
+/// rows by its result size even at Java's default), for the second phase.
+pub fn large_partial_reads(rng: &mut Rng) -> Vec<(String, Read)> {
+    let mut out = Vec::new();
+    for (i, (size, batch)) in [(None, None), (Some(300_000), None), (Some(50_000), Some(3))].into_iter().enumerate() {
+        let mut scan = scan(b"~", b"~9");
+        scan.allow_partial = true;
+        scan.max_result_size = size;
+        scan.batch = batch;
+        scan.reversed = rng.chance(30);
+        if rng.chance(30) {
+            scan.limit = Some(1 + rng.below(2) as u64);
+        }
+        scan.raw = rng.chance(30);
+        out.push((format!("large rows with partial results {i}"), Read::Scan(scan)));
+    }
     out
 }

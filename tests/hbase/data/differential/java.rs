@@ -128,13 +128,15 @@ fn parse_answer(line: &str) -> Result<Answer, String> {
             for _ in 0..n {
                 let row = unhex(next()?)?;
                 let c = num(next()?)?;
-                let mut cells = Vec::new();
+                let (mut cells, mut types) = (Vec::new(), Vec::new());
                 for _ in 0..c {
                     let (f, q) = (unhex(next()?)?, unhex(next()?)?);
                     let ts = num(next()?)?;
                     cells.push((f, q, ts, unhex(next()?)?));
+                    // The cell's type byte (Java's `getTypeByte`, a signed byte).
+                    types.push(num(next()?)? as u8);
                 }
-                items.push(Item { row, cells });
+                items.push(Item { row, cells, types });
             }
             Answer::Rows(items)
         }
@@ -547,6 +549,9 @@ fn opts(out: &mut String, o: &Opts, family_ranges: &[(Bytes, i64, i64)], on_dema
     }
     // On-demand family loading ("-": the server's default).
     opt_num(out, on_demand.map(u64::from));
+    // The per-family window: limit, offset ("-": unset).
+    opt_num(out, o.per_family_limit);
+    opt_num(out, o.per_family_offset);
     match &o.filter {
         Some(f) => filter(out, f),
         None => word(out, "-"),
@@ -623,6 +628,14 @@ pub fn read_line(r: &Read) -> String {
             word(&mut out, "existsmany");
             word(&mut out, gs.len());
             gs.iter().for_each(|g| get(&mut out, g));
+        }
+        Read::Scan(s) if s.has_extras() => {
+            // The scan-extras group first: raw, partial results, result size.
+            word(&mut out, "xscan");
+            flag(&mut out, s.raw);
+            flag(&mut out, s.allow_partial);
+            opt_num(&mut out, s.max_result_size);
+            scan(&mut out, s);
         }
         Read::Scan(s) => {
             word(&mut out, "scan");

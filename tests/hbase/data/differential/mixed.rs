@@ -383,5 +383,6 @@ pub fn large_reads(seed: u64) -> Vec<(String, Read)> {
         }
         out.push((format!("batched large rows {i}"), Read::Scan(scan)));
     }
+    out.extend(gen::large_partial_reads(&mut rng));
     out
 }

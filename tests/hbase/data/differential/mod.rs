@@ -123,6 +123,16 @@ const DOCUMENTED_REFUSALS: [&str; 6] = [
     "stateless paging cannot carry a ColumnCountGetFilter",
 ];
 
+/// Refusals of the scan-extras group (documented on `Scan::max_results_per_family`,
+/// `Scan::allow_partial_results`, `Scan::max_result_size`): the gateway's `TScan` cannot
+/// carry them, and stateless pages cannot cut partial rows as one scanner does.
+const SCAN_EXTRAS_REFUSALS: [&str; 4] = [
+    "max_results_per_family / row_offset_per_family on a scan cannot be sent through the Thrift2 gateway",
+    "allow_partial_results cannot be sent through the Thrift2 gateway",
+    "max_result_size cannot be sent through the Thrift2 gateway",
+    "stateless paging cannot carry allow_partial_results",
+];
+
 /// What a run found.
 #[derive(Default)]
 struct Run {
@@ -162,7 +172,7 @@ impl Run {
         if let (true, Answer::Err(why), false) =
             (left.0.starts_with("Basalt"), l.as_ref(), matches!(r.as_ref(), Answer::Err(_)))
         {
-            if let Some(doc) = DOCUMENTED_REFUSALS.iter().find(|doc| why.contains(*doc)) {
+            if let Some(doc) = DOCUMENTED_REFUSALS.iter().chain(&SCAN_EXTRAS_REFUSALS).find(|doc| why.contains(*doc)) {
                 self.documented += 1;
                 let line = format!(
                     "{} ({}): {doc}",
@@ -340,7 +350,13 @@ async fn phase(
             }
         }
         let before = run.mismatches.len();
-        run.compare(&what, ("Java on A (Basalt's writes)".into(), ja), ("Java on B (Java's writes)".into(), jb), true);
+        let (ja, jb) = (stored_view(read, ja), stored_view(read, jb));
+        run.compare(
+            &what,
+            ("Java on A (Basalt's writes)".into(), &ja),
+            ("Java on B (Java's writes)".into(), &jb),
+            true,
+        );
         if run.mismatches.len() > before {
             note_writes(run, writes, read);
         }
@@ -351,6 +367,22 @@ async fn phase(
         started.elapsed().as_secs_f64()
     );
     Ok(tool)
+}
+
+/// Rows whose delete markers differ between the tables by design: the case 5
+/// is one delete through Basalt (the union: one marker) and two through Java (two
+/// markers), with the same visible cells.
+const UNION_ROWS: [&[u8]; 1] = [b"f"];
+
+/// An answer as compared between the two tables: a raw scan shows delete markers, so
+/// the rows of [`UNION_ROWS`] are left out of it.
+fn stored_view<'a>(read: &Read, answer: &'a Answer) -> Cow<'a, Answer> {
+    match read {
+        Read::Scan(s) if s.raw => Cow::Owned(answer.without_rows(&UNION_ROWS)),
+        Read::Scan(_) | Read::Get(_) | Read::GetMany(_) | Read::Exists(_) | Read::ExistsMany(_) => {
+            Cow::Borrowed(answer)
+        }
+    }
 }
 
 type BasaltAnswers = Vec<(&'static str, Answer)>;

@@ -339,6 +339,10 @@ pub struct Opts {
     pub max_versions: Option<u32>,
     pub time_range: Option<(i64, i64)>,
     pub filter: Option<Filt>,
+    /// `max_results_per_family` / Java `setMaxResultsPerColumnFamily`.
+    pub per_family_limit: Option<u32>,
+    /// `row_offset_per_family` / Java `setRowOffsetPerColumnFamily`.
+    pub per_family_offset: Option<u32>,
 }
 
 /// A get.
@@ -375,7 +379,13 @@ impl Opts {
 
 impl GetD {
     pub fn basalt(&self) -> Get {
-        let g = Get::new(self.row.clone()).read_options(self.opts.basalt());
+        let mut g = Get::new(self.row.clone()).read_options(self.opts.basalt());
+        if let Some(n) = self.opts.per_family_limit {
+            g = g.max_results_per_family(n);
+        }
+        if let Some(n) = self.opts.per_family_offset {
+            g = g.row_offset_per_family(n);
+        }
         match self.ts {
             Some(ts) => g.timestamp(ts),
             None => g,
@@ -405,6 +415,44 @@ pub struct ScanD {
     /// `Scan::load_column_families_on_demand` (`None`: the server's default).
     pub on_demand: Option<bool>,
     pub opts: Opts,
+    /// `Scan::raw` / Java `setRaw(true)`: delete markers and deleted cells too.
+    pub raw: bool,
+    /// `Scan::allow_partial_results` / Java `setAllowPartialResults(true)`.
+    pub allow_partial: bool,
+    /// `Scan::max_result_size` / Java `setMaxResultSize`.
+    pub max_result_size: Option<u64>,
+}
+
+impl ScanD {
+    /// Whether the scan uses an option of the scan-extras group (raw, per-family
+    /// window, partial results, result size): the Java tool then gets them too.
+    pub fn has_extras(&self) -> bool {
+        self.raw
+            || self.allow_partial
+            || self.max_result_size.is_some()
+            || self.opts.per_family_limit.is_some()
+            || self.opts.per_family_offset.is_some()
+    }
+
+    /// The scan-extras group on Basalt's scan.
+    fn basalt_extras(&self, mut s: Scan) -> Scan {
+        if self.raw {
+            s = s.raw(true);
+        }
+        if self.allow_partial {
+            s = s.allow_partial_results(true);
+        }
+        if let Some(n) = self.max_result_size {
+            s = s.max_result_size(n);
+        }
+        if let Some(n) = self.opts.per_family_limit {
+            s = s.max_results_per_family(n);
+        }
+        if let Some(n) = self.opts.per_family_offset {
+            s = s.row_offset_per_family(n);
+        }
+        s
+    }
 }
 
 impl ScanD {
@@ -444,7 +492,7 @@ impl ScanD {
         if let Some(on_demand) = self.on_demand {
             s = s.load_column_families_on_demand(on_demand);
         }
-        s
+        self.basalt_extras(s)
     }
 }
 

@@ -75,6 +75,12 @@ pub(super) fn native_get(get: &Get) -> Result<basalt_rpc::Get, Error> {
     if let Some(ts) = get.timestamp {
         native = native.timestamp(timestamp(ts)?);
     }
+    if let Some(limit) = get.window.limit {
+        native = native.max_results_per_family(limit);
+    }
+    if let Some(offset) = get.window.offset {
+        native = native.row_offset_per_family(offset);
+    }
     Ok(native)
 }
 
@@ -178,8 +184,20 @@ pub(super) fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error
     if let Some(on_demand) = scan.on_demand {
         spec = spec.load_column_families_on_demand(on_demand);
     }
-    if reply_bounded(scan) {
-        spec = spec.max_result_size(JAVA_MAX_RESULT_SIZE);
+    let extras = &scan.extras;
+    spec = spec.raw(extras.raw).allow_partial_results(extras.allow_partial);
+    if let Some(limit) = extras.window.limit {
+        spec = spec.max_results_per_family(limit);
+    }
+    if let Some(offset) = extras.window.offset {
+        spec = spec.row_offset_per_family(offset);
+    }
+    // The scan's own size, else where the answer depends on where replies end, the
+    // Java client's default.
+    match (extras.max_result_size, reply_bounded(scan)) {
+        (Some(bytes), _) => spec = spec.max_result_size(bytes),
+        (None, true) => spec = spec.max_result_size(JAVA_MAX_RESULT_SIZE),
+        (None, false) => {}
     }
     Ok(spec.rows_per_page(rows.max(1)))
 }
@@ -192,15 +210,66 @@ pub(super) const JAVA_MAX_RESULT_SIZE: u64 = 2 * 1024 * 1024;
 
 /// Whether a scan's answer depends on where replies end, so that they must end where
 /// Java's do (its result size): a limit with `batch` (the Java client takes each reply's
-/// count of complete rows off it, see `basalt-rpc`'s batched limit), and a limit of 0
-/// (Java's scanner ends after its first reply).
+/// count of complete rows off it, see `basalt-rpc`'s batched limit), a limit of 0
+/// (Java's scanner ends after its first reply), and partial results allowed (the
+/// server cuts rows by each reply's size).
 fn reply_bounded(scan: &ScanRequest) -> bool {
     let batched_limit = scan.read.batch.is_some_and(|b| b > 0) && scan.limit.is_some_and(|l| l > 0);
-    batched_limit || scan.limit == Some(0)
+    // Partial results: where a reply ends (by Java's row count or by size) decides
+    // where the server cuts the rows after it.
+    batched_limit || scan.limit == Some(0) || scan.extras.allow_partial
 }
 
 /// Whether a scan's calls ask as many results as the Java client's default caching: a
 /// reply-bounded scan ([`reply_bounded`]) without `caching`.
 pub(super) fn java_reply_sizes(scan: &ScanRequest) -> bool {
     reply_bounded(scan) && scan.read.caching.filter(|c| *c > 0).is_none()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{FamilyWindow, ScanExtras};
+
+    fn request(extras: ScanExtras) -> ScanRequest {
+        ScanRequest {
+            start: Bytes::from_static(b"a"),
+            stop: Bytes::new(),
+            reversed: false,
+            read: ReadOptions::new(),
+            filter: None,
+            limit: None,
+            on_demand: None,
+            extras,
+        }
+    }
+
+    fn expected() -> ScanSpec {
+        ScanSpec::new().start("a").stop(Bytes::new()).reversed(false).reopen_after_expiry(false).rows_per_page(10)
+    }
+
+    #[test]
+    fn scan_extras_reach_the_native_scan() {
+        assert_eq!(scan_spec(&request(ScanExtras::default()), 10).unwrap(), expected().raw(false));
+        let extras = ScanExtras {
+            raw: true,
+            window: FamilyWindow { limit: Some(2), offset: Some(1) },
+            allow_partial: false,
+            max_result_size: Some(300),
+        };
+        let want = expected().raw(true).max_results_per_family(2).row_offset_per_family(1).max_result_size(300);
+        assert_eq!(scan_spec(&request(extras), 10).unwrap(), want);
+        // Partial results: replies sized as Java's (its result size, unless the scan's).
+        let partial = ScanExtras { allow_partial: true, ..ScanExtras::default() };
+        let want = expected().allow_partial_results(true).max_result_size(JAVA_MAX_RESULT_SIZE);
+        assert_eq!(scan_spec(&request(partial), 10).unwrap(), want);
+        assert!(java_reply_sizes(&request(partial)));
+    }
+
+    #[test]
+    fn a_gets_window_reaches_the_native_get() {
+        let get = Get::new("r").max_results_per_family(3).row_offset_per_family(2);
+        let want = basalt_rpc::Get::new("r").max_results_per_family(3).row_offset_per_family(2);
+        assert_eq!(native_get(&get).unwrap(), want);
+    }
 }

@@ -8,15 +8,17 @@ use basalt_rpc::{RowResult, RpcError};
 
 use super::errors::attempt_error;
 use crate::request::{BatchRegrouper, Piece};
-use crate::row::{Cell, Row};
+use crate::row::{Cell, CellType, Row};
 use crate::transport::{AttemptError, AttemptFuture, MoreRows, Operation, Page, ScanRequest, Scanner};
 
 /// A reply's row as the crate's [`Row`]: the cells' parts are slices of the reply.
 pub(super) fn to_row(result: RowResult) -> Row {
     let key = result.row_bytes();
     let partial = result.partial;
-    let cells =
-        result.cells.iter().map(|c| Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp()));
+    let cells = result.cells.iter().map(|c| {
+        Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp())
+            .with_type(CellType::from_code(c.cell_type().code()))
+    });
     Row::new(key, cells.collect::<Vec<_>>()).with_partial(partial).with_stale(result.stale)
 }
 
@@ -58,7 +60,10 @@ impl NativeScanner {
             true => Some(super::encode::JAVA_CACHING),
             false => scan.read.caching.filter(|c| *c > 0),
         };
-        let batch = scan.read.batch.and_then(|b| u32::try_from(b).ok()).filter(|b| *b > 0);
+        // Partial results allowed: the server's pieces as they come (Java's
+        // `AllowPartialScanResultCache`, chosen before its batch cache).
+        let batch =
+            scan.read.batch.and_then(|b| u32::try_from(b).ok()).filter(|b| *b > 0 && !scan.extras.allow_partial);
         NativeScanner {
             scanner,
             table: table.to_owned(),
@@ -73,9 +78,12 @@ impl NativeScanner {
     /// Cells still held back when the scan ends are dropped, as Java's client drops
     /// them: it closes at the limit or after the last region without handing out its
     /// `BatchScanResultCache`'s partial results (`ClientScanner.loadCache`).
-    fn items(&mut self, results: Vec<RowResult>) -> Vec<RowResult> {
+    fn items(&mut self, results: Vec<RowResult>, empty_reply_before: bool) -> Vec<RowResult> {
         let Some(regrouper) = &mut self.regrouper else { return results };
         let mut items = Vec::with_capacity(results.len());
+        if empty_reply_before {
+            regrouper.empty_reply(&mut items);
+        }
         for result in results {
             regrouper.push(to_piece(result), &mut items);
         }
@@ -98,9 +106,13 @@ impl NativeScanner {
         }
         while page.len() < wanted && self.pending.is_none() && !self.scanner.is_finished() {
             self.scanner.set_rows_per_page(self.caching.unwrap_or(rows).max(1));
-            match self.scanner.next_page().await {
+            let empty_replies = self.scanner.empty_replies();
+            let next = self.scanner.next_page().await;
+            // An empty reply (no heartbeat) during the call came before its rows.
+            let empty_reply_before = self.scanner.empty_replies() > empty_replies;
+            match next {
                 Ok(Some(more)) => {
-                    for row in self.items(more) {
+                    for row in self.items(more, empty_reply_before) {
                         if page.len() < wanted {
                             page.push(row);
                         } else {
@@ -108,7 +120,15 @@ impl NativeScanner {
                         }
                     }
                 }
-                Ok(None) => break,
+                Ok(None) => {
+                    for row in self.items(Vec::new(), empty_reply_before) {
+                        match page.len() < wanted {
+                            true => page.push(row),
+                            false => self.ahead.push_back(row),
+                        }
+                    }
+                    break;
+                }
                 Err(error) => {
                     if page.is_empty() {
                         return Err(attempt_error(op, Some(&self.table), &error));

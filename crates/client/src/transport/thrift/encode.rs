@@ -17,7 +17,7 @@ use crate::error::{InvalidInput, Result};
 use crate::filter::CompareOp;
 use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutations};
 use crate::options::{checked_range, render_filter, Consistency, ReadOptions};
-use crate::request::ColumnSelection;
+use crate::request::{ColumnSelection, ScanExtras, RAW_ATTRIBUTE, RAW_TRUE};
 
 /// The `TGet` of a get.
 pub(crate) fn get(get: &Get) -> Result<TGet> {
@@ -46,8 +46,8 @@ pub(crate) fn get(get: &Get) -> Result<TGet> {
         consistency(read),
         target_replica(read)?,
         read.cache_blocks,
-        None,
-        None,
+        get.window.limit_i32(),
+        get.window.offset_i32(),
         None,
         crate::filter::filter_bytes(read.filter.as_ref())?,
     ))
@@ -65,6 +65,7 @@ pub(crate) fn scan(scan: &ScanRequest) -> Result<TScan> {
         }
         .into());
     }
+    refuse_untranslatable_extras(&scan.extras)?;
     // The gateway's caching toward the region server: the caller's page size, else
     // unset, so that the region server answers by size (2 MB per call by default)
     // and the growing pages are served from the gateway's cache.
@@ -78,7 +79,7 @@ pub(crate) fn scan(scan: &ScanRequest) -> Result<TScan> {
         time_range(read)?,
         render_filter(scan.filter.as_ref())?,
         read.batch,
-        None,
+        scan_attributes(&scan.extras),
         None,
         scan.reversed,
         read.cache_blocks,
@@ -89,6 +90,42 @@ pub(crate) fn scan(scan: &ScanRequest) -> Result<TScan> {
         target_replica(read)?,
         crate::filter::filter_bytes(scan.filter.as_ref())?,
     ))
+}
+
+/// What of a scan's extras the gateway's `TScan` cannot carry, refused by name (native
+/// RPC carries each).
+fn refuse_untranslatable_extras(extras: &ScanExtras) -> Result<()> {
+    if !extras.window.is_open() {
+        return Err(InvalidInput::Untranslatable {
+            what: "max_results_per_family / row_offset_per_family on a scan",
+            why: "the gateway's TScan has no storeLimit or storeOffset (TGet has: a get carries them; \
+                  native RPC carries them on scans)",
+        }
+        .into());
+    }
+    if extras.allow_partial {
+        return Err(InvalidInput::Untranslatable {
+            what: "allow_partial_results",
+            why: "the gateway's scanner always joins a row's pieces and TScan cannot ask otherwise \
+                  (native RPC carries it)",
+        }
+        .into());
+    }
+    if extras.max_result_size.is_some() {
+        return Err(InvalidInput::Untranslatable {
+            what: "max_result_size",
+            why: "the gateway's TScan has no maxResultSize: the gateway's own client setting applies \
+                  (native RPC carries it)",
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The scan's attributes: `_raw_` for a raw scan (Java's `Scan.setRaw` is this
+/// attribute, which the gateway copies onto its `Scan`).
+fn scan_attributes(extras: &ScanExtras) -> Option<BTreeMap<Vec<u8>, Vec<u8>>> {
+    extras.raw.then(|| BTreeMap::from([(RAW_ATTRIBUTE.as_bytes().to_vec(), RAW_TRUE.to_vec())]))
 }
 
 /// The read's consistency; unset for the default (strong), as the Java client sends it.
@@ -288,6 +325,7 @@ fn durability(durability: Durability) -> Option<TDurability> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::request::FamilyWindow;
 
     #[test]
     fn delete_intents_map_to_delete_types() {
@@ -390,11 +428,53 @@ mod tests {
             filter: None,
             limit: None,
             on_demand: None,
+            extras: crate::request::ScanExtras::default(),
         };
         let tscan = scan(&request).unwrap();
         assert_eq!((tscan.consistency, tscan.target_replica_id), (Some(TConsistency::TIMELINE), Some(2)));
         let bad = ScanRequest { read: ReadOptions::new().replica_id(-3), ..request };
         assert!(scan(&bad).is_err());
+    }
+
+    #[test]
+    fn raw_scans_travel_as_the_raw_attribute_and_windows_reach_tget_only() {
+        let plain = ScanRequest {
+            start: Bytes::new(),
+            stop: Bytes::new(),
+            reversed: false,
+            read: ReadOptions::new(),
+            filter: None,
+            limit: None,
+            on_demand: None,
+            extras: ScanExtras::default(),
+        };
+        assert_eq!(scan(&plain).unwrap().attributes, None);
+        let raw = ScanRequest { extras: ScanExtras { raw: true, ..ScanExtras::default() }, ..plain.clone() };
+        let attributes = scan(&raw).unwrap().attributes.unwrap();
+        assert_eq!(attributes.get(&b"_raw_"[..]), Some(&vec![0xff]));
+        // What TScan cannot carry is refused by name, pointing at native RPC.
+        let refusals = [
+            ScanExtras { window: FamilyWindow { limit: Some(2), offset: None }, ..ScanExtras::default() },
+            ScanExtras { window: FamilyWindow { limit: None, offset: Some(1) }, ..ScanExtras::default() },
+            ScanExtras { allow_partial: true, ..ScanExtras::default() },
+            ScanExtras { max_result_size: Some(100), ..ScanExtras::default() },
+        ];
+        for extras in refusals {
+            let request = ScanRequest { extras, ..plain.clone() };
+            match scan(&request) {
+                Err(crate::Error::InvalidInput(InvalidInput::Untranslatable { why, .. })) => {
+                    assert!(why.contains("native RPC"), "{why}")
+                }
+                other => panic!("{extras:?}: {other:?}"),
+            }
+        }
+        // An offset of 0 is no window at all.
+        let zero = ScanExtras { window: FamilyWindow { limit: None, offset: Some(0) }, ..ScanExtras::default() };
+        assert!(scan(&ScanRequest { extras: zero, ..plain }).is_ok());
+        let tget = get(&Get::new("r").max_results_per_family(2).row_offset_per_family(1)).unwrap();
+        assert_eq!((tget.store_limit, tget.store_offset), (Some(2), Some(1)));
+        let tget = get(&Get::new("r").row_offset_per_family(0)).unwrap();
+        assert_eq!((tget.store_limit, tget.store_offset), (None, None));
     }
 
     #[test]
