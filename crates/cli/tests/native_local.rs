@@ -66,6 +66,12 @@ fn no_gateway_anywhere(root: &Path) -> Result<(), String> {
     let native = |args: &[&str]| basalt(root, Some(&conf), args);
     native(&["ns", "create", "cli_ng"]).ok()?;
     native(&["ns", "list"]).ok()?.has("cli_ng")?;
+    native(&["ns", "alter", "cli_ng", "--set", "owner=ops", "--set", "tier=gold"]).ok()?;
+    native(&["ns", "alter", "cli_ng", "--unset", "tier"]).ok()?;
+    let described = native(&["ns", "describe", "cli_ng"]).ok()?;
+    if !described.stdout.contains("owner") || described.stdout.contains("tier") {
+        return Err(format!("ns alter: {}", described.stdout));
+    }
     native(&["table", "create", "cli_ng:t", "-f", "d", "--split", "m"]).ok()?.has("2 region(s)")?;
     native(&["put", "cli_ng:t", "a1", "d:q=one"]).ok()?;
     native(&["put", "cli_ng:t", "n1", "d:q=two"]).ok()?;

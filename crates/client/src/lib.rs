@@ -337,8 +337,8 @@ mod validate;
 
 pub use admin::Admin;
 pub use schema::{
-    BalanceResult, BlockEncoding, BloomFilter, ClusterStatus, ColumnFamily, Compression, RegionInTransition, RegionLoad,
-    ServerStatus, SnapshotInfo, TableDescriptor,
+    BalanceResult, BlockEncoding, BloomFilter, ClusterStatus, ColumnFamily, Compression, RegionInTransition,
+    RegionLoad, ServerStatus, SnapshotInfo, TableDescriptor,
 };
 pub use site::{HBaseSite, SiteError, SiteRoute};
 // The gateway connection's settings (framing, protocol, TLS, HTTP, Kerberos) and the
