@@ -12,20 +12,17 @@ pub const FAMILIES: [(&str, u32); 3] = [("a", 3), ("b", 1), ("c", 5)];
 /// Split keys of the two tables: the random rows span two regions; `v3` is case 4b's.
 pub const SPLITS: [&[u8]; 2] = [b"k\x80", b"v3"];
 
-/// A small seeded generator (splitmix64): the same seed gives the same run.
-pub struct Rng(u64);
+/// A small seeded generator (the workspace's SplitMix64): the same seed gives the same
+/// run.
+pub struct Rng(basalt_chaos::Rng);
 
 impl Rng {
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng(basalt_chaos::Rng::new(seed))
     }
 
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `0..n` (`n > 0`).
