@@ -26,10 +26,21 @@ where
     F: FnOnce(Arc<Mutex<HBase>>, Instant) -> Fut,
     Fut: Future<Output = TestResult>,
 {
+    on_own_test_bed_with(dir_name, |_| {}, test).await
+}
+
+/// As [`on_own_test_bed`], with `adjust` changing the test bed's launch options first
+/// (extra `hbase-site.xml` properties, say).
+pub async fn on_own_test_bed_with<A, F, Fut>(dir_name: &str, adjust: A, test: F) -> TestResult
+where
+    A: FnOnce(&mut LaunchOptions),
+    F: FnOnce(Arc<Mutex<HBase>>, Instant) -> Fut,
+    Fut: Future<Output = TestResult>,
+{
     let dir = std::env::temp_dir().join(dir_name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir)?;
-    let options = LaunchOptions {
+    let mut options = LaunchOptions {
         dir: Some(dir.clone()),
         scanner_timeout: SCANNER_TIMEOUT,
         idle_timeout: IDLE_TIMEOUT,
@@ -37,6 +48,7 @@ where
         heap: "768m".to_owned(),
         ..LaunchOptions::default()
     };
+    adjust(&mut options);
     let started = Instant::now();
     let own =
         Arc::new(Mutex::new(blocking(move || HBase::from_env_or_start(&options).map_err(|e| e.to_string())).await?));
