@@ -678,7 +678,7 @@ add_site_properties() {
   done
   local body
   body=$(grep -v '^</configuration>' "$file")
-  printf '%s\n  <!-- Extra properties of this run (the launcher'"'"'s --site options). -->\n%s</configuration>\n' "$body" "$lines" >"$file"
+  printf '%s\n  <!-- Extra properties of this run (the launcher'"'"'s site options). -->\n%s</configuration>\n' "$body" "$lines" >"$file"
 }
 
 cmd_status() {

@@ -1,9 +1,10 @@
 //! A region server behind a proxy that stops reading (every connection stalls at its
 //! first byte and stays open), while the client keeps sending: the client's queue of
-//! unwritten requests stops at its bound (the calls past it fail at once, well before
-//! their deadline, instead of queueing without end), and a connection's two tasks (its
-//! reader and writer, blocked on a socket nobody reads) end when the connection fails,
-//! when its calls time out and it is discarded, and when the client is dropped.
+//! unwritten requests stops at its bound (the connection fails and its calls end at
+//! once, well before their deadline, instead of queueing without end), and a
+//! connection's two tasks (its reader and writer, blocked on a socket nobody reads) end
+//! when the connection fails at its bound (not when the pool next replaces it), when its
+//! calls time out and it is discarded, and when the client is dropped.
 //!
 //! The client runs on a runtime of its own, so that every task alive on it is the
 //! client's; the proxies run on the suite's runtime. On the suite's shared HBase.
@@ -25,8 +26,8 @@ pub fn trials() -> Vec<Test> {
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
 
-/// Puts sent at once to the stalled server, each with a value of `BIG` bytes: 160 MiB
-/// in all, more than the 128 MiB a connection queues.
+/// At most this many puts to the stalled server, each with a value of `BIG` bytes: 160
+/// MiB in all, more than the 128 MiB a connection queues.
 const BIG_PUTS: usize = 40;
 const BIG: usize = 4 << 20;
 /// The deadline of those puts: the bound must end them long before it.
@@ -44,6 +45,8 @@ struct Seen {
     /// (connections cut), at the peak of the big puts, after them, after the small
     /// gets, and after the clients were dropped.
     tasks: [usize; 6],
+    /// Puts sent before the first refusal came back.
+    big_sent: usize,
     big_acked: usize,
     big_refused: usize,
     big_other: Vec<String>,
@@ -52,9 +55,9 @@ struct Seen {
     most_queued: usize,
     small_timed_out: usize,
     small_other: Vec<String>,
-    /// Resident memory of the process (all tests'), MiB: before the big puts, their
-    /// peak, and after them.
-    rss_mib: [u64; 3],
+    /// The process's (all tests') peak resident memory so far, MiB: before the big puts
+    /// and after them.
+    hwm_mib: [u64; 2],
 }
 
 async fn a_peer_that_stops_reading_bounds_the_queue_and_frees_the_connections_tasks(env: Env) -> TestResult {
@@ -84,11 +87,12 @@ async fn a_peer_that_stops_reading_bounds_the_queue_and_frees_the_connections_ta
     let seen = seen?;
     let [before, idle, peak, after_big, after_small, dropped] = seen.tasks;
     eprintln!(
-        "stalled peer figures: {BIG_PUTS} puts of {} MiB at once to a server that stops reading: {} acknowledged, {} \
-         refused by the queue's bound (at most {} MiB queued), other {:?}, all ended after {:.1} s (deadline {:?}); \
-         {SMALL_GETS} gets at once: {} timed out, other {:?}; the client's tasks: {before} before, {idle} idle, \
-         {peak} at the peak, {after_big} after the puts, {after_small} after the gets, {dropped} after the drop; \
-         process RSS {} MiB before, {} MiB peak, {} MiB after; took {:.1} s",
+        "stalled peer figures: {} puts of {} MiB, one every 20 ms, to a server that stops reading: {} \
+         acknowledged, {} refused by the queue's bound (at most {} MiB queued), other {:?}, all ended after {:.1} s \
+         (deadline {:?}); {SMALL_GETS} gets at once: {} timed out, other {:?}; the client's tasks: {before} before, \
+         {idle} idle, {peak} at the peak, {after_big} after the puts, {after_small} after the gets, {dropped} after \
+         the drop; the process's peak RSS {} MiB before the puts, {} MiB after; took {:.1} s",
+        seen.big_sent,
         BIG >> 20,
         seen.big_acked,
         seen.big_refused,
@@ -98,9 +102,8 @@ async fn a_peer_that_stops_reading_bounds_the_queue_and_frees_the_connections_ta
         BIG_TIMEOUT,
         seen.small_timed_out,
         seen.small_other,
-        seen.rss_mib[0],
-        seen.rss_mib[1],
-        seen.rss_mib[2],
+        seen.hwm_mib[0],
+        seen.hwm_mib[1],
         started.elapsed().as_secs_f64()
     );
     let mut wrong = Vec::new();
@@ -151,12 +154,12 @@ async fn settled_tasks() -> usize {
     last
 }
 
-/// This process's resident memory in MiB (0 where `/proc` is missing).
-fn rss_mib() -> u64 {
+/// This process's peak resident memory so far in MiB (0 where `/proc` is missing).
+fn peak_rss_mib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let kib = status
         .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .find_map(|line| line.strip_prefix("VmHWM:"))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok());
     kib.unwrap_or(0) >> 10
 }
@@ -202,25 +205,28 @@ async fn scenario(
     }
     seen.tasks[1] = settled_tasks().await;
 
-    // Big puts at once on one new connection that is never read.
-    seen.rss_mib[0] = rss_mib();
+    // Big puts, one every 20 ms, on one new connection that is never read, until one is
+    // refused: the connection then fails and nothing more is sent (a later call would
+    // open a new connection and replace it in the pool).
+    seen.hwm_mib[0] = peak_rss_mib();
     let big = Bytes::from(vec![b'x'; BIG]);
     let target = patient.table(table)?;
     let started = Instant::now();
-    let puts = futures::future::join_all(
-        (0..BIG_PUTS).map(|i| target.put(Put::new(format!("big{i:02}")).cell("d", "v", big.clone()))),
-    );
-    tokio::pin!(puts);
-    let mut ticks = tokio::time::interval(Duration::from_millis(20));
-    let outcomes = loop {
-        tokio::select! {
-            outcomes = &mut puts => break outcomes,
-            _ = ticks.tick() => {
-                seen.tasks[2] = seen.tasks[2].max(metrics.num_alive_tasks());
-                seen.rss_mib[1] = seen.rss_mib[1].max(rss_mib());
-            }
+    let mut puts = Vec::new();
+    for i in 0..BIG_PUTS {
+        let (target, big) = (target.clone(), big.clone());
+        puts.push(tokio::spawn(async move { target.put(Put::new(format!("big{i:02}")).cell("d", "v", big)).await }));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        seen.tasks[2] = seen.tasks[2].max(metrics.num_alive_tasks());
+        if puts.iter().any(|put| put.is_finished()) {
+            break;
         }
-    };
+    }
+    seen.big_sent = puts.len();
+    let mut outcomes = Vec::new();
+    for put in puts {
+        outcomes.push(put.await?);
+    }
     seen.big_took = started.elapsed();
     for outcome in outcomes {
         match outcome {
@@ -239,7 +245,7 @@ async fn scenario(
     }
     drop(big);
     seen.tasks[3] = settled_tasks().await;
-    seen.rss_mib[2] = rss_mib();
+    seen.hwm_mib[1] = peak_rss_mib();
 
     // Small gets at once on another new connection, never read: each times out, and the
     // connection is discarded.
