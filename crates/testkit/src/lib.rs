@@ -129,7 +129,9 @@ pub fn check_site_property(name: &str, value: &str) -> Result<(), TestkitError> 
         && name.len() <= 256
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
     let value_ok = value.len() <= 4096
-        && value.bytes().all(|b| (b.is_ascii_graphic() || b == b' ') && !matches!(b, b'<' | b'>' | b'&' | b'"' | b'\'' | b'|'));
+        && value
+            .bytes()
+            .all(|b| (b.is_ascii_graphic() || b == b' ') && !matches!(b, b'<' | b'>' | b'&' | b'"' | b'\'' | b'|'));
     if name_ok && value_ok {
         Ok(())
     } else {

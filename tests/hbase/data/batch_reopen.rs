@@ -44,7 +44,8 @@ type Seen = (String, String);
 /// Reads items into `seen` until `at_least` cells of row `row` were returned.
 async fn read_into(stream: &mut RowStream, seen: &mut Vec<Seen>, row: &str, at_least: usize) -> Result<(), Failure> {
     while seen.iter().filter(|(r, _)| r == row).count() < at_least {
-        let item = stream.try_next().await?.ok_or_else(|| format!("the scan ended before {at_least} cells of {row}"))?;
+        let item =
+            stream.try_next().await?.ok_or_else(|| format!("the scan ended before {at_least} cells of {row}"))?;
         push(seen, &item);
     }
     Ok(())

@@ -8,8 +8,8 @@ mod native_faults;
 mod native_nonces;
 mod region_pause;
 mod server_refusals;
-mod stalled_peer;
 mod site_conf;
+mod stalled_peer;
 
 use crate::support::{Registration, Test};
 

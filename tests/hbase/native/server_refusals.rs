@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use basalt::{
-    Bytes, BusyKind, Client, DefaultRetryPolicy, Error, Get, NoRetry, Put, RetryDecision, RetryPolicy, Table,
+    BusyKind, Bytes, Client, DefaultRetryPolicy, Error, Get, NoRetry, Put, RetryDecision, RetryPolicy, Table,
 };
 use basalt_rpc::{RemoteExceptionKind, RetryRule, RpcClient, RpcError};
 use basalt_testkit::HBase;
@@ -114,7 +114,12 @@ fn is_throttled(error: &Error) -> bool {
 
 /// A native client of the test bed whose retries `policy` decides.
 fn client(bootstrap: &[String], policy: impl RetryPolicy + 'static, budget: Duration) -> Result<Client, Failure> {
-    Ok(Client::builder().native(bootstrap.to_vec()).retry_policy(policy).retry_budget(budget).gets_in_flight(0).build()?)
+    Ok(Client::builder()
+        .native(bootstrap.to_vec())
+        .retry_policy(policy)
+        .retry_budget(budget)
+        .gets_in_flight(0)
+        .build()?)
 }
 
 async fn a_throttle_quota_a_full_call_queue_and_an_oversized_multi_on_one_test_bed(env: Env) -> TestResult {
@@ -242,14 +247,26 @@ async fn throttled(tool: &Arc<Mutex<RegionTool>>, bootstrap: &[String], rate: &s
         Counting { inner: DefaultRetryPolicy::default(), seen: short_seen.clone() },
         Duration::from_secs(5),
     )?;
-    let at_once = Instant::now();
-    let past_budget = short.table(wait)?.get(Get::new("r")).await;
-    let at_once = at_once.elapsed();
-    let short_refused = short_seen.throttled.load(Ordering::Relaxed);
+    // (HBase's limiter may let one more call through when the quota cache refreshes:
+    // the first refused get is the one that counts, within five.)
+    let (mut past_budget, mut at_once, mut short_refused, mut let_through) =
+        (Ok(basalt::Row::default()), Duration::ZERO, 0, 0);
+    for _ in 0..5 {
+        let before = short_seen.throttled.load(Ordering::Relaxed);
+        let started = Instant::now();
+        past_budget = short.table(wait)?.get(Get::new("r")).await;
+        at_once = started.elapsed();
+        short_refused = short_seen.throttled.load(Ordering::Relaxed) - before;
+        if past_budget.is_err() {
+            break;
+        }
+        let_through += 1;
+    }
     eprintln!(
         "refusal figures: throttle quota of {RATE} requests/s in force after {:.1} s; {THROTTLED_GETS} gets one after \
          another: {} acknowledged, {} failed, refused by the server {refused} times (policy saw: {}), took {:.1} s; a \
-         get whose wait (1 request/min) is past its 5 s budget ended after {} ms, refused {short_refused} times: {}",
+         get whose wait (1 request/min) is past its 5 s budget ended after {} ms, refused {short_refused} times: {} \
+         ({let_through} let through before it)",
         in_force.as_secs_f64(),
         THROTTLED_GETS as usize - failed.len(),
         failed.len(),
@@ -278,7 +295,9 @@ async fn throttled(tool: &Arc<Mutex<RegionTool>>, bootstrap: &[String], rate: &s
     }
     match &past_budget {
         Err(e) if is_throttled(e) => {}
-        other => wrong.push(format!("the get past its budget: {:?}, not the server's throttling", other.as_ref().err())),
+        other => {
+            wrong.push(format!("the get past its budget: {:?}, not the server's throttling", other.as_ref().err()))
+        }
     }
     if at_once > Duration::from_secs(1) || short_refused > 1 {
         wrong.push(format!(
@@ -295,8 +314,11 @@ async fn throttled(tool: &Arc<Mutex<RegionTool>>, bootstrap: &[String], rate: &s
 /// Part 2: many gets at once against a call queue of 3 all succeed.
 async fn queue_full(bootstrap: &[String], name: &str) -> TestResult {
     let seen = Arc::new(Refusals::default());
-    let client =
-        client(bootstrap, Counting { inner: DefaultRetryPolicy::default(), seen: seen.clone() }, Duration::from_secs(60))?;
+    let client = client(
+        bootstrap,
+        Counting { inner: DefaultRetryPolicy::default(), seen: seen.clone() },
+        Duration::from_secs(60),
+    )?;
     let table = client.table(name)?.with_batch_rows(100);
     let rows: Vec<Bytes> = (0..CONCURRENT_GETS).map(|i| Bytes::from(format!("r{i:04}"))).collect();
     table.put_many(rows.iter().map(|r| Put::new(r.clone()).cell("d", "v", r.clone()))).await?;
@@ -364,15 +386,23 @@ async fn oversized_multi(bootstrap: &[String], name: &str) -> TestResult {
         v.resize(VALUE_BYTES, b'x');
         Bytes::from(v)
     };
-    writer.table(name)?.with_batch_rows(64).put_many(rows.iter().map(|r| Put::new(r.clone()).cell("d", "v", value(r)))).await?;
+    writer
+        .table(name)?
+        .with_batch_rows(64)
+        .put_many(rows.iter().map(|r| Put::new(r.clone()).cell("d", "v", value(r))))
+        .await?;
 
     // The RPC layer: the server refused part of the multi with MultiActionResultTooLarge.
     let hints = Arc::new(Hints::default());
-    let rpc = RpcClient::builder().bootstrap_server(bootstrap[0].clone()).connect().await?.with_retry_rule(hints.clone());
+    let rpc =
+        RpcClient::builder().bootstrap_server(bootstrap[0].clone()).connect().await?.with_retry_rule(hints.clone());
     let gets: Vec<basalt_rpc::Get> = rows.iter().map(|r| basalt_rpc::Get::new(r.clone())).collect();
     let answers = rpc.multi_get(name, &gets).await?;
-    let rpc_wrong =
-        rows.iter().zip(&answers).filter(|(row, answer)| answer.cells.first().map(|c| c.value()) != Some(&value(row)[..])).count();
+    let rpc_wrong = rows
+        .iter()
+        .zip(&answers)
+        .filter(|(row, answer)| answer.cells.first().map(|c| c.value()) != Some(&value(row)[..]))
+        .count();
     let (immediately, other) = (hints.immediately.load(Ordering::Relaxed), hints.other.load(Ordering::Relaxed));
 
     // The client: one get_many with a policy that never retries; the resends the server

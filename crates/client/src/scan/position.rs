@@ -553,7 +553,8 @@ mod tests {
     #[test]
     fn batched_rows_resume_after_the_last_cell_returned() {
         let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, None);
-        let rows = t.accept(vec![cells_of("a", &["q0", "q1"], true), cells_of("a", &["q2", "q3"], true)].into_iter()).unwrap();
+        let rows =
+            t.accept(vec![cells_of("a", &["q0", "q1"], true), cells_of("a", &["q2", "q3"], true)].into_iter()).unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(t.position.partial, Some((Bytes::from("a"), 2)));
         t.reopened();
@@ -573,13 +574,16 @@ mod tests {
         let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, None);
         t.accept(vec![cells_of("a", &["q0", "q2"], true)].into_iter()).unwrap();
         t.reopened();
-        let rows = t.accept(vec![cells_of("a", &["q0", "q1"], true), cells_of("a", &["q2", "q3"], false)].into_iter()).unwrap();
+        let rows = t
+            .accept(vec![cells_of("a", &["q0", "q1"], true), cells_of("a", &["q2", "q3"], false)].into_iter())
+            .unwrap();
         assert_eq!(qualifiers(&rows), ["q3"]);
         // Every cell after the position deleted: the row ends where it was.
         let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, None);
         t.accept(vec![cells_of("a", &["q0", "q2"], true)].into_iter()).unwrap();
         t.reopened();
-        let rows = t.accept(vec![cells_of("a", &["q0", "q2"], false), cells_of("b", &["q0"], false)].into_iter()).unwrap();
+        let rows =
+            t.accept(vec![cells_of("a", &["q0", "q2"], false), cells_of("b", &["q0"], false)].into_iter()).unwrap();
         assert_eq!(keys(&rows), ["b"]);
         assert_eq!(t.position.lower, Bytes::from_static(b"b\0"));
     }
