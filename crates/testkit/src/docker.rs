@@ -2,9 +2,9 @@
 //! through the `testcontainers` crate (feature `docker`).
 //!
 //! The container gets the test bed's settings (scanner and idle timeouts, framed /
-//! compact, heap, region servers) as arguments of the launcher's `start`; its Thrift2
-//! port 9090, twelve ports for extra gateways (9091-9102) and the port of a secured
-//! gateway's KDC (9088) are published on random host ports. Extra gateways, plain or
+//! compact, heap, region servers, extra site properties) as arguments of the launcher's
+//! `start`; its Thrift2 port 9090, twelve ports for extra gateways (9091-9102) and the
+//! port of a secured gateway's KDC (9088) are published on random host ports. Extra gateways, plain or
 //! secured, run inside the container (`docker exec` of `hbase-local.sh gateway start`),
 //! and so does the region tool (`docker exec -i` of `hbase-local.sh regions`); what a
 //! client on the host needs of a secured gateway (CA, krb5.conf, ticket cache, keytab)
