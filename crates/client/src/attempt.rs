@@ -165,7 +165,14 @@ impl Attempts {
                     (false | true, Delivery::NotSent) => *error,
                 },
             };
-            match self.retry_after(retries.next_failure(), started, &error) {
+            // A transport below that retried under the same policy and budget and was
+            // refused a resend (a throttling wait past the budget, say) ended the call:
+            // asking the policy again would only resend into the same refusal.
+            let retry = match retries.ended() {
+                true => None,
+                false => self.retry_after(retries.next_failure(), started, &error),
+            };
+            match retry {
                 Some(after) => {
                     metrics::retry(operation, &error);
                     tracing::debug!(%error, ?after, "retrying");

@@ -2,7 +2,7 @@
 //! retry loop) and the transports below it (which retry where only they can), so that
 //! both layers decide alike.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -21,12 +21,26 @@ tokio::task_local! {
 pub(crate) struct CallRetries {
     started: Instant,
     failures: Arc<AtomicU32>,
+    /// Set when a layer below the core gave up on the call under the same policy and
+    /// budget (a server's wait past the budget, say): the core does not try again.
+    ended: Arc<AtomicBool>,
 }
 
 impl CallRetries {
     /// A call started at `started`, no attempt failed yet.
     pub(crate) fn new(started: Instant) -> CallRetries {
-        CallRetries { started, failures: Arc::new(AtomicU32::new(0)) }
+        CallRetries { started, failures: Arc::new(AtomicU32::new(0)), ended: Arc::new(AtomicBool::new(false)) }
+    }
+
+    /// Marks the call ended: the retry policy (or the budget) refused a resend below
+    /// the core, and its answer holds for the core too.
+    pub(crate) fn end(&self) {
+        self.ended.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a layer below the core ended the call ([`CallRetries::end`]).
+    pub(crate) fn ended(&self) -> bool {
+        self.ended.load(Ordering::Relaxed)
     }
 
     /// The call the running attempt belongs to, if it runs inside the client's core.

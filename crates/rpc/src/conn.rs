@@ -272,6 +272,12 @@ impl Connection {
             shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
             let reason = format!("the server is not reading: {queued} bytes of requests wait to be written");
             shared.fail(reason);
+            // The queued requests and both tasks go now, not when the last clone of
+            // the failed connection does (the pool keeps it until the server's next
+            // call): the writer is blocked on a socket nobody reads, the reader on one
+            // that may never close.
+            self.inner.writer_task.abort();
+            self.inner.reader.abort();
             return Err(shared.failure().unwrap_or_else(|| RpcError::ConnectionFailed {
                 addr: shared.addr.clone(),
                 reason: "the server is not reading".into(),

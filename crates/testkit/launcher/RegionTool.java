@@ -23,6 +23,9 @@
 //   close TABLE ROWHEX       closes the primary replica of the region holding ROW (its
 //                            secondaries stay open): "ok ENCODED"
 //   open TABLE ROWHEX        opens that primary again: "ok ENCODED"
+//   throttle TABLE N UNIT    a request-number quota on TABLE: N requests per UNIT (sec, min,
+//                            hour; needs hbase.quota.enabled): "ok throttled"
+//   unthrottle TABLE         removes TABLE's throttle: "ok unthrottled"
 //   quit                     exits
 //
 //   java -cp CONF:CLASSPATH RegionTool.java
@@ -44,6 +47,9 @@ import org.apache.hadoop.hbase.HRegionLocation;
 import org.apache.hadoop.hbase.client.RegionLocator;
 import org.apache.hadoop.hbase.client.RegionReplicaUtil;
 import org.apache.hadoop.hbase.client.TableDescriptorBuilder;
+import org.apache.hadoop.hbase.quotas.QuotaSettingsFactory;
+import org.apache.hadoop.hbase.quotas.ThrottleType;
+import java.util.concurrent.TimeUnit;
 
 public class RegionTool {
   private static final long WAIT_MS = 60_000;
@@ -107,11 +113,33 @@ public class RegionTool {
       case "open":
         need(w, 3);
         return primary(connection, admin, TableName.valueOf(w[1]), unhex(w[2]), true);
+      case "throttle":
+        need(w, 4);
+        admin.setQuota(QuotaSettingsFactory.throttleTable(TableName.valueOf(w[1]),
+            ThrottleType.REQUEST_NUMBER, Long.parseLong(w[2]), timeUnit(w[3])));
+        return "throttled";
+      case "unthrottle":
+        need(w, 2);
+        admin.setQuota(QuotaSettingsFactory.unthrottleTable(TableName.valueOf(w[1])));
+        return "unthrottled";
       case "balancer":
         need(w, 2);
         return Boolean.toString(admin.balancerSwitch(w[1].equals("on"), true));
       default:
         throw new IllegalArgumentException("unknown command " + w[0]);
+    }
+  }
+
+  private static TimeUnit timeUnit(String unit) {
+    switch (unit) {
+      case "sec":
+        return TimeUnit.SECONDS;
+      case "min":
+        return TimeUnit.MINUTES;
+      case "hour":
+        return TimeUnit.HOURS;
+      default:
+        throw new IllegalArgumentException("unit " + unit + ": use sec, min or hour");
     }
   }
 

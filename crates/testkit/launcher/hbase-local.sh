@@ -55,6 +55,10 @@
 #                           TLS beside plaintext, with a KDC and certificates for the run; the
 #                           Thrift2 gateway stays plain (see secure_rpc_prepare in secure.sh);
 #                           what a client needs is written to DIR/secure-rpc.env
+#   --site NAME=VALUE       one more hbase-site.xml property (repeatable), written after the
+#                           launcher's own, so the same NAME overrides the launcher's value
+#                           (a quota switched on, a tiny call queue); NAME is letters, digits,
+#                           '.', '_', '-'; VALUE has no < > & quotes or |
 #
 # Options for gateway start (NAME: letters, digits, '-', '_'):
 #   --framed, --compact, --thrift-port PORT, --bind ADDR, --heap SIZE (default 512m),
@@ -204,6 +208,7 @@ await_ready() {
 cmd_start() {
   local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 idle_ms=60000 heap=1g
   local owner="" timeout=240 foreground=false regionservers=1 rpc_host=127.0.0.1 secure_rpc=false gateway=true
+  local site=()
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
@@ -221,6 +226,9 @@ cmd_start() {
       --foreground) foreground=true; shift ;;
       --secure-rpc) secure_rpc=true; shift ;;
       --no-gateway) gateway=false; shift ;;
+      --site)
+        [[ ${2:-} =~ ^[A-Za-z0-9._-]+=[^\<\>\&\"\'\|]*$ ]] || die "--site takes NAME=VALUE (NAME: letters, digits, '.', '_', '-'; VALUE without < > & quotes or |), got '${2:-}'"
+        site+=("$2"); shift 2 ;;
       *) die "unknown option for start: $1 (see the header of $self)" ;;
     esac
   done
@@ -257,6 +265,7 @@ cmd_start() {
   [ "$rpc_host" = 127.0.0.1 ] || [ "$rpc_host" = localhost ] || zk_bind=0.0.0.0
   sed -e "s|@DATA_DIR@|$dir/data|g" -e "s|@ZK_PORT@|$zk_port|g" -e "s|@RPC_HOST@|$rpc_host|g" \
       -e "s|@ZK_BIND@|$zk_bind|g" -e "s|@SCANNER_TIMEOUT_MS@|$scanner_ms|g" -e "s|@IDLE_TIMEOUT_MS@|$idle_ms|g" "$here/hbase-site.xml.in" >"$dir/conf/hbase-site.xml"
+  if [ ${#site[@]} -gt 0 ]; then add_site_properties "$dir/conf/hbase-site.xml" "${site[@]}"; fi
   cp "$here/log4j2.properties" "$dir/conf/log4j2.properties"
   rm -f "$dir/secure-rpc.env"
   if $secure_rpc; then secure_rpc_prepare "$dir" "$cp" "$rpc_host"; fi
@@ -659,6 +668,19 @@ cmd_regionserver() {
   fi
 }
 
+# Appends NAME=VALUE properties (checked by cmd_start) before </configuration> of FILE: Hadoop
+# reads a file's properties in order, so a later one overrides the template's.
+add_site_properties() {
+  local file=$1 kv lines=""
+  shift
+  for kv in "$@"; do
+    lines+="  <property><name>${kv%%=*}</name><value>${kv#*=}</value></property>"$'\n'
+  done
+  local body
+  body=$(grep -v '^</configuration>' "$file")
+  printf '%s\n  <!-- Extra properties of this run (the launcher'"'"'s site options). -->\n%s</configuration>\n' "$body" "$lines" >"$file"
+}
+
 cmd_status() {
   local dir=""
   while [ $# -gt 0 ]; do
@@ -719,5 +741,5 @@ case ${1:-} in
   regions) shift; cmd_regions "$@" ;;
   classpath) require_tools; classpath ;;
   idl) require_tools; cmd_idl ;;
-  *) sed -n '2,66p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,70p' "$self" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -2,9 +2,9 @@
 //! through the `testcontainers` crate (feature `docker`).
 //!
 //! The container gets the test bed's settings (scanner and idle timeouts, framed /
-//! compact, heap, region servers) as arguments of the launcher's `start`; its Thrift2
-//! port 9090, twelve ports for extra gateways (9091-9102) and the port of a secured
-//! gateway's KDC (9088) are published on random host ports. Extra gateways, plain or
+//! compact, heap, region servers, extra site properties) as arguments of the launcher's
+//! `start`; its Thrift2 port 9090, twelve ports for extra gateways (9091-9102) and the
+//! port of a secured gateway's KDC (9088) are published on random host ports. Extra gateways, plain or
 //! secured, run inside the container (`docker exec` of `hbase-local.sh gateway start`),
 //! and so does the region tool (`docker exec -i` of `hbase-local.sh regions`); what a
 //! client on the host needs of a secured gateway (CA, krb5.conf, ticket cache, keytab)
@@ -147,7 +147,7 @@ pub(crate) fn start(options: &LaunchOptions) -> Result<DockerHBase, TestkitError
     let started = Instant::now();
     let container = request
         .with_wait_for(WaitFor::Nothing)
-        .with_cmd(launcher_args(options, timeout))
+        .with_cmd(launcher_args(options, timeout)?)
         .with_label("dev.basalt.testkit.owner-pid", std::process::id().to_string())
         .with_startup_timeout(timeout)
         .start()
@@ -189,7 +189,7 @@ pub(crate) fn start(options: &LaunchOptions) -> Result<DockerHBase, TestkitError
 }
 
 /// The launcher's `start` options after the image's entrypoint.
-fn launcher_args(options: &LaunchOptions, timeout: Duration) -> Vec<String> {
+fn launcher_args(options: &LaunchOptions, timeout: Duration) -> Result<Vec<String>, TestkitError> {
     let mut args = vec![
         "--scanner-timeout-ms".to_owned(),
         options.scanner_timeout.as_millis().to_string(),
@@ -210,7 +210,8 @@ fn launcher_args(options: &LaunchOptions, timeout: Duration) -> Vec<String> {
         args.push("--regionservers".to_owned());
         args.push(options.region_servers.to_string());
     }
-    args
+    args.extend(crate::site_args(options)?);
+    Ok(args)
 }
 
 /// The launcher's last message (from its last `hbase-local: ` line to the end: a
@@ -560,14 +561,20 @@ mod tests {
             idle_timeout: Duration::from_secs(12),
             ..LaunchOptions::default()
         };
-        let args = launcher_args(&options, Duration::from_secs(300)).join(" ");
+        let args = launcher_args(&options, Duration::from_secs(300)).unwrap().join(" ");
         assert_eq!(
             args,
             "--scanner-timeout-ms 4000 --idle-timeout-ms 12000 --heap 1g --timeout 300 --framed --compact"
         );
         let two = LaunchOptions { region_servers: 2, ..LaunchOptions::default() };
-        let args = launcher_args(&two, Duration::from_secs(60)).join(" ");
+        let args = launcher_args(&two, Duration::from_secs(60)).unwrap().join(" ");
         assert!(args.ends_with("--timeout 60 --regionservers 2"), "{args}");
+        let quota = LaunchOptions {
+            site_properties: vec![("hbase.quota.enabled".into(), "true".into())],
+            ..LaunchOptions::default()
+        };
+        let args = launcher_args(&quota, Duration::from_secs(60)).unwrap().join(" ");
+        assert!(args.ends_with("--timeout 60 --site hbase.quota.enabled=true"), "{args}");
     }
 
     #[test]

@@ -150,6 +150,7 @@ pub(crate) fn start(dir: &Path, options: &LaunchOptions) -> Result<Started, Test
     if !options.gateway {
         cmd.arg("--no-gateway");
     }
+    cmd.args(crate::site_args(options)?);
     let started = std::time::Instant::now();
     let addr = run_for_addr(cmd)?;
     Ok(Started { addr, ready_in: started.elapsed() })

@@ -112,6 +112,46 @@ pub struct LaunchOptions {
     /// launcher only): [`HBase::addr`] is then empty, and a native client finds the
     /// cluster from [`HBase::conf_dir`] (its `hbase-site.xml`, as `HBASE_CONF_DIR`).
     pub gateway: bool,
+    /// More `hbase-site.xml` properties, `(name, value)`, written after the launcher's
+    /// own (a later one wins: the same name overrides the launcher's value), on both
+    /// routes: a quota switched on, a tiny call queue. Names are letters, digits, `.`,
+    /// `_` and `-`; values have no `<`, `>`, `&`, quote or control character (see
+    /// [`check_site_property`]). Default none.
+    pub site_properties: Vec<(String, String)>,
+}
+
+/// Whether `(name, value)` may be written into `hbase-site.xml` as given: a name of
+/// letters, digits, `.`, `_`, `-`; a value of at most 4096 printable ASCII characters
+/// without `<`, `>`, `&`, quotes or `|` (the launcher writes both as they are, inside
+/// one line); an error saying which property is wrong otherwise.
+pub fn check_site_property(name: &str, value: &str) -> Result<(), TestkitError> {
+    let name_ok = !name.is_empty()
+        && name.len() <= 256
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    let value_ok = value.len() <= 4096
+        && value
+            .bytes()
+            .all(|b| (b.is_ascii_graphic() || b == b' ') && !matches!(b, b'<' | b'>' | b'&' | b'"' | b'\'' | b'|'));
+    if name_ok && value_ok {
+        Ok(())
+    } else {
+        Err(TestkitError::Config(format!(
+            "site property {name:?} = {value:?}: names are letters, digits, '.', '_', '-'; values are printable ASCII \
+             without < > & quotes or |"
+        )))
+    }
+}
+
+/// The launcher's `start` arguments for `options`' extra site properties: `--site
+/// NAME=VALUE` each, checked first.
+pub(crate) fn site_args(options: &LaunchOptions) -> Result<Vec<String>, TestkitError> {
+    let mut args = Vec::with_capacity(options.site_properties.len() * 2);
+    for (name, value) in &options.site_properties {
+        check_site_property(name, value)?;
+        args.push("--site".to_owned());
+        args.push(format!("{name}={value}"));
+    }
+    Ok(args)
 }
 
 impl Default for LaunchOptions {
@@ -129,6 +169,7 @@ impl Default for LaunchOptions {
             region_servers: 1,
             secure_rpc: false,
             gateway: true,
+            site_properties: Vec::new(),
         }
     }
 }
@@ -459,5 +500,27 @@ mod site_tests {
         assert_eq!(site_property(site, "hbase.rootdir"), None);
         assert_eq!(site_property("<name>x</name><value>cut", "x"), None);
         assert_eq!(site_property("<name>x</name>", "x"), None);
+    }
+
+    #[test]
+    fn extra_site_properties_become_launcher_arguments_and_odd_ones_are_refused() {
+        let options = super::LaunchOptions {
+            site_properties: vec![
+                ("hbase.quota.enabled".into(), "true".into()),
+                ("hbase.ipc.server.max.callqueue.length".into(), "3".into()),
+            ],
+            ..super::LaunchOptions::default()
+        };
+        assert_eq!(
+            super::site_args(&options).unwrap(),
+            ["--site", "hbase.quota.enabled=true", "--site", "hbase.ipc.server.max.callqueue.length=3"]
+        );
+        for (name, value) in [("", "1"), ("a b", "1"), ("a", "<x>"), ("a", "x&y"), ("a", "x|y"), ("a", "x\ny")] {
+            let odd = super::LaunchOptions {
+                site_properties: vec![(name.into(), value.into())],
+                ..super::LaunchOptions::default()
+            };
+            assert!(super::site_args(&odd).is_err(), "{name:?} = {value:?}");
+        }
     }
 }

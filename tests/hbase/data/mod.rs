@@ -7,6 +7,7 @@
 //! `gateway::MODULE::TEST` or `native::MODULE::TEST`.
 
 mod answers;
+mod batch_reopen;
 mod client_data;
 mod client_gets;
 mod client_resilience;
@@ -29,6 +30,7 @@ pub fn tests() -> (Registration, Vec<Test>) {
     let tests = [
         deletes_once::trials(),
         answers::trials(),
+        batch_reopen::trials(),
         client_data::trials(),
         client_gets::trials(),
         client_resilience::trials(),

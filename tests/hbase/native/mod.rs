@@ -8,7 +8,9 @@ mod native_client;
 mod native_faults;
 mod native_nonces;
 mod region_pause;
+mod server_refusals;
 mod site_conf;
+mod stalled_peer;
 
 use crate::support::{Registration, Test};
 
@@ -21,6 +23,8 @@ pub fn tests() -> (Registration, Vec<Test>) {
         native_faults::trials(),
         native_nonces::trials(),
         site_conf::trials(),
+        server_refusals::trials(),
+        stalled_peer::trials(),
     ];
     (Registration::NativeOnly, tests.into_iter().flatten().collect())
 }

@@ -117,6 +117,10 @@ pub(crate) struct Position {
     /// follow it, so a row is known complete only at a non-partial part or when
     /// another row's key (or the end of the scan) arrives.
     pub(crate) partial: Option<(Bytes, usize)>,
+    /// The last cell returned of the row in `partial`: a reopened scanner's cells of
+    /// that row up to it are dropped (by comparison, as HBase's Java client does: a
+    /// cell deleted or added meanwhile before it moves no later cell).
+    pub(crate) partial_last: Option<CellKey>,
     /// The last complete row returned since `lower`/`upper` were brought up to date by
     /// [`Position::settle`]: a page costs one [`after_row`], not one per row.
     last: Option<Bytes>,
@@ -129,6 +133,25 @@ impl Position {
             (self.lower, self.upper) = after_row(&self.lower, &self.upper, &last, reversed);
         }
     }
+}
+
+/// A cell's place in its row: family, qualifier, timestamp.
+pub(crate) type CellKey = (Bytes, Bytes, i64);
+
+/// Whether the cell `(family, qualifier, timestamp)` sorts at or before `last` in
+/// HBase's order within a row: family and qualifier ascending, newest first.
+fn at_or_before(family: &[u8], qualifier: &[u8], timestamp: i64, last: &CellKey) -> bool {
+    (family, qualifier).cmp(&(&last.0[..], &last.1[..])).then(last.2.cmp(&timestamp)).is_le()
+}
+
+/// What is left of an item of the row in progress after a reopen.
+enum Unseen {
+    /// Cells not returned before (all of the item, or its tail).
+    Row(Row),
+    /// Every cell was returned before, and more may follow.
+    Repeated,
+    /// Every cell was returned before, and the row ends here.
+    RowEnded(Bytes),
 }
 
 /// A page that breaks the scan's range or order.
@@ -149,8 +172,9 @@ pub(crate) struct Tracker {
     pub(crate) reversed: bool,
     /// Rows the limit still allows to start.
     pub(crate) remaining: Option<u64>,
-    /// After a reopen inside a batched row: (key, parts already returned) to drop.
-    skip: Option<(Bytes, usize)>,
+    /// After a reopen inside a batched row: the row's key and its last cell returned;
+    /// its cells up to that one are dropped.
+    skip: Option<(Bytes, CellKey)>,
     /// The limit is used up and the next row has begun: nothing more is delivered.
     done: bool,
     /// Whether the limit ends the scan here (no `batch`); else the transport applies it.
@@ -172,7 +196,7 @@ pub(crate) struct Tracker {
 impl Tracker {
     pub(crate) fn new(start: Bytes, stop: Bytes, reversed: bool, limit: Option<u64>) -> Tracker {
         Tracker {
-            position: Position { lower: start, upper: stop, partial: None, last: None },
+            position: Position { lower: start, upper: stop, partial: None, partial_last: None, last: None },
             reversed,
             remaining: limit,
             skip: None,
@@ -213,7 +237,36 @@ impl Tracker {
 
     /// Called when a scanner is (re)opened at the position.
     pub(crate) fn reopened(&mut self) {
-        self.skip = self.position.partial.clone();
+        self.skip = match (&self.position.partial, &self.position.partial_last) {
+            (Some((key, _)), Some(last)) => Some((key.clone(), last.clone())),
+            (Some(_) | None, _) => None,
+        };
+    }
+
+    /// `row` without the cells a reopened scanner repeats: those of the row in
+    /// progress up to the last one returned before the reopen.
+    fn unseen(&mut self, row: Row) -> Unseen {
+        let Some((key, last)) = &self.skip else { return Unseen::Row(row) };
+        if key[..] != *row.key() {
+            self.skip = None;
+            return Unseen::Row(row);
+        }
+        let seen = row.cells().take_while(|c| at_or_before(c.family(), c.qualifier(), c.timestamp(), last)).count();
+        if seen < row.len() {
+            self.skip = None;
+            if seen == 0 {
+                return Unseen::Row(row);
+            }
+            let rest: Vec<_> = row.cells().skip(seen).map(|c| c.to_cell()).collect();
+            let (partial, stale) = (row.is_partial(), row.is_stale());
+            return Unseen::Row(Row::new(row.key_bytes(), rest).with_partial(partial).with_stale(stale));
+        }
+        if row.is_partial() {
+            Unseen::Repeated
+        } else {
+            self.skip = None;
+            Unseen::RowEnded(row.key_bytes())
+        }
     }
 
     /// Checks a page and returns the rows to deliver; the position and limit move only
@@ -227,6 +280,17 @@ impl Tracker {
             if next.done {
                 break;
             }
+            let row = match next.unseen(row) {
+                Unseen::Row(row) => row,
+                Unseen::Repeated => continue,
+                // The row's cells after the last one returned were deleted meanwhile.
+                Unseen::RowEnded(key) => {
+                    next.position.partial = None;
+                    next.position.partial_last = None;
+                    last_complete = Some(key);
+                    continue;
+                }
+            };
             if !next.keep(&row, last_complete.as_deref())? {
                 continue;
             }
@@ -236,6 +300,7 @@ impl Tracker {
                 if let Some((key, _)) = next.position.partial.take() {
                     last_complete = Some(key);
                 }
+                next.position.partial_last = None;
                 if next.remaining == Some(0) && next.cuts_at_limit {
                     next.done = true;
                     break;
@@ -249,8 +314,12 @@ impl Tracker {
                     Some((_, n)) => *n += 1,
                     None => next.position.partial = Some((row.key_bytes(), 1)),
                 }
+                if let Some(cell) = row.cells().last() {
+                    next.position.partial_last = Some((cell.family_bytes(), cell.qualifier_bytes(), cell.timestamp()));
+                }
             } else {
                 next.position.partial = None;
+                next.position.partial_last = None;
                 last_complete = Some(row.key_bytes());
             }
             rows.push(row);
@@ -267,14 +336,7 @@ impl Tracker {
     /// repeats (a reversed scan's inclusive start, parts of a batched row already
     /// returned), an error for a row outside the remaining range or out of order.
     fn keep(&mut self, row: &Row, page_last: Option<&[u8]>) -> Result<bool, Rejected> {
-        if let Some((key, n)) = &mut self.skip {
-            if key[..] == *row.key() && *n > 0 {
-                *n -= 1;
-                return Ok(false);
-            }
-            self.skip = None;
-        }
-        let Position { lower, upper, partial, last } = &self.position;
+        let Position { lower, upper, partial, last, .. } = &self.position;
         let (lower, upper, key): (&[u8], &[u8], &[u8]) = (lower, upper, row.key());
         // The last complete row returned: in this page, or before it (when not settled).
         let last: Option<&[u8]> = page_last.or(last.as_deref());
@@ -486,19 +548,52 @@ mod tests {
         assert_eq!(t.remaining, Some(0));
     }
 
+    /// A part of row `key` with a cell per qualifier.
+    fn cells_of(key: &str, qualifiers: &[&str], partial: bool) -> Row {
+        let cells = qualifiers.iter().map(|q| Cell::new("d", q.to_string(), "v", 1));
+        Row::new(Bytes::copy_from_slice(key.as_bytes()), cells.collect::<Vec<_>>()).with_partial(partial)
+    }
+
+    fn qualifiers(rows: &[Row]) -> Vec<String> {
+        rows.iter().flat_map(|r| r.cells().map(|c| String::from_utf8_lossy(c.qualifier()).into_owned())).collect()
+    }
+
     #[test]
-    fn batched_rows_resume_inside_the_row() {
+    fn batched_rows_resume_after_the_last_cell_returned() {
         let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, None);
-        let rows = t.accept(vec![result("a", true), result("a", true)].into_iter()).unwrap();
+        let rows =
+            t.accept(vec![cells_of("a", &["q0", "q1"], true), cells_of("a", &["q2", "q3"], true)].into_iter()).unwrap();
         assert_eq!(rows.len(), 2);
         assert_eq!(t.position.partial, Some((Bytes::from("a"), 2)));
         t.reopened();
-        // The reopened scanner repeats the row's first two parts: they are dropped.
-        let rows = t
-            .accept(vec![result("a", true), result("a", true), result("a", false), result("b", false)].into_iter())
-            .unwrap();
-        assert_eq!(keys(&rows), ["a", "b"]);
+        // The reopened scanner repeats the row's cells up to q3, without q1 (deleted
+        // meanwhile): cut by cell, not by part, nothing after q3 is lost.
+        let page = vec![
+            cells_of("a", &["q0", "q2"], true),
+            cells_of("a", &["q3", "q4"], true),
+            cells_of("a", &["q5"], false),
+            cells_of("b", &["q0"], false),
+        ];
+        let rows = t.accept(page.into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["a", "a", "b"]);
+        assert_eq!(qualifiers(&rows), ["q4", "q5", "q0"]);
         assert_eq!(t.position.partial, None);
+        // A cell added before the position is not returned again, nor anything repeated.
+        let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, None);
+        t.accept(vec![cells_of("a", &["q0", "q2"], true)].into_iter()).unwrap();
+        t.reopened();
+        let rows = t
+            .accept(vec![cells_of("a", &["q0", "q1"], true), cells_of("a", &["q2", "q3"], false)].into_iter())
+            .unwrap();
+        assert_eq!(qualifiers(&rows), ["q3"]);
+        // Every cell after the position deleted: the row ends where it was.
+        let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, None);
+        t.accept(vec![cells_of("a", &["q0", "q2"], true)].into_iter()).unwrap();
+        t.reopened();
+        let rows =
+            t.accept(vec![cells_of("a", &["q0", "q2"], false), cells_of("b", &["q0"], false)].into_iter()).unwrap();
+        assert_eq!(keys(&rows), ["b"]);
+        assert_eq!(t.position.lower, Bytes::from_static(b"b\0"));
     }
 
     #[test]

@@ -58,6 +58,13 @@ impl RetryRule for PolicyRule {
             RetryHint::After(wait) => wait.max(after),
             RetryHint::Immediately | RetryHint::Backoff => after,
         };
-        (since.elapsed() + wait <= self.budget).then_some(wait)
+        let resend = (since.elapsed() + wait <= self.budget).then_some(wait);
+        if let (None, RetryHint::After(_), Some(call)) = (resend, hint, &self.call) {
+            // The server's wait ends past the budget: the call ends now, in the client's
+            // core too (which cannot see the wait and would resend into the same
+            // refusal).
+            call.end();
+        }
+        resend
     }
 }
