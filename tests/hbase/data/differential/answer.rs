@@ -31,6 +31,8 @@ pub enum Answer {
     Rows(Vec<Item>),
     /// The request failed or was refused (both sides refusing agree, whatever the words).
     Err(String),
+    /// One answer per part: a batch's actions, or a check-and-mutate's verdict and row.
+    Each(Vec<Answer>),
 }
 
 impl Answer {
@@ -38,6 +40,7 @@ impl Answer {
     pub fn cells(&self) -> usize {
         match self {
             Answer::Rows(items) => items.iter().map(|i| i.cells.len()).sum(),
+            Answer::Each(parts) => parts.iter().map(Answer::cells).sum(),
             Answer::Done | Answer::Bool(_) | Answer::Bools(_) | Answer::Err(_) => 0,
         }
     }
@@ -60,6 +63,7 @@ impl Answer {
                     })
                     .collect(),
             ),
+            Answer::Each(parts) => Answer::Each(parts.iter().map(Answer::masked).collect()),
             other => other.clone(),
         }
     }
@@ -69,6 +73,7 @@ impl Answer {
 pub fn agree(a: &Answer, b: &Answer) -> bool {
     match (a, b) {
         (Answer::Err(_), Answer::Err(_)) => true,
+        (Answer::Each(x), Answer::Each(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| agree(p, q)),
         _ => a == b,
     }
 }

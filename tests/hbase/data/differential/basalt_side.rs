@@ -73,6 +73,9 @@ async fn apply(table: &Table, w: &Write) -> Answer {
             };
             or_err(applied, Answer::Bool)
         }
+        Write::MutateRowResults(..) | Write::CheckWith(_) | Write::Batch(_) | Write::GatewayRefuses(_) => {
+            super::mutation_api::apply(table, w).await
+        }
     }
 }
 

@@ -10,7 +10,7 @@ use basalt::filter::BitwiseOp;
 use basalt::{Bytes, CompareOp};
 
 use super::answer::{Answer, Item};
-use super::model::{Cmp, DelD, DelSpec, Filt, GetD, Mutation, Opts, PutD, Read, ScanD, Write};
+use super::model::{BatchOp, CheckCond, Cmp, DelD, DelSpec, Filt, GetD, Mutation, Opts, PutD, Read, ScanD, Write};
 use crate::support::Env;
 
 /// How long one answer may take (a scan the server refuses fails within its retries).
@@ -108,6 +108,10 @@ fn parse_answer(line: &str) -> Result<Answer, String> {
         return Err(format!("DiffTool could not read a line of the test: {message}"));
     }
     let body = line.strip_prefix("ok ").ok_or_else(|| format!("not an answer: {line:?}"))?;
+    if body.starts_with("each ") {
+        let mut tokens = body.split(' ');
+        return parse_part(&mut tokens, line);
+    }
     let mut t = body.split(' ');
     let mut next = || t.next().ok_or_else(|| format!("answer ends early: {line:?}"));
     let answer = match next()? {
@@ -252,6 +256,7 @@ fn mutations(out: &mut String, muts: &[Mutation]) {
                 word(out, "d");
                 delete(out, d);
             }
+            Mutation::Increment(..) | Mutation::Append(..) => counter_mutation(out, m),
         }
     }
 }
@@ -260,6 +265,9 @@ fn mutations(out: &mut String, muts: &[Mutation]) {
 pub fn write_line(w: &Write) -> String {
     let mut out = String::from("w");
     match w {
+        Write::MutateRowResults(..) | Write::CheckWith(_) | Write::Batch(_) | Write::GatewayRefuses(_) => {
+            mutation_api_write(&mut out, w)
+        }
         Write::Put(p) => {
             word(&mut out, "put");
             put(&mut out, p);
@@ -630,4 +638,148 @@ pub fn read_line(r: &Read) -> String {
         }
     }
     out
+}
+
+// ---- issue 25's mutation API ----
+
+/// `i ROW N (FAM QUAL AMOUNT)*N` or `a ROW N (FAM QUAL VAL)*N`; nothing for other kinds.
+fn counter_mutation(out: &mut String, m: &Mutation) {
+    match m {
+        Mutation::Increment(row, cols) => {
+            word(out, "i");
+            hex(out, row);
+            word(out, cols.len());
+            for (f, q, n) in cols {
+                hex(out, f);
+                hex(out, q);
+                word(out, n);
+            }
+        }
+        Mutation::Append(row, cols) => {
+            word(out, "a");
+            hex(out, row);
+            word(out, cols.len());
+            for (f, q, v) in cols {
+                hex(out, f);
+                hex(out, q);
+                hex(out, v);
+            }
+        }
+        Mutation::Put(_) | Mutation::Delete(_) => {}
+    }
+}
+
+/// One mutation of any kind: `p PUT | d DEL | i INC | a APP`.
+fn single(out: &mut String, m: &Mutation) {
+    match m {
+        Mutation::Put(p) => {
+            word(out, "p");
+            put(out, p);
+        }
+        Mutation::Delete(d) => {
+            word(out, "d");
+            delete(out, d);
+        }
+        Mutation::Increment(..) | Mutation::Append(..) => counter_mutation(out, m),
+    }
+}
+
+/// The lines of issue 25's writes (see DiffTool's grammar: `noop`, `mutr`, `camx`,
+/// `batch`).
+fn mutation_api_write(out: &mut String, w: &Write) {
+    match w {
+        Write::GatewayRefuses(_) => word(out, "noop"),
+        Write::MutateRowResults(row, muts) => {
+            word(out, "mutr");
+            hex(out, row);
+            mutations(out, muts);
+        }
+        Write::CheckWith(c) => {
+            word(out, "camx");
+            hex(out, &c.row);
+            opt_num(out, c.time_range.map(|r| r.0));
+            opt_num(out, c.time_range.map(|r| r.1));
+            match &c.cond {
+                CheckCond::Column { family, qualifier, op: o, value } => {
+                    word(out, "col");
+                    hex(out, family);
+                    hex(out, qualifier);
+                    op(out, *o);
+                    match value {
+                        Some(v) => hex(out, v),
+                        None => word(out, "-"),
+                    }
+                }
+                CheckCond::Filter(f) => {
+                    word(out, "filt");
+                    filter(out, f);
+                }
+            }
+            match (c.rows, c.muts.as_slice()) {
+                (false, [m]) => single(out, m),
+                (true | false, muts) => {
+                    word(out, "m");
+                    mutations(out, muts);
+                }
+            }
+        }
+        Write::Batch(ops) => {
+            word(out, "batch");
+            word(out, ops.len());
+            for o in ops {
+                match o {
+                    BatchOp::Get(g) => {
+                        word(out, "g");
+                        get(out, g);
+                    }
+                    BatchOp::Write(m) => single(out, m),
+                }
+            }
+        }
+        Write::Put(_)
+        | Write::PutMany(_)
+        | Write::Delete(_)
+        | Write::DeleteMany(_)
+        | Write::Increment(..)
+        | Write::Append(..)
+        | Write::MutateRow(..)
+        | Write::Check { .. }
+        | Write::DeleteAsUnion(_) => {}
+    }
+}
+
+/// One part of an `each` answer: `each N PART*N | done | bool B | rows ... | error HEX`.
+fn parse_part<'a>(t: &mut impl Iterator<Item = &'a str>, line: &str) -> Result<Answer, String> {
+    let mut next = || t.next().ok_or_else(|| format!("answer ends early: {line:?}"));
+    let num = |s: &str| s.parse::<i64>().map_err(|e| format!("{e}: {line:?}"));
+    Ok(match next()? {
+        "each" => {
+            let n = num(next()?)?;
+            let mut parts = Vec::new();
+            for _ in 0..n {
+                parts.push(parse_part(t, line)?);
+            }
+            Answer::Each(parts)
+        }
+        "done" => Answer::Done,
+        "bool" => Answer::Bool(next()? == "true"),
+        "error" => Answer::Err(String::from_utf8_lossy(&unhex(next()?)?).into_owned()),
+        "rows" => {
+            let n = num(next()?)?;
+            let mut items = Vec::new();
+            for _ in 0..n {
+                let row = unhex(next()?)?;
+                let c = num(next()?)?;
+                let mut cells = Vec::new();
+                for _ in 0..c {
+                    let (f, q) = (unhex(next()?)?, unhex(next()?)?);
+                    let ts = num(next()?)?;
+                    cells.push((f, q, ts, unhex(next()?)?));
+                }
+                items.push(Item { row, cells });
+            }
+            Answer::Rows(items)
+        }
+        other => return Err(format!("unknown answer part {other:?} in {line:?}")),
+    })
 }

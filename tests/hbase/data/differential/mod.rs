@@ -24,6 +24,7 @@ mod gen;
 mod java;
 mod mixed;
 mod model;
+mod mutation_api;
 mod shapes;
 
 use std::borrow::Cow;
@@ -84,7 +85,8 @@ async fn same_answers_as_java(env: Env) -> TestResult {
             (create_table(&client, &env.unique("diff_a")).await?, create_table(&client, &env.unique("diff_b")).await?);
         let java_env = env.clone();
         let tool = tokio::task::spawn_blocking(move || JavaTool::start(&java_env)).await??;
-        let run = run(tool, &a, &b, seed, ops, reads).await?;
+        let native = env.transport() == crate::support::Transport::Native;
+        let run = run(tool, &a, &b, seed, ops, reads, native).await?;
         let admin = client.admin();
         for t in [&a, &b] {
             let _ = admin.disable_table(t.name()).await;
@@ -162,7 +164,8 @@ impl Run {
         if let (true, Answer::Err(why), false) =
             (left.0.starts_with("Basalt"), l.as_ref(), matches!(r.as_ref(), Answer::Err(_)))
         {
-            if let Some(doc) = DOCUMENTED_REFUSALS.iter().find(|doc| why.contains(*doc)) {
+            let mut documented = DOCUMENTED_REFUSALS.iter().chain(&mutation_api::GATEWAY_REFUSALS);
+            if let Some(doc) = documented.find(|doc| why.contains(*doc)) {
                 self.documented += 1;
                 let line = format!(
                     "{} ({}): {doc}",
@@ -257,11 +260,20 @@ fn java_batch(tool: &mut JavaTool, lines: &[String]) -> Result<Vec<Answer>, Stri
     Ok(answers)
 }
 
-async fn run(tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, reads: usize) -> Result<Run, String> {
+async fn run(
+    tool: JavaTool,
+    a: &Table,
+    b: &Table,
+    seed: u64,
+    ops: usize,
+    reads: usize,
+    native: bool,
+) -> Result<Run, String> {
     let mut run = Run::default();
     // The battery, then (after it, so that only its own reads carry their cells) the
     // rows of large cells and their batched scans.
-    let tool = phase(tool, a, b, &gen::writes(seed, ops), &gen::reads(seed, reads), &mut run).await?;
+    let writes = mutation_api::for_transport(gen::writes(seed, ops), native);
+    let tool = phase(tool, a, b, &writes, &gen::reads(seed, reads), &mut run).await?;
     let large = mixed::large_writes(seed);
     let tool = phase(tool, a, b, &large, &mixed::large_reads(seed), &mut run).await?;
     drop(tool);
