@@ -5,6 +5,9 @@
 //! append sends them. Since HBase 2.4 row mutations may hold increments and appends:
 //! they share one nonce for the whole operation, and their results come back.
 
+use basalt_rpc_protocol::cellblock::{decode_cell_block, encode_cell, CellCodec, CellParts, CellType};
+use bytes::BytesMut;
+
 use crate::batch::remote_error;
 use crate::cells::{CellCursor, RowResult};
 use crate::client::{row_result, validate_row, RpcClient};
@@ -150,7 +153,7 @@ impl RpcClient {
                 let response: pb::MutateResponse = reply.decode(&region.server)?;
                 let mut reader = CellCursor::new(reply.cell_block.clone());
                 let result = match &response.result {
-                    Some(result) => row_result(&region.server, result, &mut reader)?,
+                    Some(result) => any_result(&region.server, result, &mut reader)?,
                     None => RowResult::default(),
                 };
                 Ok((response.processed.unwrap_or(false), result))
@@ -252,10 +255,37 @@ fn atomic_results(
     };
     for answer in answers {
         if let Some(one) = &answer.result {
-            merged.cells.extend(row_result(server, one, &mut reader)?.cells);
+            merged.cells.extend(any_result(server, one, &mut reader)?.cells);
         }
     }
     Ok(merged)
+}
+
+/// A result whose cells come in the cell block or, as region servers send the results
+/// of increments and appends inside atomic and conditional mutations, inline.
+fn any_result(server: &str, result: &pb::Result, reader: &mut CellCursor) -> Result<RowResult, RpcError> {
+    if result.cell.is_empty() {
+        return row_result(server, result, reader);
+    }
+    let protocol = |reason: String| RpcError::Protocol { addr: server.to_owned(), reason };
+    let mut block = BytesMut::new();
+    for cell in &result.cell {
+        let timestamp = i64::try_from(cell.timestamp.unwrap_or(0))
+            .map_err(|_| protocol(format!("a cell timestamp beyond i64: {:?}", cell.timestamp)))?;
+        let parts = CellParts {
+            row: cell.row.as_deref().unwrap_or_default(),
+            family: cell.family.as_deref().unwrap_or_default(),
+            qualifier: cell.qualifier.as_deref().unwrap_or_default(),
+            timestamp,
+            cell_type: CellType::Put,
+            value: cell.value.as_deref().unwrap_or_default(),
+            tags: b"",
+        };
+        encode_cell(CellCodec::KeyValue, &parts, &mut block).map_err(|e| protocol(format!("an inline cell: {e}")))?;
+    }
+    let cells =
+        decode_cell_block(block.freeze(), CellCodec::KeyValue).map_err(|e| protocol(format!("an inline cell: {e}")))?;
+    Ok(RowResult { cells, partial: result.partial.unwrap_or(false), stale: result.stale.unwrap_or(false) })
 }
 
 #[cfg(test)]
@@ -275,5 +305,30 @@ mod tests {
         let column = Condition::from(Check::equals("r", "f", "q", Some(Bytes::from_static(b"v")))).to_proto();
         assert_eq!((column.family.as_deref(), column.time_range), (Some(&b"f"[..]), None));
         assert!(column.filter.is_none());
+    }
+
+    #[test]
+    fn inline_result_cells_are_read_as_block_cells() {
+        let cell = |q: &'static str, v: &'static [u8]| pb::Cell {
+            row: Some(Bytes::from_static(b"r")),
+            family: Some(Bytes::from_static(b"f")),
+            qualifier: Some(Bytes::from_static(q.as_bytes())),
+            timestamp: Some(7),
+            cell_type: None,
+            value: Some(Bytes::from_static(v)),
+            tags: None,
+        };
+        let result =
+            pb::Result { cell: vec![cell("n", &[0, 0, 0, 0, 0, 0, 0, 3]), cell("s", b"ab")], ..Default::default() };
+        let mut reader = CellCursor::new(Bytes::new());
+        let read = any_result("s:1", &result, &mut reader).unwrap();
+        let seen: Vec<_> = read.cells.iter().map(|c| (c.row(), c.qualifier(), c.timestamp(), c.value())).collect();
+        assert_eq!(
+            seen,
+            vec![(&b"r"[..], &b"n"[..], 7, &[0, 0, 0, 0, 0, 0, 0, 3][..]), (&b"r"[..], &b"s"[..], 7, &b"ab"[..])]
+        );
+        let hostile =
+            pb::Result { cell: vec![pb::Cell { timestamp: Some(u64::MAX), ..cell("n", b"") }], ..Default::default() };
+        assert!(any_result("s:1", &hostile, &mut reader).is_err());
     }
 }

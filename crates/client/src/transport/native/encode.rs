@@ -303,3 +303,89 @@ fn reply_bounded(scan: &ScanRequest) -> bool {
 pub(super) fn java_reply_sizes(scan: &ScanRequest) -> bool {
     reply_bounded(scan) && scan.read.caching.filter(|c| *c > 0).is_none()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::filter::{CompareOp, Filter};
+
+    fn nonce() -> OperationNonce {
+        OperationNonce::next()
+    }
+
+    #[test]
+    fn row_mutations_keep_their_order_and_give_increments_and_appends_the_one_nonce() {
+        let n = nonce();
+        let rm = RowMutations::new("r")
+            .increment(Increment::new("r").add("d", "n", 2))
+            .put(Put::new("r").cell("d", "q", "v"))
+            .append(Append::new("r").add("d", "s", "x"))
+            .delete(Delete::row("r").all_versions("d", "q"));
+        let native = native_row_mutations_with(&rm, 100, Some(n)).unwrap();
+        let expected = vec![
+            basalt_rpc::Mutation::increment("r")
+                .durability(basalt_rpc::Durability::UseDefault)
+                .with_nonce(n.get())
+                .add("d", "n", 2),
+            basalt_rpc::Mutation::put("r").durability(basalt_rpc::Durability::UseDefault).column("d", "q", "v"),
+            basalt_rpc::Mutation::append("r")
+                .durability(basalt_rpc::Durability::UseDefault)
+                .with_nonce(n.get())
+                .column("d", "s", "x"),
+            basalt_rpc::Mutation::delete("r").durability(basalt_rpc::Durability::UseDefault).column("d", "q", ""),
+        ];
+        assert_eq!(native, expected);
+        // Without the operation's nonce (the plain path), increments are refused.
+        assert!(native_row_mutations(&rm, 100).is_err());
+        let plain = RowMutations::new("r").put(Put::new("r").cell("d", "q", "v"));
+        assert_eq!(native_row_mutations(&plain, 100).unwrap().len(), 1);
+        // A part of another row, or nothing at all: refused.
+        assert!(native_row_mutations_with(&RowMutations::new("r"), 100, Some(n)).is_err());
+        let other = RowMutations::new("r").increment(Increment::new("s").add("d", "n", 1));
+        assert!(native_row_mutations_with(&other, 100, Some(n)).is_err());
+    }
+
+    #[test]
+    fn conditions_carry_a_column_or_a_filter_and_a_time_range() {
+        let put = Put::new("r").cell("d", "q", "v");
+        let column = CheckAndMutate::new(put.clone()).if_column("d", "q", CompareOp::Less, Some(Bytes::from("5")));
+        let expected = basalt_rpc::Condition::column(Check {
+            row: Bytes::from("r"),
+            family: Bytes::from("d"),
+            qualifier: Bytes::from("q"),
+            expected: Some(Bytes::from("5")),
+            compare: basalt_rpc::pb::CompareType::Less,
+        });
+        assert_eq!(native_condition(&column).unwrap(), expected);
+        assert_eq!(native_condition(&column.clone().time_range(3, 9)).unwrap(), expected.time_range(3, 9));
+        let filter = Filter::key_only();
+        let filtered = CheckAndMutate::new(put.clone()).if_filter(filter.clone());
+        let proto = filter_proto(Some(&filter)).unwrap().unwrap();
+        assert_eq!(native_condition(&filtered).unwrap(), basalt_rpc::Condition::filter("r", proto));
+        // No condition, a reversed range: refused before sending.
+        assert!(native_condition(&CheckAndMutate::new(put.clone())).is_err());
+        assert!(native_condition(&filtered.time_range(9, 3)).is_err());
+    }
+
+    #[test]
+    fn checked_and_batched_actions_become_one_native_mutation_each() {
+        let n = nonce();
+        let increment = Increment::new("r").add("d", "n", -1);
+        let native = native_checked(&CheckedAction::Increment(increment.clone()), 100, n).unwrap();
+        assert_eq!(native, native_increment(&increment, n).unwrap());
+        let delete = Delete::row("r").latest_version("d", "q").family("e");
+        let native = native_checked(&CheckedAction::Delete(delete.clone()), 100, n).unwrap();
+        assert_eq!(vec![native], native_delete(&delete).unwrap(), "a delete of several kinds is one mutation");
+        let get = Get::new("r").column("d", "q");
+        match native_action(&BatchAction::Get(get.clone()), None, 100).unwrap() {
+            basalt_rpc::BatchAction::Get(native) => assert_eq!(native, native_get(&get).unwrap()),
+            other => panic!("expected a get, got {other:?}"),
+        }
+        let append = Append::new("r").add("d", "q", "x");
+        match native_action(&BatchAction::Append(append.clone()), Some(n), 100).unwrap() {
+            basalt_rpc::BatchAction::Mutate(native) => assert_eq!(native, native_append(&append, n).unwrap()),
+            other => panic!("expected a mutation, got {other:?}"),
+        }
+        assert!(native_action(&BatchAction::Put(Put::new("r")), None, 100).is_err(), "a put without cells");
+    }
+}
