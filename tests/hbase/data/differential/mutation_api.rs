@@ -247,3 +247,31 @@ pub async fn apply(table: &Table, w: &Write) -> Answer {
         | Write::GatewayRefuses(_) => Answer::Err(format!("not a write of the mutation API: {write:?}")),
     }
 }
+
+/// What this stream's writes answered through Basalt, counted by kind (so that a run
+/// shows its new operations did something: applied, refused, failed per action).
+pub fn tally(writes: &[Write], answers: &[Answer]) -> String {
+    let (mut rows, mut checks, mut applied, mut batches, mut actions, mut failed, mut refused) = (0, 0, 0, 0, 0, 0, 0);
+    for (w, a) in writes.iter().zip(answers) {
+        match (w, a) {
+            (Write::GatewayRefuses(_), _) => refused += 1,
+            (Write::MutateRowResults(..), Answer::Rows(items)) => {
+                rows += usize::from(items.iter().any(|i| !i.cells.is_empty()))
+            }
+            (Write::CheckWith(_), Answer::Each(parts)) => {
+                checks += 1;
+                applied += usize::from(matches!(parts.first(), Some(Answer::Bool(true))));
+            }
+            (Write::Batch(_), Answer::Each(parts)) => {
+                batches += 1;
+                actions += parts.len();
+                failed += parts.iter().filter(|p| matches!(p, Answer::Err(_))).count();
+            }
+            _ => {}
+        }
+    }
+    format!(
+        "mutation API: {rows} row mutations returned cells, {checks} check-and-mutates answered ({applied} applied), \
+         {batches} batches of {actions} actions ({failed} actions failed), {refused} refused on the gateway"
+    )
+}
