@@ -25,8 +25,8 @@ use crate::validate;
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum BatchAction {
-    /// Read a row.
-    Get(Get),
+    /// Read a row (boxed: a get's options outweigh every write).
+    Get(Box<Get>),
     /// Write cells.
     Put(Put),
     /// Delete cells (any kinds).
@@ -39,7 +39,7 @@ pub enum BatchAction {
 
 impl From<Get> for BatchAction {
     fn from(get: Get) -> BatchAction {
-        BatchAction::Get(get)
+        BatchAction::Get(Box::new(get))
     }
 }
 
@@ -350,7 +350,7 @@ impl Table {
 
 fn as_get(action: &BatchAction) -> Option<&Get> {
     match action {
-        BatchAction::Get(get) => Some(get),
+        BatchAction::Get(get) => Some(get.as_ref()),
         BatchAction::Put(_) | BatchAction::Delete(_) | BatchAction::Increment(_) | BatchAction::Append(_) => None,
     }
 }

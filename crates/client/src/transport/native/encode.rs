@@ -377,7 +377,7 @@ mod tests {
         let native = native_checked(&CheckedAction::Delete(delete.clone()), 100, n).unwrap();
         assert_eq!(vec![native], native_delete(&delete).unwrap(), "a delete of several kinds is one mutation");
         let get = Get::new("r").column("d", "q");
-        match native_action(&BatchAction::Get(get.clone()), None, 100).unwrap() {
+        match native_action(&get.clone().into(), None, 100).unwrap() {
             basalt_rpc::BatchAction::Get(native) => assert_eq!(native, native_get(&get).unwrap()),
             other => panic!("expected a get, got {other:?}"),
         }
