@@ -10,7 +10,7 @@ use basalt::filter::BitwiseOp;
 use basalt::{Bytes, CompareOp};
 
 use super::answer::{Answer, Item};
-use super::model::{BatchOp, CheckCond, Cmp, DelD, DelSpec, Filt, GetD, Mutation, Opts, PutD, Read, ScanD, Write};
+use super::model::{Cmp, DelD, DelSpec, Filt, GetD, Mutation, Opts, PutD, Read, ScanD, Write};
 use crate::support::Env;
 
 /// How long one answer may take (a scan the server refuses fails within its retries).
@@ -167,7 +167,7 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
 // ---- rendering ----
 
 /// Lower-case hex, `.` for empty.
-fn hex(out: &mut String, b: &[u8]) {
+pub(super) fn hex(out: &mut String, b: &[u8]) {
     out.push(' ');
     if b.is_empty() {
         out.push('.');
@@ -180,12 +180,12 @@ fn hex(out: &mut String, b: &[u8]) {
     }
 }
 
-fn word(out: &mut String, w: impl std::fmt::Display) {
+pub(super) fn word(out: &mut String, w: impl std::fmt::Display) {
     out.push(' ');
     out.push_str(&w.to_string());
 }
 
-fn opt_num(out: &mut String, n: Option<impl std::fmt::Display>) {
+pub(super) fn opt_num(out: &mut String, n: Option<impl std::fmt::Display>) {
     match n {
         Some(n) => word(out, n),
         None => word(out, "-"),
@@ -196,7 +196,7 @@ fn flag(out: &mut String, b: bool) {
     word(out, if b { "1" } else { "0" });
 }
 
-fn op(out: &mut String, op: CompareOp) {
+pub(super) fn op(out: &mut String, op: CompareOp) {
     let w = match op {
         CompareOp::Less => "lt",
         CompareOp::LessOrEqual => "le",
@@ -208,7 +208,7 @@ fn op(out: &mut String, op: CompareOp) {
     word(out, w);
 }
 
-fn put(out: &mut String, p: &PutD) {
+pub(super) fn put(out: &mut String, p: &PutD) {
     hex(out, &p.row);
     opt_num(out, p.ts);
     word(out, p.cells.len());
@@ -227,7 +227,7 @@ fn spec(out: &mut String, kind: &str, f: &[u8], q: &[u8], ts: Option<i64>) {
     opt_num(out, ts);
 }
 
-fn delete(out: &mut String, d: &DelD) {
+pub(super) fn delete(out: &mut String, d: &DelD) {
     hex(out, &d.row);
     opt_num(out, d.until);
     word(out, d.specs.len());
@@ -244,7 +244,7 @@ fn delete(out: &mut String, d: &DelD) {
     }
 }
 
-fn mutations(out: &mut String, muts: &[Mutation]) {
+pub(super) fn mutations(out: &mut String, muts: &[Mutation]) {
     word(out, muts.len());
     for m in muts {
         match m {
@@ -256,7 +256,7 @@ fn mutations(out: &mut String, muts: &[Mutation]) {
                 word(out, "d");
                 delete(out, d);
             }
-            Mutation::Increment(..) | Mutation::Append(..) => counter_mutation(out, m),
+            Mutation::Increment(..) | Mutation::Append(..) => super::mutation_api::counter_mutation(out, m),
         }
     }
 }
@@ -266,7 +266,7 @@ pub fn write_line(w: &Write) -> String {
     let mut out = String::from("w");
     match w {
         Write::MutateRowResults(..) | Write::CheckWith(_) | Write::Batch(_) | Write::GatewayRefuses(_) => {
-            mutation_api_write(&mut out, w)
+            super::mutation_api::java_write(&mut out, w)
         }
         Write::Put(p) => {
             word(&mut out, "put");
@@ -390,7 +390,7 @@ fn cmp(out: &mut String, c: &Cmp) {
     }
 }
 
-fn filter(out: &mut String, f: &Filt) {
+pub(super) fn filter(out: &mut String, f: &Filt) {
     match f {
         Filt::All(m) | Filt::Any(m) => {
             word(out, if matches!(f, Filt::All(_)) { "and" } else { "or" });
@@ -561,7 +561,7 @@ fn opts(out: &mut String, o: &Opts, family_ranges: &[(Bytes, i64, i64)], on_dema
     }
 }
 
-fn get(out: &mut String, g: &GetD) {
+pub(super) fn get(out: &mut String, g: &GetD) {
     hex(out, &g.row);
     opt_num(out, g.ts);
     opts(out, &g.opts, &[], None);
@@ -641,112 +641,6 @@ pub fn read_line(r: &Read) -> String {
 }
 
 // ---- issue 25's mutation API ----
-
-/// `i ROW N (FAM QUAL AMOUNT)*N` or `a ROW N (FAM QUAL VAL)*N`; nothing for other kinds.
-fn counter_mutation(out: &mut String, m: &Mutation) {
-    match m {
-        Mutation::Increment(row, cols) => {
-            word(out, "i");
-            hex(out, row);
-            word(out, cols.len());
-            for (f, q, n) in cols {
-                hex(out, f);
-                hex(out, q);
-                word(out, n);
-            }
-        }
-        Mutation::Append(row, cols) => {
-            word(out, "a");
-            hex(out, row);
-            word(out, cols.len());
-            for (f, q, v) in cols {
-                hex(out, f);
-                hex(out, q);
-                hex(out, v);
-            }
-        }
-        Mutation::Put(_) | Mutation::Delete(_) => {}
-    }
-}
-
-/// One mutation of any kind: `p PUT | d DEL | i INC | a APP`.
-fn single(out: &mut String, m: &Mutation) {
-    match m {
-        Mutation::Put(p) => {
-            word(out, "p");
-            put(out, p);
-        }
-        Mutation::Delete(d) => {
-            word(out, "d");
-            delete(out, d);
-        }
-        Mutation::Increment(..) | Mutation::Append(..) => counter_mutation(out, m),
-    }
-}
-
-/// The lines of issue 25's writes (see DiffTool's grammar: `noop`, `mutr`, `camx`,
-/// `batch`).
-fn mutation_api_write(out: &mut String, w: &Write) {
-    match w {
-        Write::GatewayRefuses(_) => word(out, "noop"),
-        Write::MutateRowResults(row, muts) => {
-            word(out, "mutr");
-            hex(out, row);
-            mutations(out, muts);
-        }
-        Write::CheckWith(c) => {
-            word(out, "camx");
-            hex(out, &c.row);
-            opt_num(out, c.time_range.map(|r| r.0));
-            opt_num(out, c.time_range.map(|r| r.1));
-            match &c.cond {
-                CheckCond::Column { family, qualifier, op: o, value } => {
-                    word(out, "col");
-                    hex(out, family);
-                    hex(out, qualifier);
-                    op(out, *o);
-                    match value {
-                        Some(v) => hex(out, v),
-                        None => word(out, "-"),
-                    }
-                }
-                CheckCond::Filter(f) => {
-                    word(out, "filt");
-                    filter(out, f);
-                }
-            }
-            match (c.rows, c.muts.as_slice()) {
-                (false, [m]) => single(out, m),
-                (true | false, muts) => {
-                    word(out, "m");
-                    mutations(out, muts);
-                }
-            }
-        }
-        Write::Batch(ops) => {
-            word(out, "batch");
-            word(out, ops.len());
-            for o in ops {
-                match o {
-                    BatchOp::Get(g) => {
-                        word(out, "g");
-                        get(out, g);
-                    }
-                    BatchOp::Write(m) => single(out, m),
-                }
-            }
-        }
-        Write::Put(_)
-        | Write::PutMany(_)
-        | Write::Delete(_)
-        | Write::DeleteMany(_)
-        | Write::Increment(..)
-        | Write::Append(..)
-        | Write::MutateRow(..)
-        | Write::Check { .. }
-        | Write::DeleteAsUnion(_) => {}
-    }
-}
 
 /// One part of an `each` answer: `each N PART*N | done | bool B | rows ... | error HEX`.
 fn parse_part<'a>(t: &mut impl Iterator<Item = &'a str>, line: &str) -> Result<Answer, String> {

@@ -11,6 +11,7 @@ use basalt::{BatchAction, Bytes, CheckAndMutate, CheckedAction, Row, Table};
 
 use super::answer::{Answer, Item};
 use super::gen::{self, b, Rng};
+use super::java::{delete, filter, get, hex, mutations, op, opt_num, put, word};
 use super::model::{BatchOp, CheckCond, CheckWith, Mutation, Read, ScanD, Write};
 
 /// Writes of this generator per run.
@@ -278,4 +279,112 @@ pub fn tally(writes: &[Write], answers: &[Answer]) -> String {
         "mutation API: {rows} row mutations returned cells, {checks} check-and-mutates answered ({applied} applied), \
          {batches} batches of {actions} actions ({failed} actions failed), {refused} refused on the gateway"
     )
+}
+
+// ---- the Java tool's lines (its grammar: DiffTool's header) ----
+
+/// `i ROW N (FAM QUAL AMOUNT)*N` or `a ROW N (FAM QUAL VAL)*N`; nothing for other kinds.
+pub(super) fn counter_mutation(out: &mut String, m: &Mutation) {
+    match m {
+        Mutation::Increment(row, cols) => {
+            word(out, "i");
+            hex(out, row);
+            word(out, cols.len());
+            for (f, q, n) in cols {
+                hex(out, f);
+                hex(out, q);
+                word(out, n);
+            }
+        }
+        Mutation::Append(row, cols) => {
+            word(out, "a");
+            hex(out, row);
+            word(out, cols.len());
+            for (f, q, v) in cols {
+                hex(out, f);
+                hex(out, q);
+                hex(out, v);
+            }
+        }
+        Mutation::Put(_) | Mutation::Delete(_) => {}
+    }
+}
+
+/// One mutation of any kind: `p PUT | d DEL | i INC | a APP`.
+fn java_single(out: &mut String, m: &Mutation) {
+    match m {
+        Mutation::Put(p) => {
+            word(out, "p");
+            put(out, p);
+        }
+        Mutation::Delete(d) => {
+            word(out, "d");
+            delete(out, d);
+        }
+        Mutation::Increment(..) | Mutation::Append(..) => counter_mutation(out, m),
+    }
+}
+
+/// The Java tool's lines of this stream's writes (see DiffTool's grammar: `noop`, `mutr`, `camx`,
+/// `batch`).
+pub(super) fn java_write(out: &mut String, w: &Write) {
+    match w {
+        Write::GatewayRefuses(_) => word(out, "noop"),
+        Write::MutateRowResults(row, muts) => {
+            word(out, "mutr");
+            hex(out, row);
+            mutations(out, muts);
+        }
+        Write::CheckWith(c) => {
+            word(out, "camx");
+            hex(out, &c.row);
+            opt_num(out, c.time_range.map(|r| r.0));
+            opt_num(out, c.time_range.map(|r| r.1));
+            match &c.cond {
+                CheckCond::Column { family, qualifier, op: o, value } => {
+                    word(out, "col");
+                    hex(out, family);
+                    hex(out, qualifier);
+                    op(out, *o);
+                    match value {
+                        Some(v) => hex(out, v),
+                        None => word(out, "-"),
+                    }
+                }
+                CheckCond::Filter(f) => {
+                    word(out, "filt");
+                    filter(out, f);
+                }
+            }
+            match (c.rows, c.muts.as_slice()) {
+                (false, [m]) => java_single(out, m),
+                (true | false, muts) => {
+                    word(out, "m");
+                    mutations(out, muts);
+                }
+            }
+        }
+        Write::Batch(ops) => {
+            word(out, "batch");
+            word(out, ops.len());
+            for o in ops {
+                match o {
+                    BatchOp::Get(g) => {
+                        word(out, "g");
+                        get(out, g);
+                    }
+                    BatchOp::Write(m) => java_single(out, m),
+                }
+            }
+        }
+        Write::Put(_)
+        | Write::PutMany(_)
+        | Write::Delete(_)
+        | Write::DeleteMany(_)
+        | Write::Increment(..)
+        | Write::Append(..)
+        | Write::MutateRow(..)
+        | Write::Check { .. }
+        | Write::DeleteAsUnion(_) => {}
+    }
 }
