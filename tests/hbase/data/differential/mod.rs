@@ -306,7 +306,9 @@ async fn phase(
         basalt_answers.push(basalt_side::write(a, w).await);
     }
     eprintln!("differential: Basalt's writes took {:.1} s", started.elapsed().as_secs_f64());
-    eprintln!("differential: {}", mutation_api::tally(writes, &basalt_answers));
+    if let Some(tally) = mutation_api::tally(writes, &basalt_answers) {
+        eprintln!("differential: {tally}");
+    }
     let (mut tool, java_answers) = java_writes.await.map_err(|e| e.to_string())?;
     let java_answers = java_answers?;
     for (i, (w, (ours, theirs))) in writes.iter().zip(basalt_answers.iter().zip(&java_answers)).enumerate() {

@@ -254,8 +254,15 @@ pub async fn apply(table: &Table, w: &Write) -> Answer {
 }
 
 /// What this stream's writes answered through Basalt, counted by kind (so that a run
-/// shows its new operations did something: applied, refused, failed per action).
-pub fn tally(writes: &[Write], answers: &[Answer]) -> String {
+/// shows its new operations did something: applied, refused, failed per action); `None`
+/// for a phase without them.
+pub fn tally(writes: &[Write], answers: &[Answer]) -> Option<String> {
+    let ours = |w: &Write| {
+        matches!(w, Write::MutateRowResults(..) | Write::CheckWith(_) | Write::Batch(_) | Write::GatewayRefuses(_))
+    };
+    if !writes.iter().any(ours) {
+        return None;
+    }
     let (mut rows, mut checks, mut applied, mut batches, mut actions, mut failed, mut refused) = (0, 0, 0, 0, 0, 0, 0);
     for (w, a) in writes.iter().zip(answers) {
         match (w, a) {
@@ -275,10 +282,10 @@ pub fn tally(writes: &[Write], answers: &[Answer]) -> String {
             _ => {}
         }
     }
-    format!(
+    Some(format!(
         "mutation API: {rows} row mutations returned cells, {checks} check-and-mutates answered ({applied} applied), \
          {batches} batches of {actions} actions ({failed} actions failed), {refused} refused on the gateway"
-    )
+    ))
 }
 
 // ---- the Java tool's lines (its grammar: DiffTool's header) ----
