@@ -15,9 +15,9 @@ use super::java::{delete, filter, get, hex, mutations, op, opt_num, put, word};
 use super::model::{BatchOp, CheckCond, CheckWith, Mutation, Read, ScanD, Write};
 
 /// Writes of this generator per run.
-const WRITES: usize = 60;
+const WRITES: usize = 45;
 /// Reads over its rows per run.
-const READS: usize = 12;
+const READS: usize = 8;
 
 /// Basalt's refusals on the gateway of what only native RPC carries, by a phrase of the
 /// error (the Java client answers them): counted as documented refusals.
