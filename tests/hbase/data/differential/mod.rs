@@ -12,7 +12,9 @@
 //! batches (only those reads carry their cells). Focused grids (`shapes.rs`) check
 //! whole classes of issue 25 in seconds: limits with batch over a split and limit 0,
 //! batched versions in pages of every size, reversed scans loading families on demand,
-//! check-and-delete of mixed kinds.
+//! check-and-delete of mixed kinds. Issue 25's mutation API (`mutation_api.rs`: row
+//! mutations with increments and appends, check-and-mutate on a filter or a time range,
+//! mixed batches) follows the shapes, mixed with writes of every older kind.
 //!
 //! `BASALT_DIFF_SEED=N` runs other seeds (default [`DEFAULT_SEEDS`]);
 //! `BASALT_DIFF_OPS` / `BASALT_DIFF_READS` size the run. Counts are printed at the end;
