@@ -11,7 +11,7 @@ use tracing::Instrument;
 
 use crate::error::{Error, Result};
 use crate::metrics;
-use crate::ops::{Delete, Put, RowMutations};
+use crate::ops::{Delete, Put, RowMutation, RowMutations};
 use crate::resend::{deletes_newest_version, CallRetries, CALL};
 use crate::retry::{RetryDecision, RetryPolicy};
 use crate::transport::{AttemptError, AttemptFuture, Delivery, Operation, Transport};
@@ -61,11 +61,14 @@ impl Idempotence {
         Idempotence::Idempotent
     }
 
-    /// Of an atomic row mutation: idempotent only if every put and delete is.
+    /// Of an atomic row mutation: idempotent only if every put and delete is; with an
+    /// increment or append, deduplicated by its nonce at best.
     pub(crate) fn of_row_mutations(mutations: &RowMutations) -> Idempotence {
-        Idempotence::all(
-            mutations.puts.iter().map(Idempotence::of_put).chain(mutations.deletes.iter().map(Idempotence::of_delete)),
-        )
+        Idempotence::all(mutations.mutations.iter().map(|m| match m {
+            RowMutation::Put(put) => Idempotence::of_put(put),
+            RowMutation::Delete(delete) => Idempotence::of_delete(delete),
+            RowMutation::Increment(_) | RowMutation::Append(_) => Idempotence::DedupedByNonce,
+        }))
     }
 
     /// Several writes applied together: the weakest of them.

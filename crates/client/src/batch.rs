@@ -69,6 +69,8 @@ pub(crate) fn plan<'a>(len: usize, size: usize, row: impl Fn(usize) -> &'a [u8])
 /// An item of a chunk that HBase did not apply.
 #[derive(Debug)]
 pub(crate) struct Refused {
+    /// The item's position in its chunk.
+    pub(crate) index: usize,
     /// The item's row.
     pub(crate) row: Bytes,
     /// HBase's error for it.
@@ -159,6 +161,7 @@ pub(crate) async fn write_chunk<W: ChunkWrite>(attempts: &Attempts, table: &str,
                 retry.push((item, failure.error));
             } else {
                 refused.push(Refused {
+                    index: item,
                     row: items[item].row().clone(),
                     error: failure.error,
                     in_doubt: in_doubt[item],
@@ -175,6 +178,7 @@ pub(crate) async fn write_chunk<W: ChunkWrite>(attempts: &Attempts, table: &str,
             }
             None => {
                 refused.extend(retry.into_iter().map(|(item, error)| Refused {
+                    index: item,
                     row: items[item].row().clone(),
                     error,
                     in_doubt: in_doubt[item],
@@ -485,7 +489,7 @@ mod tests {
             Some(Ok(Vec::new())), // a b: written
             Some(Err(missing)),   // c d: refused before writing
             // e f: f refused by HBase, e written
-            Some(Ok(vec![Refused { row: Bytes::from_static(b"f"), error: failure(), in_doubt: false }])),
+            Some(Ok(vec![Refused { index: 1, row: Bytes::from_static(b"f"), error: failure(), in_doubt: false }])),
             Some(Err(failure())), // g h: may have been written
             None,                 // i j: never sent
         ];

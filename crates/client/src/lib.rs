@@ -312,8 +312,10 @@
 mod admin;
 mod attempt;
 mod batch;
+mod batch_action;
 mod client;
 mod coalesce;
+mod conditional;
 mod error;
 pub mod filter;
 pub mod metrics;
@@ -331,6 +333,7 @@ mod scan;
 mod schema;
 pub mod site;
 mod table;
+mod table_batch;
 pub mod transport;
 pub mod tuning;
 mod validate;
@@ -343,8 +346,10 @@ pub use schema::{
 pub use site::{HBaseSite, SiteError, SiteRoute};
 // The gateway connection's settings (framing, protocol, TLS, HTTP, Kerberos) and the
 // errors a connection reports.
+pub use batch_action::BatchAction;
 pub use bytes::Bytes;
 pub use client::{Client, ClientBuilder};
+pub use conditional::{CheckAndMutate, CheckAndMutateResult, CheckedAction};
 pub use error::{BusyKind, Error, InvalidInput, Result};
 pub use filter::{Comparator, CompareOp, Filter};
 pub use operation::Operation;
@@ -358,6 +363,7 @@ pub use salted::{
 };
 pub use scan::{cut_at_regions, RowStream, Scan, ScanPaging, ScanStats};
 pub use table::Table;
+pub use table_batch::ActionResult;
 pub use transport::native::RpcError;
 pub use transport::thrift::{
     CallError, Framing, HttpOptions, KerberosOptions, Protocol, Qop, ReplyError, SecureError, Security, TlsOptions,

@@ -33,6 +33,8 @@ pub enum Operation {
     Increment,
     /// Appends to cells.
     Append,
+    /// Gets, puts, deletes, increments and appends in one call (a mixed batch).
+    Batch,
     /// Opening a scanner (with its first page).
     OpenScanner,
     /// A page of an open scanner.
@@ -62,7 +64,8 @@ impl Operation {
             | Operation::CheckAndDelete
             | Operation::CheckAndMutate
             | Operation::Increment
-            | Operation::Append => true,
+            | Operation::Append
+            | Operation::Batch => true,
             Operation::Get
             | Operation::MultiGet
             | Operation::Exists
@@ -94,6 +97,7 @@ impl Operation {
             Operation::CheckAndMutate => "check_and_mutate",
             Operation::Increment => "increment",
             Operation::Append => "append",
+            Operation::Batch => "batch",
             Operation::OpenScanner => "open_scanner",
             Operation::NextPage => "get_scanner_rows",
             Operation::CloseScanner => "close_scanner",

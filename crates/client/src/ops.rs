@@ -374,29 +374,63 @@ impl Delete {
     }
 }
 
-/// Puts and deletes applied to one row atomically.
+/// One mutation of a [`RowMutations`], in the order given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RowMutation {
+    Put(Put),
+    Delete(Delete),
+    Increment(Increment),
+    Append(Append),
+}
+
+impl RowMutation {
+    fn row(&self) -> &Bytes {
+        match self {
+            RowMutation::Put(put) => &put.row,
+            RowMutation::Delete(delete) => &delete.row,
+            RowMutation::Increment(increment) => &increment.row,
+            RowMutation::Append(append) => &append.row,
+        }
+    }
+}
+
+/// Puts, deletes, increments and appends applied to one row atomically, in the order
+/// given (HBase's `RowMutations`; increments and appends need HBase 2.4 and native RPC:
+/// the gateway's `TRowMutations` carries only puts and deletes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RowMutations {
     pub(crate) row: Bytes,
-    pub(crate) puts: Vec<Put>,
-    pub(crate) deletes: Vec<Delete>,
+    pub(crate) mutations: Vec<RowMutation>,
 }
 
 impl RowMutations {
     /// Mutations of `row`.
     pub fn new(row: impl Into<Bytes>) -> RowMutations {
-        RowMutations { row: row.into(), puts: Vec::new(), deletes: Vec::new() }
+        RowMutations { row: row.into(), mutations: Vec::new() }
     }
 
     /// Adds a put (its row must be this row).
     pub fn put(mut self, put: Put) -> RowMutations {
-        self.puts.push(put);
+        self.mutations.push(RowMutation::Put(put));
         self
     }
 
     /// Adds a delete (its row must be this row).
     pub fn delete(mut self, delete: Delete) -> RowMutations {
-        self.deletes.push(delete);
+        self.mutations.push(RowMutation::Delete(delete));
+        self
+    }
+
+    /// Adds an increment (its row must be this row); its new values are among the
+    /// results of [`Table::mutate_row_with_results`](crate::Table::mutate_row_with_results).
+    pub fn increment(mut self, increment: Increment) -> RowMutations {
+        self.mutations.push(RowMutation::Increment(increment));
+        self
+    }
+
+    /// Adds an append (its row must be this row), as [`RowMutations::increment`].
+    pub fn append(mut self, append: Append) -> RowMutations {
+        self.mutations.push(RowMutation::Append(append));
         self
     }
 
@@ -405,24 +439,29 @@ impl RowMutations {
         &self.row
     }
 
-    /// Refuses what HBase would reject, on any transport: no mutation, a put or delete
-    /// of another row, or any part its own checks refuse.
+    /// Whether it holds an increment or an append (which carry a nonce and return
+    /// results).
+    pub(crate) fn counts(&self) -> bool {
+        self.mutations.iter().any(|m| matches!(m, RowMutation::Increment(_) | RowMutation::Append(_)))
+    }
+
+    /// Refuses what HBase would reject, on any transport: no mutation, a mutation of
+    /// another row, or any part its own checks refuse.
     pub(crate) fn validate(&self, max_value: usize) -> Result<()> {
         validate::row_key(&self.row)?;
-        for put in &self.puts {
-            if put.row != self.row {
-                return Err(InvalidInput::Option("a row mutation's put targets another row".into()).into());
+        for mutation in &self.mutations {
+            if mutation.row() != &self.row {
+                return Err(InvalidInput::Option("a row mutation's part targets another row".into()).into());
             }
-            put.validate(max_value)?;
-        }
-        for delete in &self.deletes {
-            if delete.row != self.row {
-                return Err(InvalidInput::Option("a row mutation's delete targets another row".into()).into());
+            match mutation {
+                RowMutation::Put(put) => put.validate(max_value)?,
+                RowMutation::Delete(delete) => delete.validate()?,
+                RowMutation::Increment(increment) => increment.validate()?,
+                RowMutation::Append(append) => append.validate()?,
             }
-            delete.validate()?;
         }
-        if self.puts.is_empty() && self.deletes.is_empty() {
-            return Err(InvalidInput::Option("row mutations need at least one put or delete".into()).into());
+        if self.mutations.is_empty() {
+            return Err(InvalidInput::Option("row mutations need at least one mutation".into()).into());
         }
         Ok(())
     }

@@ -77,6 +77,11 @@ impl Table {
         self
     }
 
+    /// Rows per call of the batched methods.
+    pub(crate) fn batch_rows(&self) -> usize {
+        self.batch_rows
+    }
+
     fn write_concurrency(&self) -> usize {
         self.write_concurrency.unwrap_or_else(|| default_write_concurrency(self.client.transport().max_in_flight()))
     }
@@ -246,6 +251,10 @@ impl Table {
     /// run if it deletes a column's newest version, as [`delete`](Table::delete)).
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
         self.check_key(mutations.row())?;
+        if mutations.counts() {
+            // Increments and appends carry a nonce (see `mutate_row_with_results`).
+            return self.mutate_row_with_results(mutations).await.map(|_| ());
+        }
         self.attempts()
             .run(Operation::MutateRow, Some(&self.name), Idempotence::of_row_mutations(&mutations), |t| {
                 t.mutate_row(&self.name, &mutations)

@@ -52,6 +52,7 @@ mod zookeeper;
 pub use basalt_rpc_protocol::{call::Service, pb};
 
 pub use admin::RpcAdmin;
+pub use atomic::Condition;
 pub use basalt_rpc_protocol::cellblock::{Cell, CellType};
 pub use basalt_rpc_protocol::exception::{MovedTo, RemoteException, RemoteExceptionKind};
 pub use basalt_security::{KerberosOptions, Qop, QopChoice, SecurityError, TlsOptions, KERBEROS_SUPPORTED};

@@ -63,6 +63,7 @@ import org.apache.hadoop.hbase.HBaseConfiguration;
 import org.apache.hadoop.hbase.TableName;
 import org.apache.hadoop.hbase.client.Append;
 import org.apache.hadoop.hbase.client.CheckAndMutate;
+import org.apache.hadoop.hbase.client.CheckAndMutateResult;
 import org.apache.hadoop.hbase.client.Connection;
 import org.apache.hadoop.hbase.client.ConnectionFactory;
 import org.apache.hadoop.hbase.client.Delete;
@@ -110,6 +111,7 @@ import org.apache.hadoop.hbase.filter.SubstringComparator;
 import org.apache.hadoop.hbase.filter.TimestampsFilter;
 import org.apache.hadoop.hbase.filter.ValueFilter;
 import org.apache.hadoop.hbase.filter.WhileMatchFilter;
+import org.apache.hadoop.hbase.io.TimeRange;
 import org.apache.hadoop.hbase.util.Pair;
 
 public class DiffTool {
@@ -261,9 +263,144 @@ public class DiffTool {
         }
         return "bool " + table.checkAndMutate(cam).isSuccess();
       }
+      case "noop":
+      case "mutr":
+      case "camx":
+      case "batch":
+        return mutationApi(table, kind, t);
       default:
         throw new BadCommand("unknown write " + kind);
     }
+  }
+
+  // ---- issue 25's mutation API ----
+  //
+  //   WRITE += noop | mutr ROW N MUT*N
+  //          | camx ROW MIN|- MAX|- (col FAM QUAL OP VAL|- | filt FILTER) (MUT | m N MUT*N)
+  //          | batch N (g GET | MUT)*N
+  //   MUT += i INC | a APP       INC := ROW N (FAM QUAL AMOUNT)*N   APP := ROW N (FAM QUAL VAL)*N
+  //   Answers += "each K PART*K", PART := done | bool B | rows 1 ... | error HEX
+
+  private static String mutationApi(Table table, String kind, Tokens t) throws Exception {
+    switch (kind) {
+      case "noop":
+        // A write Basalt refuses on the gateway: nothing is applied on this side either.
+        return "done";
+      case "mutr":
+        return rows(new Result[] {nonNull(table.mutateRow(mutations(t.bytes(), t)))});
+      case "camx": {
+        byte[] row = t.bytes();
+        Long min = t.optNum();
+        Long max = t.optNum();
+        CheckAndMutate.Builder b = CheckAndMutate.newBuilder(row);
+        String cond = t.next();
+        switch (cond) {
+          case "col": {
+            byte[] family = t.bytes();
+            byte[] qualifier = t.bytes();
+            CompareOperator op = op(t.next());
+            b = b.ifMatches(family, qualifier, op, t.optBytes());
+            break;
+          }
+          case "filt":
+            b = b.ifMatches(filter(t));
+            break;
+          default:
+            throw new BadCommand("unknown condition " + cond);
+        }
+        if (min != null) {
+          b = b.timeRange(TimeRange.between(min, max == null ? Long.MAX_VALUE : max));
+        }
+        String action = t.next();
+        CheckAndMutate cam;
+        switch (action) {
+          case "m":
+            cam = b.build(mutations(row, t));
+            break;
+          case "p":
+            cam = b.build(put(t));
+            break;
+          case "d":
+            cam = b.build(delete(t));
+            break;
+          case "i":
+            cam = b.build(increment(t));
+            break;
+          case "a":
+            cam = b.build(append(t));
+            break;
+          default:
+            throw new BadCommand("unknown check-and-mutate action " + action);
+        }
+        CheckAndMutateResult result = table.checkAndMutate(cam);
+        return "each 2 bool " + result.isSuccess() + " " + rows(new Result[] {nonNull(result.getResult())});
+      }
+      case "batch": {
+        int n = t.count();
+        List<org.apache.hadoop.hbase.client.Row> actions = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          String action = t.next();
+          switch (action) {
+            case "g":
+              actions.add(get(t));
+              break;
+            case "p":
+              actions.add(put(t));
+              break;
+            case "d":
+              actions.add(delete(t));
+              break;
+            case "i":
+              actions.add(increment(t));
+              break;
+            case "a":
+              actions.add(append(t));
+              break;
+            default:
+              throw new BadCommand("unknown batch action " + action);
+          }
+        }
+        Object[] results = new Object[n];
+        try {
+          table.batch(actions, results);
+        } catch (Exception e) {
+          // Each action's own outcome is in `results`.
+        }
+        StringBuilder s = new StringBuilder("each ").append(n);
+        for (Object r : results) {
+          if (r instanceof Result) {
+            s.append(' ').append(rows(new Result[] {(Result) r}));
+          } else {
+            s.append(" error ").append(hex(String.valueOf(r).getBytes(StandardCharsets.UTF_8)));
+          }
+        }
+        return s.toString();
+      }
+      default:
+        throw new BadCommand("unknown write " + kind);
+    }
+  }
+
+  private static Result nonNull(Result r) {
+    return r == null ? Result.EMPTY_RESULT : r;
+  }
+
+  private static Increment increment(Tokens t) {
+    Increment inc = new Increment(t.bytes());
+    int n = t.count();
+    for (int i = 0; i < n; i++) {
+      inc.addColumn(t.bytes(), t.bytes(), t.num());
+    }
+    return inc;
+  }
+
+  private static Append append(Tokens t) {
+    Append app = new Append(t.bytes());
+    int n = t.count();
+    for (int i = 0; i < n; i++) {
+      app.addColumn(t.bytes(), t.bytes(), t.bytes());
+    }
+    return app;
   }
 
   private static RowMutations mutations(byte[] row, Tokens t) throws Exception {
@@ -278,6 +415,12 @@ public class DiffTool {
           break;
         case "d":
           m = delete(t);
+          break;
+        case "i":
+          m = increment(t);
+          break;
+        case "a":
+          m = append(t);
           break;
         default:
           throw new BadCommand("unknown mutation " + kind);

@@ -6,7 +6,7 @@
 #![deny(clippy::wildcard_enum_match_arm)]
 
 use basalt_rpc::RpcError;
-use basalt_thrift::{CallError, SecureError};
+use basalt_thrift::{CallError, ReplyError, SecureError};
 
 /// A connection's or a call's failure, in the words of the transport that carried it:
 /// the source of [`Error::Transport`](crate::Error::Transport),
@@ -40,12 +40,12 @@ impl TransportFailure {
                 | CallError::ConnectTimeout { .. }
                 | CallError::Io(_)
                 | CallError::Closed
-                | CallError::Reply(crate::transport::thrift::ReplyError::TooLarge { .. })
-                | CallError::Reply(crate::transport::thrift::ReplyError::Malformed(_))
-                | CallError::Reply(crate::transport::thrift::ReplyError::Encode(_))
-                | CallError::Reply(crate::transport::thrift::ReplyError::Application { .. })
-                | CallError::Reply(crate::transport::thrift::ReplyError::Server { .. })
-                | CallError::Reply(crate::transport::thrift::ReplyError::IllegalArgument { .. })
+                | CallError::Reply(ReplyError::TooLarge { .. })
+                | CallError::Reply(ReplyError::Malformed(_))
+                | CallError::Reply(ReplyError::Encode(_))
+                | CallError::Reply(ReplyError::Application { .. })
+                | CallError::Reply(ReplyError::Server { .. })
+                | CallError::Reply(ReplyError::IllegalArgument { .. })
                 | CallError::ConnectionUnusable,
             )
             | TransportFailure::Native(
@@ -68,7 +68,7 @@ impl TransportFailure {
     /// limit would be as large the next time, and a final failure fails the same way.
     pub fn is_retryable(&self) -> bool {
         match self {
-            TransportFailure::Gateway(CallError::Reply(crate::transport::thrift::ReplyError::TooLarge { .. }))
+            TransportFailure::Gateway(CallError::Reply(ReplyError::TooLarge { .. }))
             | TransportFailure::Unanswered(_) => false,
             TransportFailure::Gateway(_) => !self.is_final(),
             TransportFailure::Native(native) => native.is_retryable() && !self.is_final(),
@@ -84,12 +84,12 @@ impl TransportFailure {
             TransportFailure::Gateway(
                 CallError::Io(_)
                 | CallError::Closed
-                | CallError::Reply(crate::transport::thrift::ReplyError::TooLarge { .. })
-                | CallError::Reply(crate::transport::thrift::ReplyError::Malformed(_))
-                | CallError::Reply(crate::transport::thrift::ReplyError::Encode(_))
-                | CallError::Reply(crate::transport::thrift::ReplyError::Application { .. })
-                | CallError::Reply(crate::transport::thrift::ReplyError::Server { .. })
-                | CallError::Reply(crate::transport::thrift::ReplyError::IllegalArgument { .. })
+                | CallError::Reply(ReplyError::TooLarge { .. })
+                | CallError::Reply(ReplyError::Malformed(_))
+                | CallError::Reply(ReplyError::Encode(_))
+                | CallError::Reply(ReplyError::Application { .. })
+                | CallError::Reply(ReplyError::Server { .. })
+                | CallError::Reply(ReplyError::IllegalArgument { .. })
                 | CallError::ConnectionUnusable
                 | CallError::Secure(_),
             )
@@ -179,10 +179,7 @@ mod tests {
         assert!(!garbled.is_retryable());
         let closed = TransportFailure::Gateway(CallError::Closed);
         assert!(closed.is_retryable() && !closed.is_outage());
-        let large = TransportFailure::Gateway(CallError::Reply(crate::transport::thrift::ReplyError::TooLarge {
-            limit: 1,
-            declared: None,
-        }));
+        let large = TransportFailure::Gateway(CallError::Reply(ReplyError::TooLarge { limit: 1, declared: None }));
         assert!(!large.is_retryable());
         let no_ticket = TransportFailure::Gateway(CallError::Secure(SecureError::KerberosNotBuilt));
         assert!(no_ticket.is_final() && !no_ticket.is_retryable());

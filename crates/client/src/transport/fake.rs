@@ -194,6 +194,16 @@ impl Transport for SharedFake {
         Box::pin(async move { self.0.attempt(Operation::MutateRow) })
     }
 
+    fn mutate_row_with_results<'a>(
+        &'a self,
+        _table: &'a str,
+        mutations: &'a RowMutations,
+        nonce: OperationNonce,
+    ) -> AttemptFuture<'a, Row> {
+        self.0.nonces.lock().unwrap().push(nonce);
+        Box::pin(async move { self.0.attempt(Operation::MutateRow).map(|()| self.0.row(mutations.row())) })
+    }
+
     fn check_and_mutate<'a>(
         &'a self,
         _table: &'a str,

@@ -42,7 +42,9 @@ use std::pin::Pin;
 
 use bytes::Bytes;
 
-use crate::error::Error;
+use crate::batch_action::BatchAction;
+use crate::conditional::{CheckAndMutate, CheckAndMutateResult};
+use crate::error::{Error, InvalidInput};
 use crate::filter::{CompareOp, Filter};
 pub use crate::nonce::OperationNonce;
 pub use crate::operation::Operation;
@@ -253,6 +255,46 @@ pub trait Transport: Send + Sync + 'static {
         condition: &'a Condition,
         write: CheckedWrite<'a>,
     ) -> AttemptFuture<'a, bool>;
+    /// Applies row mutations that may hold increments and appends (which carry `nonce`,
+    /// the operation's, on every attempt); the increments' and appends' new values, in
+    /// the order of the mutations. A transport that cannot carry them refuses them
+    /// before sending (this default does).
+    fn mutate_row_with_results<'a>(
+        &'a self,
+        table: &'a str,
+        mutations: &'a RowMutations,
+        nonce: OperationNonce,
+    ) -> AttemptFuture<'a, Row> {
+        let _ = (table, mutations, nonce);
+        Box::pin(async move { Err(AttemptError::not_sent(Operation::MutateRow, refused_here())) })
+    }
+    /// Applies a check-and-mutate that [`Transport::check_and_mutate`] cannot express
+    /// (a filter or a time range in the condition, an increment or append in the
+    /// action); `nonce` as for increments. This default refuses it before sending.
+    fn check_and_mutate_with<'a>(
+        &'a self,
+        table: &'a str,
+        request: &'a CheckAndMutate,
+        nonce: OperationNonce,
+    ) -> AttemptFuture<'a, CheckAndMutateResult> {
+        let _ = (table, request, nonce);
+        Box::pin(async move { Err(AttemptError::not_sent(Operation::CheckAndMutate, refused_here())) })
+    }
+    /// A mixed batch in one round of calls (one per region server), one answer per
+    /// action in order: a get's row, an increment's or append's new values, an empty
+    /// row for a put or delete, or the action's own error
+    /// ([`Error::WriteOutcomeUnknown`] when a write may have been applied). `nonces`
+    /// holds each increment's and append's nonce. `None`: the transport has no mixed
+    /// batch (the core then sends the actions as separate calls; this default).
+    fn batch<'a>(
+        &'a self,
+        table: &'a str,
+        actions: &'a [BatchAction],
+        nonces: &'a [Option<OperationNonce>],
+    ) -> Option<AttemptFuture<'a, Vec<Result<Row, Error>>>> {
+        let _ = (table, actions, nonces);
+        None
+    }
     /// Adds to counters; the row with the new values. `nonce` is the operation's: the
     /// same on every attempt (see [`Transport::dedups_by_nonce`]).
     fn increment<'a>(
@@ -304,4 +346,14 @@ pub trait Transport: Send + Sync + 'static {
     fn admin(&self) -> Option<&dyn admin::AdminTransport> {
         None
     }
+}
+
+/// The refusal of the trait's defaults: the transport cannot carry the request.
+fn refused_here() -> Error {
+    InvalidInput::Untranslatable {
+        what: "this request",
+        why: "the transport cannot carry increments, appends, filters or time ranges in atomic row writes \
+              (native RPC carries them)",
+    }
+    .into()
 }

@@ -283,6 +283,31 @@ async fn an_increment_keeps_its_nonce_on_every_retry_where_servers_dedup() {
 }
 
 #[tokio::test]
+async fn row_mutations_with_counters_keep_one_nonce_on_every_retry() {
+    use crate::RowMutations;
+    let counting = || {
+        RowMutations::new("a").put(Put::new("a").cell("d", "p", "v")).increment(Increment::new("a").add("d", "q", 1))
+    };
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]).deduplicating());
+    fake.fail(Operation::MutateRow, (Delivery::Sent, lost));
+    fake.fail(Operation::MutateRow, (Delivery::NotSent, lost));
+    let table = client_on(&fake).table("t").unwrap();
+    table.mutate_row_with_results(counting()).await.unwrap();
+    // The plain call takes the same path when the mutations count.
+    table.mutate_row(counting()).await.unwrap();
+    let nonces = fake.nonces.lock().unwrap().clone();
+    assert_eq!(nonces.len(), 4, "three attempts, then the plain call's one: {nonces:?}");
+    assert!(nonces[..3].iter().all(|n| *n == nonces[0]), "one nonce for the operation: {nonces:?}");
+    assert_ne!(nonces[3], nonces[0], "another operation, another nonce");
+    // Where nonces cannot travel, one sent without an answer is never resent.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::MutateRow, (Delivery::Sent, lost));
+    let error = client_on(&fake).table("t").unwrap().mutate_row_with_results(counting()).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { .. }), "{error:?}");
+    assert_eq!(fake.attempts_of(Operation::MutateRow), 1);
+}
+
+#[tokio::test]
 async fn an_increment_once_sent_is_never_resent_where_nonces_cannot_travel() {
     let fake = Arc::new(FakeTransport::with_keys(&["a"]));
     fake.fail(Operation::Increment, (Delivery::Sent, lost));

@@ -22,6 +22,18 @@ pub struct Item {
     pub types: Vec<u8>,
 }
 
+impl Item {
+    /// A row as an answer item (an empty get result has no row key, as in Java).
+    pub fn of_row(row: &basalt::Row) -> Item {
+        let cells: Vec<_> = row
+            .cells()
+            .map(|c| (c.family().to_vec(), c.qualifier().to_vec(), c.timestamp(), c.value().to_vec()))
+            .collect();
+        let types = row.cells().map(|c| c.cell_type().code()).collect();
+        Item { row: if cells.is_empty() { Vec::new() } else { row.key().to_vec() }, cells, types }
+    }
+}
+
 /// What one operation answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Answer {
@@ -34,6 +46,8 @@ pub enum Answer {
     Rows(Vec<Item>),
     /// The request failed or was refused (both sides refusing agree, whatever the words).
     Err(String),
+    /// One answer per part: a batch's actions, or a check-and-mutate's verdict and row.
+    Each(Vec<Answer>),
 }
 
 impl Answer {
@@ -41,6 +55,7 @@ impl Answer {
     pub fn cells(&self) -> usize {
         match self {
             Answer::Rows(items) => items.iter().map(|i| i.cells.len()).sum(),
+            Answer::Each(parts) => parts.iter().map(Answer::cells).sum(),
             Answer::Done | Answer::Bool(_) | Answer::Bools(_) | Answer::Err(_) => 0,
         }
     }
@@ -64,6 +79,7 @@ impl Answer {
                     })
                     .collect(),
             ),
+            Answer::Each(parts) => Answer::Each(parts.iter().map(Answer::masked).collect()),
             other => other.clone(),
         }
     }
@@ -86,6 +102,7 @@ impl Answer {
 pub fn agree(a: &Answer, b: &Answer) -> bool {
     match (a, b) {
         (Answer::Err(_), Answer::Err(_)) => true,
+        (Answer::Each(x), Answer::Each(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| agree(p, q)),
         _ => a == b,
     }
 }

@@ -8,16 +8,8 @@ use basalt::{Row, ScanPaging, Table};
 use super::answer::{Answer, Item};
 use super::model::{basalt_mutations, CheckVia, Mutation, Read, Write};
 
-/// A row as an answer item (an empty get result has no row key, as in Java).
-fn item(row: &Row) -> Item {
-    let cells: Vec<_> =
-        row.cells().map(|c| (c.family().to_vec(), c.qualifier().to_vec(), c.timestamp(), c.value().to_vec())).collect();
-    let types = row.cells().map(|c| c.cell_type().code()).collect();
-    Item { row: if cells.is_empty() { Vec::new() } else { row.key().to_vec() }, cells, types }
-}
-
 fn rows(rows: &[Row]) -> Answer {
-    Answer::Rows(rows.iter().map(item).collect())
+    Answer::Rows(rows.iter().map(Item::of_row).collect())
 }
 
 fn or_err<T>(r: basalt::Result<T>, f: impl FnOnce(T) -> Answer) -> Answer {
@@ -73,6 +65,9 @@ async fn apply(table: &Table, w: &Write) -> Answer {
                 }
             };
             or_err(applied, Answer::Bool)
+        }
+        Write::MutateRowResults(..) | Write::CheckWith(_) | Write::Batch(_) | Write::GatewayRefuses(_) => {
+            super::mutation_api::apply(table, w).await
         }
     }
 }

@@ -69,7 +69,7 @@ pub fn random_rows() -> Vec<Bytes> {
 }
 
 pub(super) const QUALIFIERS: [&[u8]; 6] = [b"q0", b"q1", b"q2", b"", b"\xff", b"qq"];
-const COUNTERS: [&[u8]; 2] = [b"n0", b"n1"];
+pub(super) const COUNTERS: [&[u8]; 2] = [b"n0", b"n1"];
 /// Explicit timestamps are small (well under [`super::answer::SERVER_TS_FLOOR`]).
 pub(super) const MAX_TS: i64 = 60;
 
@@ -140,7 +140,7 @@ pub(super) fn is_family_spec(s: &DelSpec) -> bool {
 /// whole row until a timestamp, or one to three parts. A family part comes only first
 /// in its family: Java's `addFamily` drops the family's earlier parts, so a later one
 /// would mean something else to each client (the issue's case 5 covers it on purpose).
-fn random_delete(rng: &mut Rng, row: Bytes, one_kind: bool) -> DelD {
+pub(super) fn random_delete(rng: &mut Rng, row: Bytes, one_kind: bool) -> DelD {
     match rng.below(20) {
         0 => DelD { row, until: None, specs: Vec::new() },
         1 | 2 => DelD { row, until: Some(ts(rng)), specs: Vec::new() },
@@ -180,7 +180,7 @@ pub(super) const OPS: [CompareOp; 6] = [
     CompareOp::Greater,
 ];
 
-fn random_write(rng: &mut Rng, rows: &[Bytes]) -> Write {
+pub(super) fn random_write(rng: &mut Rng, rows: &[Bytes]) -> Write {
     let row = rng.pick(rows).clone();
     match rng.below(20) {
         0..=6 => Write::Put(random_put(rng, row)),
@@ -302,6 +302,8 @@ pub fn writes(seed: u64, n: usize) -> Vec<Write> {
     // After the original stream and on rows of their own (so that its seeds keep their
     // data): the shapes of issue 25, from their own generator.
     w.extend(super::mixed::writes(seed, &super::mixed::rows()));
+    // Then issue 25's mutation API, on rows of its own.
+    w.extend(super::mutation_api::writes(seed));
     w
 }
 
@@ -470,7 +472,7 @@ fn leaf_filter(rng: &mut Rng, rows: &[Bytes], values: &[Bytes]) -> Filt {
     }
 }
 
-fn random_filter(rng: &mut Rng, rows: &[Bytes], values: &[Bytes], depth: u32) -> Filt {
+pub(super) fn random_filter(rng: &mut Rng, rows: &[Bytes], values: &[Bytes], depth: u32) -> Filt {
     random_filter_in(rng, rows, values, depth, false)
 }
 
@@ -616,6 +618,7 @@ pub fn reads(seed: u64, n: usize) -> Vec<(String, Read)> {
         out.push((format!("read {i}"), read));
     }
     out.extend(super::mixed::reads(seed, &super::mixed::rows(), &values));
+    out.extend(super::mutation_api::reads(seed));
     out
 }
 

@@ -108,6 +108,10 @@ fn parse_answer(line: &str) -> Result<Answer, String> {
         return Err(format!("DiffTool could not read a line of the test: {message}"));
     }
     let body = line.strip_prefix("ok ").ok_or_else(|| format!("not an answer: {line:?}"))?;
+    if body.starts_with("each ") {
+        let mut tokens = body.split(' ');
+        return parse_part(&mut tokens, line);
+    }
     let mut t = body.split(' ');
     let mut next = || t.next().ok_or_else(|| format!("answer ends early: {line:?}"));
     let answer = match next()? {
@@ -165,7 +169,7 @@ fn unhex(s: &str) -> Result<Vec<u8>, String> {
 // ---- rendering ----
 
 /// Lower-case hex, `.` for empty.
-fn hex(out: &mut String, b: &[u8]) {
+pub(super) fn hex(out: &mut String, b: &[u8]) {
     out.push(' ');
     if b.is_empty() {
         out.push('.');
@@ -178,12 +182,12 @@ fn hex(out: &mut String, b: &[u8]) {
     }
 }
 
-fn word(out: &mut String, w: impl std::fmt::Display) {
+pub(super) fn word(out: &mut String, w: impl std::fmt::Display) {
     out.push(' ');
     out.push_str(&w.to_string());
 }
 
-fn opt_num(out: &mut String, n: Option<impl std::fmt::Display>) {
+pub(super) fn opt_num(out: &mut String, n: Option<impl std::fmt::Display>) {
     match n {
         Some(n) => word(out, n),
         None => word(out, "-"),
@@ -194,7 +198,7 @@ fn flag(out: &mut String, b: bool) {
     word(out, if b { "1" } else { "0" });
 }
 
-fn op(out: &mut String, op: CompareOp) {
+pub(super) fn op(out: &mut String, op: CompareOp) {
     let w = match op {
         CompareOp::Less => "lt",
         CompareOp::LessOrEqual => "le",
@@ -206,7 +210,7 @@ fn op(out: &mut String, op: CompareOp) {
     word(out, w);
 }
 
-fn put(out: &mut String, p: &PutD) {
+pub(super) fn put(out: &mut String, p: &PutD) {
     hex(out, &p.row);
     opt_num(out, p.ts);
     word(out, p.cells.len());
@@ -225,7 +229,7 @@ fn spec(out: &mut String, kind: &str, f: &[u8], q: &[u8], ts: Option<i64>) {
     opt_num(out, ts);
 }
 
-fn delete(out: &mut String, d: &DelD) {
+pub(super) fn delete(out: &mut String, d: &DelD) {
     hex(out, &d.row);
     opt_num(out, d.until);
     word(out, d.specs.len());
@@ -242,7 +246,7 @@ fn delete(out: &mut String, d: &DelD) {
     }
 }
 
-fn mutations(out: &mut String, muts: &[Mutation]) {
+pub(super) fn mutations(out: &mut String, muts: &[Mutation]) {
     word(out, muts.len());
     for m in muts {
         match m {
@@ -254,6 +258,7 @@ fn mutations(out: &mut String, muts: &[Mutation]) {
                 word(out, "d");
                 delete(out, d);
             }
+            Mutation::Increment(..) | Mutation::Append(..) => super::mutation_api::counter_mutation(out, m),
         }
     }
 }
@@ -262,6 +267,9 @@ fn mutations(out: &mut String, muts: &[Mutation]) {
 pub fn write_line(w: &Write) -> String {
     let mut out = String::from("w");
     match w {
+        Write::MutateRowResults(..) | Write::CheckWith(_) | Write::Batch(_) | Write::GatewayRefuses(_) => {
+            super::mutation_api::java_write(&mut out, w)
+        }
         Write::Put(p) => {
             word(&mut out, "put");
             put(&mut out, p);
@@ -384,7 +392,7 @@ fn cmp(out: &mut String, c: &Cmp) {
     }
 }
 
-fn filter(out: &mut String, f: &Filt) {
+pub(super) fn filter(out: &mut String, f: &Filt) {
     match f {
         Filt::All(m) | Filt::Any(m) => {
             word(out, if matches!(f, Filt::All(_)) { "and" } else { "or" });
@@ -558,7 +566,7 @@ fn opts(out: &mut String, o: &Opts, family_ranges: &[(Bytes, i64, i64)], on_dema
     }
 }
 
-fn get(out: &mut String, g: &GetD) {
+pub(super) fn get(out: &mut String, g: &GetD) {
     hex(out, &g.row);
     opt_num(out, g.ts);
     opts(out, &g.opts, &[], None);
@@ -643,4 +651,44 @@ pub fn read_line(r: &Read) -> String {
         }
     }
     out
+}
+
+// ---- issue 25's mutation API ----
+
+/// One part of an `each` answer: `each N PART*N | done | bool B | rows ... | error HEX`.
+fn parse_part<'a>(t: &mut impl Iterator<Item = &'a str>, line: &str) -> Result<Answer, String> {
+    let mut next = || t.next().ok_or_else(|| format!("answer ends early: {line:?}"));
+    let num = |s: &str| s.parse::<i64>().map_err(|e| format!("{e}: {line:?}"));
+    Ok(match next()? {
+        "each" => {
+            let n = num(next()?)?;
+            let mut parts = Vec::new();
+            for _ in 0..n {
+                parts.push(parse_part(t, line)?);
+            }
+            Answer::Each(parts)
+        }
+        "done" => Answer::Done,
+        "bool" => Answer::Bool(next()? == "true"),
+        "error" => Answer::Err(String::from_utf8_lossy(&unhex(next()?)?).into_owned()),
+        "rows" => {
+            let n = num(next()?)?;
+            let mut items = Vec::new();
+            for _ in 0..n {
+                let row = unhex(next()?)?;
+                let c = num(next()?)?;
+                let (mut cells, mut types) = (Vec::new(), Vec::new());
+                for _ in 0..c {
+                    let (f, q) = (unhex(next()?)?, unhex(next()?)?);
+                    let ts = num(next()?)?;
+                    cells.push((f, q, ts, unhex(next()?)?));
+                    // The cell's type byte, as in a whole answer's rows.
+                    types.push(num(next()?)? as u8);
+                }
+                items.push(Item { row, cells, types });
+            }
+            Answer::Rows(items)
+        }
+        other => return Err(format!("unknown answer part {other:?} in {line:?}")),
+    })
 }

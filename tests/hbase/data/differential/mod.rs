@@ -12,7 +12,9 @@
 //! batches (only those reads carry their cells). Focused grids (`shapes.rs`) check
 //! whole classes of issue 25 in seconds: limits with batch over a split and limit 0,
 //! batched versions in pages of every size, reversed scans loading families on demand,
-//! check-and-delete of mixed kinds.
+//! check-and-delete of mixed kinds. Issue 25's mutation API (`mutation_api.rs`: row
+//! mutations with increments and appends, check-and-mutate on a filter or a time range,
+//! mixed batches) follows the shapes, mixed with writes of every older kind.
 //!
 //! `BASALT_DIFF_SEED=N` runs other seeds (default [`DEFAULT_SEEDS`]);
 //! `BASALT_DIFF_OPS` / `BASALT_DIFF_READS` size the run. Counts are printed at the end;
@@ -24,6 +26,7 @@ mod gen;
 mod java;
 mod mixed;
 mod model;
+mod mutation_api;
 mod shapes;
 
 use std::borrow::Cow;
@@ -84,7 +87,8 @@ async fn same_answers_as_java(env: Env) -> TestResult {
             (create_table(&client, &env.unique("diff_a")).await?, create_table(&client, &env.unique("diff_b")).await?);
         let java_env = env.clone();
         let tool = tokio::task::spawn_blocking(move || JavaTool::start(&java_env)).await??;
-        let run = run(tool, &a, &b, seed, ops, reads).await?;
+        let native = env.transport() == crate::support::Transport::Native;
+        let run = run(tool, &a, &b, seed, ops, reads, native).await?;
         let admin = client.admin();
         for t in [&a, &b] {
             let _ = admin.disable_table(t.name()).await;
@@ -172,7 +176,9 @@ impl Run {
         if let (true, Answer::Err(why), false) =
             (left.0.starts_with("Basalt"), l.as_ref(), matches!(r.as_ref(), Answer::Err(_)))
         {
-            if let Some(doc) = DOCUMENTED_REFUSALS.iter().chain(&SCAN_EXTRAS_REFUSALS).find(|doc| why.contains(*doc)) {
+            let mut documented =
+                DOCUMENTED_REFUSALS.iter().chain(&SCAN_EXTRAS_REFUSALS).chain(&mutation_api::GATEWAY_REFUSALS);
+            if let Some(doc) = documented.find(|doc| why.contains(*doc)) {
                 self.documented += 1;
                 let line = format!(
                     "{} ({}): {doc}",
@@ -267,11 +273,20 @@ fn java_batch(tool: &mut JavaTool, lines: &[String]) -> Result<Vec<Answer>, Stri
     Ok(answers)
 }
 
-async fn run(tool: JavaTool, a: &Table, b: &Table, seed: u64, ops: usize, reads: usize) -> Result<Run, String> {
+async fn run(
+    tool: JavaTool,
+    a: &Table,
+    b: &Table,
+    seed: u64,
+    ops: usize,
+    reads: usize,
+    native: bool,
+) -> Result<Run, String> {
     let mut run = Run::default();
     // The battery, then (after it, so that only its own reads carry their cells) the
     // rows of large cells and their batched scans.
-    let tool = phase(tool, a, b, &gen::writes(seed, ops), &gen::reads(seed, reads), &mut run).await?;
+    let writes = mutation_api::for_transport(gen::writes(seed, ops), native);
+    let tool = phase(tool, a, b, &writes, &gen::reads(seed, reads), &mut run).await?;
     let large = mixed::large_writes(seed);
     let tool = phase(tool, a, b, &large, &mixed::large_reads(seed), &mut run).await?;
     drop(tool);
@@ -304,6 +319,9 @@ async fn phase(
         basalt_answers.push(basalt_side::write(a, w).await);
     }
     eprintln!("differential: Basalt's writes took {:.1} s", started.elapsed().as_secs_f64());
+    if let Some(tally) = mutation_api::tally(writes, &basalt_answers) {
+        eprintln!("differential: {tally}");
+    }
     let (mut tool, java_answers) = java_writes.await.map_err(|e| e.to_string())?;
     let java_answers = java_answers?;
     for (i, (w, (ours, theirs))) in writes.iter().zip(basalt_answers.iter().zip(&java_answers)).enumerate() {

@@ -77,11 +77,31 @@ impl DelD {
     }
 }
 
-/// A put or a delete inside a row mutation.
+/// A put or a delete inside a row mutation (increments and appends: issue 25's
+/// mutation API, see `mutation_api.rs`).
 #[derive(Debug, Clone)]
 pub enum Mutation {
     Put(PutD),
     Delete(DelD),
+    /// Counters of a row: `(family, qualifier, amount)`.
+    Increment(Bytes, Vec<(Bytes, Bytes, i64)>),
+    /// Appends to cells of a row: `(family, qualifier, value)`.
+    Append(Bytes, Vec<(Bytes, Bytes, Bytes)>),
+}
+
+impl Mutation {
+    /// Whether it is an increment or an append.
+    pub fn counts(&self) -> bool {
+        matches!(self, Mutation::Increment(..) | Mutation::Append(..))
+    }
+
+    pub fn increment(row: &Bytes, cols: &[(Bytes, Bytes, i64)]) -> basalt::Increment {
+        cols.iter().fold(basalt::Increment::new(row.clone()), |inc, (f, q, n)| inc.add(f.clone(), q.clone(), *n))
+    }
+
+    pub fn append(row: &Bytes, cols: &[(Bytes, Bytes, Bytes)]) -> basalt::Append {
+        cols.iter().fold(basalt::Append::new(row.clone()), |app, (f, q, v)| app.add(f.clone(), q.clone(), v.clone()))
+    }
 }
 
 /// Builds Basalt's row mutations in the given order.
@@ -91,6 +111,8 @@ pub fn basalt_mutations(row: &Bytes, muts: &[Mutation]) -> RowMutations {
         rm = match m {
             Mutation::Put(p) => rm.put(p.basalt()),
             Mutation::Delete(d) => rm.delete(d.basalt()),
+            Mutation::Increment(r, cols) => rm.increment(Mutation::increment(r, cols)),
+            Mutation::Append(r, cols) => rm.append(Mutation::append(r, cols)),
         };
     }
     rm
@@ -129,6 +151,80 @@ pub enum Write {
     /// One Basalt delete whose parts Java applies as separate deletes in one batch (the
     /// union a user means when naming one family twice: the issue's case 5).
     DeleteAsUnion(DelD),
+    // Issue 25's mutation API (`mutation_api.rs`).
+    /// `mutate_row_with_results` / Java's `mutateRow` returning the increments' and
+    /// appends' results.
+    MutateRowResults(Bytes, Vec<Mutation>),
+    /// `check_and_mutate_with` / Java's `checkAndMutate(CheckAndMutate)`.
+    CheckWith(CheckWith),
+    /// `Table::batch` / Java's `Table.batch`: each row at most once (Java leaves the
+    /// order of a batch's actions open).
+    Batch(Vec<BatchOp>),
+    /// A write the gateway cannot carry, run on the gateway: Basalt must refuse it,
+    /// Java skips it (so both tables stay alike).
+    GatewayRefuses(Box<Write>),
+}
+
+/// The condition of a [`CheckWith`].
+#[derive(Debug, Clone)]
+pub enum CheckCond {
+    Column { family: Bytes, qualifier: Bytes, op: CompareOp, value: Option<Bytes> },
+    Filter(Filt),
+}
+
+/// A check-and-mutate of any condition and action (issue 25).
+#[derive(Debug, Clone)]
+pub struct CheckWith {
+    pub row: Bytes,
+    pub cond: CheckCond,
+    pub time_range: Option<(i64, i64)>,
+    /// One mutation (any kind) or, with `rows`, row mutations.
+    pub muts: Vec<Mutation>,
+    /// The action is row mutations (else exactly one mutation).
+    pub rows: bool,
+}
+
+/// One action of a mixed batch.
+#[derive(Debug, Clone)]
+pub enum BatchOp {
+    Get(GetD),
+    Write(Mutation),
+}
+
+impl BatchOp {
+    pub fn row(&self) -> &Bytes {
+        match self {
+            BatchOp::Get(g) => &g.row,
+            BatchOp::Write(Mutation::Put(p)) => &p.row,
+            BatchOp::Write(Mutation::Delete(d)) => &d.row,
+            BatchOp::Write(Mutation::Increment(r, _) | Mutation::Append(r, _)) => r,
+        }
+    }
+}
+
+impl Write {
+    /// Whether the Thrift2 gateway can carry this write (issue 25's refusals).
+    pub fn gateway_carries(&self) -> bool {
+        match self {
+            Write::MutateRowResults(_, muts) => !muts.iter().any(Mutation::counts),
+            Write::CheckWith(c) => {
+                matches!(c.cond, CheckCond::Column { .. })
+                    && c.time_range.is_none()
+                    && !c.muts.iter().any(Mutation::counts)
+            }
+            Write::GatewayRefuses(_) => false,
+            Write::Put(_)
+            | Write::PutMany(_)
+            | Write::Delete(_)
+            | Write::DeleteMany(_)
+            | Write::Increment(..)
+            | Write::Append(..)
+            | Write::MutateRow(..)
+            | Write::Check { .. }
+            | Write::DeleteAsUnion(_)
+            | Write::Batch(_) => true,
+        }
+    }
 }
 
 impl Write {
@@ -141,6 +237,9 @@ impl Write {
             Write::DeleteMany(ds) => ds.iter().map(|d| &d.row).collect(),
             Write::Increment(r, _) | Write::Append(r, _) | Write::MutateRow(r, _) => vec![r],
             Write::Check { row, .. } => vec![row],
+            Write::MutateRowResults(row, _) | Write::CheckWith(CheckWith { row, .. }) => vec![row],
+            Write::Batch(ops) => ops.iter().map(BatchOp::row).collect(),
+            Write::GatewayRefuses(w) => w.rows(),
         }
     }
 }

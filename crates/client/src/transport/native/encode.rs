@@ -5,12 +5,14 @@ use basalt_rpc::{pb, Check, ScanSpec};
 use bytes::Bytes;
 
 use super::write::durability;
+use crate::batch_action::BatchAction;
+use crate::conditional::{CheckAndMutate, CheckTest, CheckedAction};
 use crate::error::{Error, InvalidInput};
 use crate::filter::{compare_type, Filter};
-use crate::ops::{Delete, DeleteSpec, Get, Put, RowMutations};
+use crate::ops::{Append, Delete, DeleteSpec, Get, Increment, Put, RowMutation, RowMutations};
 use crate::options::{Consistency, ReadOptions};
 use crate::request::ColumnSelection;
-use crate::transport::{Condition, ScanRequest};
+use crate::transport::{Condition, OperationNonce, ScanRequest};
 
 /// A timestamp as HBase's protobuf carries it (non-negative).
 fn timestamp(ts: i64) -> Result<u64, InvalidInput> {
@@ -127,26 +129,58 @@ pub(super) fn native_delete(delete: &Delete) -> Result<Vec<basalt_rpc::Mutation>
     Ok(vec![mutation])
 }
 
+/// Row mutations as native mutations, in order. Increments and appends carry `nonce`
+/// (one for the whole operation, as Java sends row mutations); without one (the plain
+/// `mutate_row` path) they are refused.
 pub(super) fn native_row_mutations(
     mutations: &RowMutations,
     max_value: usize,
 ) -> Result<Vec<basalt_rpc::Mutation>, Error> {
-    crate::validate::row_key(&mutations.row)?;
-    let mut native = Vec::with_capacity(mutations.puts.len() + mutations.deletes.len());
-    for put in &mutations.puts {
-        if put.row != mutations.row {
-            return Err(InvalidInput::Option("a row mutation's put targets another row".into()).into());
+    native_row_mutations_with(mutations, max_value, None)
+}
+
+/// [`native_row_mutations`] with the operation's nonce for its increments and appends.
+pub(super) fn native_row_mutations_with(
+    mutations: &RowMutations,
+    max_value: usize,
+    nonce: Option<OperationNonce>,
+) -> Result<Vec<basalt_rpc::Mutation>, Error> {
+    mutations.validate(max_value)?;
+    let mut native = Vec::with_capacity(mutations.mutations.len());
+    for mutation in &mutations.mutations {
+        match (mutation, nonce) {
+            (RowMutation::Put(put), _) => native.push(native_put(put, max_value)?),
+            (RowMutation::Delete(delete), _) => native.extend(native_delete(delete)?),
+            (RowMutation::Increment(increment), Some(nonce)) => native.push(native_increment(increment, nonce)?),
+            (RowMutation::Append(append), Some(nonce)) => native.push(native_append(append, nonce)?),
+            (RowMutation::Increment(_) | RowMutation::Append(_), None) => {
+                return Err(InvalidInput::Option("an increment or append in row mutations needs a nonce".into()).into())
+            }
         }
-        native.push(native_put(put, max_value)?);
     }
-    for delete in &mutations.deletes {
-        if delete.row != mutations.row {
-            return Err(InvalidInput::Option("a row mutation's delete targets another row".into()).into());
-        }
-        native.extend(native_delete(delete)?);
+    Ok(native)
+}
+
+/// An increment as its native mutation, carrying the operation's nonce.
+pub(super) fn native_increment(increment: &Increment, nonce: OperationNonce) -> Result<basalt_rpc::Mutation, Error> {
+    increment.validate()?;
+    let mut native = basalt_rpc::Mutation::increment(increment.row.clone())
+        .durability(durability(&increment.durability))
+        .with_nonce(nonce.get());
+    for (family, qualifier, amount) in &increment.columns {
+        native = native.add(family.clone(), qualifier.clone(), *amount);
     }
-    if native.is_empty() {
-        return Err(InvalidInput::Option("row mutations need at least one put or delete".into()).into());
+    Ok(native)
+}
+
+/// An append as its native mutation, carrying the operation's nonce.
+pub(super) fn native_append(append: &Append, nonce: OperationNonce) -> Result<basalt_rpc::Mutation, Error> {
+    append.validate()?;
+    let mut native = basalt_rpc::Mutation::append(append.row.clone())
+        .durability(durability(&append.durability))
+        .with_nonce(nonce.get());
+    for (family, qualifier, value) in &append.columns {
+        native = native.column(family.clone(), qualifier.clone(), value.clone());
     }
     Ok(native)
 }
@@ -160,6 +194,71 @@ pub(super) fn native_check(condition: &Condition) -> Check {
         expected: condition.value.clone(),
         compare,
     }
+}
+
+/// A [`CheckAndMutate`]'s condition as the native one: a column against a value, or a
+/// filter, optionally within a time range.
+pub(super) fn native_condition(request: &CheckAndMutate) -> Result<basalt_rpc::Condition, Error> {
+    let row = request.row().clone();
+    let condition = match &request.test {
+        Some(CheckTest::Column { family, qualifier, op, value }) => basalt_rpc::Condition::column(Check {
+            row,
+            family: family.clone(),
+            qualifier: qualifier.clone(),
+            expected: value.clone(),
+            compare: compare_type(*op),
+        }),
+        Some(CheckTest::Filter(filter)) => match filter_proto(Some(filter))? {
+            Some(proto) => basalt_rpc::Condition::filter(row, proto),
+            None => return Err(InvalidInput::Option("a check-and-mutate filter rendered to nothing".into()).into()),
+        },
+        None => return Err(InvalidInput::Option("a check-and-mutate needs a condition".into()).into()),
+    };
+    Ok(match request.time_range {
+        Some((min, max)) => {
+            let (min, max) = crate::options::checked_range(min, max)?;
+            condition.time_range(timestamp(min)?, timestamp(max)?)
+        }
+        None => condition,
+    })
+}
+
+/// A single checked action (not row mutations) as its native mutation.
+pub(super) fn native_checked(
+    action: &CheckedAction,
+    max_value: usize,
+    nonce: OperationNonce,
+) -> Result<basalt_rpc::Mutation, Error> {
+    let one = |mutations: Vec<basalt_rpc::Mutation>| {
+        mutations.into_iter().next().ok_or_else(|| Error::from(InvalidInput::Option("an empty mutation".into())))
+    };
+    match action {
+        CheckedAction::Put(put) => native_put(put, max_value),
+        CheckedAction::Delete(delete) => one(native_delete(delete)?),
+        CheckedAction::Increment(increment) => native_increment(increment, nonce),
+        CheckedAction::Append(append) => native_append(append, nonce),
+        CheckedAction::Mutations(mutations) => one(native_row_mutations_with(mutations, max_value, Some(nonce))?),
+    }
+}
+
+/// One action of a mixed batch as `basalt-rpc`'s (increments and appends with their
+/// nonce, drawn here if the core gave none).
+pub(super) fn native_action(
+    action: &BatchAction,
+    nonce: Option<OperationNonce>,
+    max_value: usize,
+) -> Result<basalt_rpc::BatchAction, Error> {
+    let nonce = || nonce.unwrap_or_else(OperationNonce::next);
+    Ok(match action {
+        BatchAction::Get(get) => basalt_rpc::BatchAction::Get(native_get(get)?),
+        BatchAction::Put(put) => basalt_rpc::BatchAction::Mutate(native_put(put, max_value)?),
+        BatchAction::Delete(delete) => match native_delete(delete)?.into_iter().next() {
+            Some(mutation) => basalt_rpc::BatchAction::Mutate(mutation),
+            None => return Err(InvalidInput::Option("an empty delete".into()).into()),
+        },
+        BatchAction::Increment(increment) => basalt_rpc::BatchAction::Mutate(native_increment(increment, nonce())?),
+        BatchAction::Append(append) => basalt_rpc::BatchAction::Mutate(native_append(append, nonce())?),
+    })
 }
 
 pub(super) fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error> {
@@ -229,6 +328,7 @@ pub(super) fn java_reply_sizes(scan: &ScanRequest) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::{CompareOp, Filter};
     use crate::request::{FamilyWindow, ScanExtras};
 
     fn request(extras: ScanExtras) -> ScanRequest {
@@ -271,5 +371,85 @@ mod tests {
         let get = Get::new("r").max_results_per_family(3).row_offset_per_family(2);
         let want = basalt_rpc::Get::new("r").max_results_per_family(3).row_offset_per_family(2);
         assert_eq!(native_get(&get).unwrap(), want);
+    }
+
+    fn nonce() -> OperationNonce {
+        OperationNonce::next()
+    }
+
+    #[test]
+    fn row_mutations_keep_their_order_and_give_increments_and_appends_the_one_nonce() {
+        let n = nonce();
+        let rm = RowMutations::new("r")
+            .increment(Increment::new("r").add("d", "n", 2))
+            .put(Put::new("r").cell("d", "q", "v"))
+            .append(Append::new("r").add("d", "s", "x"))
+            .delete(Delete::row("r").all_versions("d", "q"));
+        let native = native_row_mutations_with(&rm, 100, Some(n)).unwrap();
+        let expected = vec![
+            basalt_rpc::Mutation::increment("r")
+                .durability(basalt_rpc::Durability::UseDefault)
+                .with_nonce(n.get())
+                .add("d", "n", 2),
+            basalt_rpc::Mutation::put("r").durability(basalt_rpc::Durability::UseDefault).column("d", "q", "v"),
+            basalt_rpc::Mutation::append("r")
+                .durability(basalt_rpc::Durability::UseDefault)
+                .with_nonce(n.get())
+                .column("d", "s", "x"),
+            basalt_rpc::Mutation::delete("r").durability(basalt_rpc::Durability::UseDefault).column("d", "q", ""),
+        ];
+        assert_eq!(native, expected);
+        // Without the operation's nonce (the plain path), increments are refused.
+        assert!(native_row_mutations(&rm, 100).is_err());
+        let plain = RowMutations::new("r").put(Put::new("r").cell("d", "q", "v"));
+        assert_eq!(native_row_mutations(&plain, 100).unwrap().len(), 1);
+        // A part of another row, or nothing at all: refused.
+        assert!(native_row_mutations_with(&RowMutations::new("r"), 100, Some(n)).is_err());
+        let other = RowMutations::new("r").increment(Increment::new("s").add("d", "n", 1));
+        assert!(native_row_mutations_with(&other, 100, Some(n)).is_err());
+    }
+
+    #[test]
+    fn conditions_carry_a_column_or_a_filter_and_a_time_range() {
+        let put = Put::new("r").cell("d", "q", "v");
+        let column = CheckAndMutate::new(put.clone()).if_column("d", "q", CompareOp::Less, Some(Bytes::from("5")));
+        let expected = basalt_rpc::Condition::column(Check {
+            row: Bytes::from("r"),
+            family: Bytes::from("d"),
+            qualifier: Bytes::from("q"),
+            expected: Some(Bytes::from("5")),
+            compare: basalt_rpc::pb::CompareType::Less,
+        });
+        assert_eq!(native_condition(&column).unwrap(), expected);
+        assert_eq!(native_condition(&column.clone().time_range(3, 9)).unwrap(), expected.time_range(3, 9));
+        let filter = Filter::key_only();
+        let filtered = CheckAndMutate::new(put.clone()).if_filter(filter.clone());
+        let proto = filter_proto(Some(&filter)).unwrap().unwrap();
+        assert_eq!(native_condition(&filtered).unwrap(), basalt_rpc::Condition::filter("r", proto));
+        // No condition, a reversed range: refused before sending.
+        assert!(native_condition(&CheckAndMutate::new(put.clone())).is_err());
+        assert!(native_condition(&filtered.time_range(9, 3)).is_err());
+    }
+
+    #[test]
+    fn checked_and_batched_actions_become_one_native_mutation_each() {
+        let n = nonce();
+        let increment = Increment::new("r").add("d", "n", -1);
+        let native = native_checked(&CheckedAction::Increment(increment.clone()), 100, n).unwrap();
+        assert_eq!(native, native_increment(&increment, n).unwrap());
+        let delete = Delete::row("r").latest_version("d", "q").family("e");
+        let native = native_checked(&CheckedAction::Delete(delete.clone()), 100, n).unwrap();
+        assert_eq!(vec![native], native_delete(&delete).unwrap(), "a delete of several kinds is one mutation");
+        let get = Get::new("r").column("d", "q");
+        match native_action(&get.clone().into(), None, 100).unwrap() {
+            basalt_rpc::BatchAction::Get(native) => assert_eq!(native, native_get(&get).unwrap()),
+            other => panic!("expected a get, got {other:?}"),
+        }
+        let append = Append::new("r").add("d", "q", "x");
+        match native_action(&BatchAction::Append(append.clone()), Some(n), 100).unwrap() {
+            basalt_rpc::BatchAction::Mutate(native) => assert_eq!(native, native_append(&append, n).unwrap()),
+            other => panic!("expected a mutation, got {other:?}"),
+        }
+        assert!(native_action(&BatchAction::Put(Put::new("r")), None, 100).is_err(), "a put without cells");
     }
 }

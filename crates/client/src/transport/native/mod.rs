@@ -33,6 +33,8 @@ use super::{
 };
 
 use super::PoolStats;
+use crate::batch_action::BatchAction;
+use crate::conditional::{CheckAndMutate, CheckAndMutateResult, CheckedAction};
 use crate::error::Error;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::options::Consistency;
@@ -45,10 +47,13 @@ mod errors;
 mod retry;
 mod scanner;
 mod write;
-use encode::{native_check, native_delete, native_get, native_put, native_row_mutations, scan_spec};
+use encode::{
+    native_action, native_append, native_check, native_checked, native_condition, native_delete, native_get,
+    native_increment, native_put, native_row_mutations, native_row_mutations_with, scan_spec,
+};
 use errors::{attempt_error, invalid, map_error};
 use scanner::{to_row, NativeScanner};
-use write::{durability, DeleteWrite, PutWrite};
+use write::{DeleteWrite, PutWrite};
 
 /// The largest reply a page is sized below (the connection refuses larger frames).
 const MAX_REPLY_BYTES: usize = 64 << 20;
@@ -176,6 +181,17 @@ fn write_failures(
     Ok(failures)
 }
 
+/// One action's failure in a mixed batch: a write that may have run is reported as
+/// [`Error::WriteOutcomeUnknown`].
+fn action_error(error: &RpcError, op: Operation, table: &str) -> Error {
+    let mapped = map_error(error, op, Some(table));
+    if op.writes() && error.may_have_run() {
+        Error::WriteOutcomeUnknown { operation: op, source: Box::new(mapped) }
+    } else {
+        mapped
+    }
+}
+
 /// Gets as one multi-get, or one by one when some may read secondary replicas (each
 /// such get is planned on its own: primary first, then its region's secondaries).
 async fn get_rows(
@@ -277,6 +293,78 @@ impl Transport for NativeTransport {
         })
     }
 
+    fn mutate_row_with_results<'a>(
+        &'a self,
+        table: &'a str,
+        mutations: &'a RowMutations,
+        nonce: OperationNonce,
+    ) -> AttemptFuture<'a, Row> {
+        Box::pin(async move {
+            let op = Operation::MutateRow;
+            let max = self.shared.settings.max_value_bytes;
+            let native = native_row_mutations_with(mutations, max, Some(nonce)).map_err(|e| invalid(op, e))?;
+            let row = self.attempt(op, table, |c| async move { c.mutate_row_results(table, &native).await }).await?;
+            Ok(to_row(row))
+        })
+    }
+
+    fn check_and_mutate_with<'a>(
+        &'a self,
+        table: &'a str,
+        request: &'a CheckAndMutate,
+        nonce: OperationNonce,
+    ) -> AttemptFuture<'a, CheckAndMutateResult> {
+        Box::pin(async move {
+            let op = Operation::CheckAndMutate;
+            let max = self.shared.settings.max_value_bytes;
+            let condition = native_condition(request).map_err(|e| invalid(op, e))?;
+            let condition = &condition;
+            let (applied, row) = match &request.action {
+                CheckedAction::Mutations(mutations) => {
+                    let native = native_row_mutations_with(mutations, max, Some(nonce)).map_err(|e| invalid(op, e))?;
+                    let call = |c: RpcClient| async move { c.check_and_mutate_rows(table, condition, &native).await };
+                    self.attempt(op, table, call).await?
+                }
+                action @ (CheckedAction::Put(_)
+                | CheckedAction::Delete(_)
+                | CheckedAction::Increment(_)
+                | CheckedAction::Append(_)) => {
+                    let native = native_checked(action, max, nonce).map_err(|e| invalid(op, e))?;
+                    let call = |c: RpcClient| async move { c.check_and_mutate_one(table, condition, &native).await };
+                    self.attempt(op, table, call).await?
+                }
+            };
+            Ok(CheckAndMutateResult::new(applied, to_row(row)))
+        })
+    }
+
+    fn batch<'a>(
+        &'a self,
+        table: &'a str,
+        actions: &'a [BatchAction],
+        nonces: &'a [Option<OperationNonce>],
+    ) -> Option<AttemptFuture<'a, Vec<Result<Row, Error>>>> {
+        Some(Box::pin(async move {
+            let op = Operation::Batch;
+            if actions.is_empty() {
+                return Ok(Vec::new());
+            }
+            let max = self.shared.settings.max_value_bytes;
+            let native = actions
+                .iter()
+                .enumerate()
+                .map(|(i, action)| native_action(action, nonces.get(i).copied().flatten(), max))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| invalid(op, e))?;
+            let outcomes = self.attempt(op, table, |c| async move { c.batch(table, &native).await }).await?;
+            Ok(outcomes
+                .into_iter()
+                .zip(actions)
+                .map(|(outcome, action)| outcome.map(to_row).map_err(|e| action_error(&e, action.operation(), table)))
+                .collect())
+        }))
+    }
+
     fn increment<'a>(
         &'a self,
         table: &'a str,
@@ -285,13 +373,7 @@ impl Transport for NativeTransport {
     ) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
             let op = Operation::Increment;
-            crate::validate::row_key(&increment.row).map_err(|e| invalid(op, e))?;
-            let mut native = basalt_rpc::Mutation::increment(increment.row.clone())
-                .durability(durability(&increment.durability))
-                .with_nonce(nonce.get());
-            for (family, qualifier, amount) in &increment.columns {
-                native = native.add(family.clone(), qualifier.clone(), *amount);
-            }
+            let native = native_increment(increment, nonce).map_err(|e| invalid(op, e))?;
             let row = self.attempt(op, table, |c| async move { c.mutate(table, &native).await }).await?;
             Ok(to_row(row))
         })
@@ -300,13 +382,7 @@ impl Transport for NativeTransport {
     fn append<'a>(&'a self, table: &'a str, append: &'a Append, nonce: OperationNonce) -> AttemptFuture<'a, Row> {
         Box::pin(async move {
             let op = Operation::Append;
-            crate::validate::row_key(&append.row).map_err(|e| invalid(op, e))?;
-            let mut native = basalt_rpc::Mutation::append(append.row.clone())
-                .durability(durability(&append.durability))
-                .with_nonce(nonce.get());
-            for (family, qualifier, value) in &append.columns {
-                native = native.column(family.clone(), qualifier.clone(), value.clone());
-            }
+            let native = native_append(append, nonce).map_err(|e| invalid(op, e))?;
             let row = self.attempt(op, table, |c| async move { c.mutate(table, &native).await }).await?;
             Ok(to_row(row))
         })

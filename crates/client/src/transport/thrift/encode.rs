@@ -13,9 +13,10 @@ use basalt_thrift::hbase::{
 use bytes::Bytes;
 
 use super::ScanRequest;
+use crate::conditional::{CheckAndMutate, CheckTest};
 use crate::error::{InvalidInput, Result};
 use crate::filter::CompareOp;
-use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutations};
+use crate::ops::{Append, Delete, DeleteSpec, Durability, Get, Increment, Put, RowMutation, RowMutations};
 use crate::options::{checked_range, render_filter, Consistency, ReadOptions};
 use crate::request::{ColumnSelection, ScanExtras, RAW_ATTRIBUTE, RAW_TRUE};
 
@@ -267,13 +268,44 @@ pub(crate) fn delete(delete: &Delete) -> Result<Vec<TDelete>> {
 pub(crate) fn row_mutations(mutations: &RowMutations, max_value: usize) -> Result<TRowMutations> {
     mutations.validate(max_value)?;
     let mut out = Vec::new();
-    for p in &mutations.puts {
-        out.push(TMutation::Put(put(p, max_value)?));
-    }
-    for d in &mutations.deletes {
-        out.extend(delete(d)?.into_iter().map(TMutation::DeleteSingle));
+    for mutation in &mutations.mutations {
+        match mutation {
+            RowMutation::Put(p) => out.push(TMutation::Put(put(p, max_value)?)),
+            RowMutation::Delete(d) => out.extend(delete(d)?.into_iter().map(TMutation::DeleteSingle)),
+            RowMutation::Increment(_) | RowMutation::Append(_) => return Err(COUNTERS_IN_ROW_MUTATIONS.into()),
+        }
     }
     Ok(TRowMutations::new(mutations.row.to_vec(), out))
+}
+
+/// The refusal of increments and appends in row mutations.
+pub(crate) const COUNTERS_IN_ROW_MUTATIONS: InvalidInput = InvalidInput::Untranslatable {
+    what: "an increment or append in row mutations",
+    why: "Thrift2's TMutation carries only puts and deletes (native RPC carries them)",
+};
+
+/// Why a [`CheckAndMutate`] that the plain check-and-mutate calls cannot express
+/// cannot go through the gateway either: Thrift2's `checkAndMutate` compares one
+/// column to a value, has no time range, and applies `TRowMutations` of puts and
+/// deletes.
+pub(crate) fn check_and_mutate_refusal(request: &CheckAndMutate) -> InvalidInput {
+    if let Some(CheckTest::Filter(_)) = request.test {
+        return InvalidInput::Untranslatable {
+            what: "a check-and-mutate condition on a filter",
+            why: "Thrift2's checkAndMutate compares one column to a value (native RPC carries a filter)",
+        };
+    }
+    if request.time_range.is_some() {
+        return InvalidInput::Untranslatable {
+            what: "a check-and-mutate time range",
+            why: "Thrift2's checkAndMutate has no time range (native RPC carries it)",
+        };
+    }
+    InvalidInput::Untranslatable {
+        what: "an increment or append in a check-and-mutate",
+        why: "Thrift2's checkAndMutate applies TRowMutations, which carry only puts and deletes \
+              (native RPC carries them)",
+    }
 }
 
 /// A delete of several kinds as row mutations (one `TDelete` per kind, applied
@@ -386,6 +418,39 @@ mod tests {
                 (Some(TDeleteType::DELETE_COLUMNS), b"b".to_vec(), Some(b"y".to_vec()), None),
             ]
         );
+    }
+
+    #[test]
+    fn what_thrift2_cannot_carry_is_refused_naming_native_rpc() {
+        use crate::filter::{CompareOp, Filter};
+        let untranslatable = |e: InvalidInput| match e {
+            InvalidInput::Untranslatable { what, why } => {
+                assert!(why.contains("native RPC"), "{what}: {why}");
+                what
+            }
+            other => panic!("expected Untranslatable, got {other:?}"),
+        };
+        let counting = RowMutations::new("r")
+            .put(Put::new("r").cell("d", "q", "v"))
+            .increment(Increment::new("r").add("d", "n", 1));
+        match row_mutations(&counting, 10) {
+            Err(crate::Error::InvalidInput(e)) => assert!(untranslatable(e).contains("increment or append")),
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+        let appending = RowMutations::new("r").append(Append::new("r").add("d", "q", "x"));
+        assert!(row_mutations(&appending, 10).is_err());
+        // Puts and deletes in order still go as one TRowMutations.
+        let plain = RowMutations::new("r").delete(Delete::row("r").family("d")).put(Put::new("r").cell("d", "q", "v"));
+        let tmut = row_mutations(&plain, 10).unwrap();
+        assert!(matches!(tmut.mutations[..], [TMutation::DeleteSingle(_), TMutation::Put(_)]));
+        let put = Put::new("r").cell("d", "q", "v");
+        let filtered = CheckAndMutate::new(put.clone()).if_filter(Filter::key_only()).time_range(1, 2);
+        assert!(untranslatable(check_and_mutate_refusal(&filtered)).contains("filter"));
+        let ranged = CheckAndMutate::new(put).if_column("d", "q", CompareOp::Equal, None).time_range(1, 2);
+        assert!(untranslatable(check_and_mutate_refusal(&ranged)).contains("time range"));
+        let counted =
+            CheckAndMutate::new(Increment::new("r").add("d", "n", 1)).if_column("d", "q", CompareOp::Equal, None);
+        assert!(untranslatable(check_and_mutate_refusal(&counted)).contains("increment or append"));
     }
 
     #[test]

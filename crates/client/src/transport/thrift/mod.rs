@@ -35,6 +35,7 @@ use super::{
     AttemptError, AttemptFuture, CheckedWrite, Condition, MoreRows, Operation, OperationNonce, Page, ScanRequest,
     Scanner, Transport,
 };
+use crate::conditional::{CheckAndMutate, CheckAndMutateResult};
 use crate::error::Error;
 use crate::ops::{Append, Delete, Get, Increment, Put, RowMutations};
 use crate::region::RegionLocation;
@@ -417,6 +418,28 @@ impl Transport for ThriftTransport {
                 }
             }
         })
+    }
+
+    fn mutate_row_with_results<'a>(
+        &'a self,
+        table: &'a str,
+        mutations: &'a RowMutations,
+        _nonce: OperationNonce,
+    ) -> AttemptFuture<'a, Row> {
+        // Puts and deletes only (increments and appends are refused by the encoder):
+        // nothing to return.
+        Box::pin(async move { self.mutate_row(table, mutations).await.map(|()| Row::default()) })
+    }
+
+    fn check_and_mutate_with<'a>(
+        &'a self,
+        _table: &'a str,
+        request: &'a CheckAndMutate,
+        _nonce: OperationNonce,
+    ) -> AttemptFuture<'a, CheckAndMutateResult> {
+        // The core sends what Thrift2 can carry through `check_and_mutate`.
+        let refusal = encode::check_and_mutate_refusal(request);
+        Box::pin(async move { Err(invalid(Operation::CheckAndMutate, refusal.into())) })
     }
 
     fn increment<'a>(
