@@ -305,6 +305,35 @@ impl Error {
         }
     }
 
+    /// The transport's own failure behind this error, if a connection or a reply
+    /// failed (also inside [`Error::Unreachable`], [`Error::BatchFailed`] and
+    /// [`Error::WriteOutcomeUnknown`]); its
+    /// [`security_error`](TransportFailure::security_error) names a TLS or Kerberos
+    /// failure on either transport.
+    pub fn transport_failure(&self) -> Option<&TransportFailure> {
+        match self {
+            Error::Transport { source, .. }
+            | Error::Protocol { source, .. }
+            | Error::DroppedBeforeReply { source, .. } => Some(source),
+            Error::Unreachable { last: source, .. }
+            | Error::BatchFailed { source, .. }
+            | Error::WriteOutcomeUnknown { source, .. } => source.transport_failure(),
+            Error::InvalidInput(_)
+            | Error::TableNotFound { .. }
+            | Error::NamespaceNotFound { .. }
+            | Error::AlreadyExists { .. }
+            | Error::NoSuchColumnFamily { .. }
+            | Error::ScannerExpired { .. }
+            | Error::IllegalArgument { .. }
+            | Error::Server { .. }
+            | Error::Busy { .. }
+            | Error::Timeout { .. }
+            | Error::ClientClosed
+            | Error::ServerInternal { .. }
+            | Error::ScanIntegrity { .. } => None,
+        }
+    }
+
     /// Whether the same call may succeed if tried again: transport failures,
     /// timeouts, expired scanners and server errors HBase marks retryable.
     pub fn is_retryable(&self) -> bool {

@@ -26,7 +26,7 @@ pub struct ConnectionOptions {
     /// Value encoding; must match the server. Default: binary.
     pub protocol: Protocol,
     /// Largest reply accepted, in bytes; a larger one fails the call with
-    /// [`CallError::Reply(ReplyError::TooLarge)`] before it is buffered. Default: 256 MiB.
+    /// `CallError::Reply(ReplyError::TooLarge)` before it is buffered. Default: 256 MiB.
     pub max_response_bytes: usize,
     /// How long establishing the TCP connection may take. Default: 5 s.
     pub connect_timeout: Duration,

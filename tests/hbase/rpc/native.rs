@@ -564,19 +564,28 @@ async fn native_read_options_and_exact_bounds(env: Env) -> TestResult {
     // all do): of 500 gets sent at once, which the server cannot all answer within a
     // few milliseconds, some time out, and nothing else fails; the shared connections
     // stay usable for the default client.
+    // Up to five rounds, so that a round the server answered within one tick does not
+    // decide the test.
     let hasty = client.with_timeouts(Duration::from_micros(1), Duration::from_micros(1));
     let mut timed_out = 0;
     let get = Get::new("k0001");
-    let answers = futures::future::join_all((0..500).map(|_| hasty.get(&name, &get))).await;
-    for answer in answers {
-        match answer {
-            Ok(_) => {}
-            Err(RpcError::Timeout { .. }) => timed_out += 1,
-            Err(RpcError::RetriesExhausted { last, .. }) if matches!(*last, RpcError::Timeout { .. }) => timed_out += 1,
-            Err(other) => return Err(format!("a 1 µs deadline: {other:?}").into()),
+    for _round in 0..5 {
+        let answers = futures::future::join_all((0..500).map(|_| hasty.get(&name, &get))).await;
+        for answer in answers {
+            match answer {
+                Ok(_) => {}
+                Err(RpcError::Timeout { .. }) => timed_out += 1,
+                Err(RpcError::RetriesExhausted { last, .. }) if matches!(*last, RpcError::Timeout { .. }) => {
+                    timed_out += 1
+                }
+                Err(other) => return Err(format!("a 1 µs deadline: {other:?}").into()),
+            }
+        }
+        if timed_out > 0 {
+            break;
         }
     }
-    assert!(timed_out > 0, "no get of 500 timed out under a 1 µs deadline");
+    assert!(timed_out > 0, "no get of 5 rounds of 500 timed out under a 1 µs deadline");
     assert_eq!(client.get(&name, &Get::new("k0001")).await?.value(b"d", b"a"), Some(&b"1"[..]));
     table.client().admin().delete_table(table.name()).await?;
     Ok(())

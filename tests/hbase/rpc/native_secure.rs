@@ -206,16 +206,7 @@ async fn the_client_api(secure: &SecureRpcEnv, table: &str) -> TestResult {
 
 /// The security error in a client error, if there is one.
 fn secure_error_of(e: &basalt::Error) -> Option<SecureError> {
-    let mut current: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = current {
-        if let Some(call) = err.downcast_ref::<basalt::CallError>() {
-            if let Some(found) = SecureError::of(call) {
-                return Some(found.clone());
-            }
-        }
-        current = err.source();
-    }
-    None
+    e.transport_failure().and_then(basalt::TransportFailure::security_error).cloned()
 }
 
 async fn failures_are_typed(env: &Env, secure: &SecureRpcEnv) -> TestResult {

@@ -16,11 +16,11 @@ use basalt_thrift::{CallError, ReplyError, SecureError};
 #[non_exhaustive]
 pub enum TransportFailure {
     /// A Thrift2 gateway's connection or call failed.
-    #[error(transparent)]
-    Gateway(CallError),
+    #[error("{0}")]
+    Gateway(#[source] CallError),
     /// A native RPC connection or call failed (a region server's or the master's).
-    #[error(transparent)]
-    Native(RpcError),
+    #[error("{0}")]
+    Native(#[source] RpcError),
     /// A well-formed reply that does not answer its request (fewer rows than gets, an
     /// increment without its counter), whichever transport carried it.
     #[error("the reply does not answer the request: {0}")]
@@ -109,6 +109,16 @@ impl TransportFailure {
         }
     }
 
+    /// The TLS, Kerberos or HTTP failure inside, on either transport (a handshake's,
+    /// or a secured stream's).
+    pub fn security_error(&self) -> Option<&SecureError> {
+        match self {
+            TransportFailure::Gateway(call) => SecureError::of(call),
+            TransportFailure::Native(rpc) => SecureError::of(rpc),
+            TransportFailure::Unanswered(_) => None,
+        }
+    }
+
     /// The gateway's failure, when the gateway carried the call.
     pub fn gateway(&self) -> Option<&CallError> {
         match self {
@@ -190,5 +200,17 @@ mod tests {
         .is_final());
         assert!(!TransportFailure::Unanswered("x".into()).is_retryable());
         assert!(closed.gateway().is_some() && closed.native().is_none() && cut.native().is_some());
+        // The transport's own error is the next in the chain (callers walk it to find
+        // a TLS or Kerberos failure).
+        let source = std::error::Error::source(&no_ticket).and_then(|e| e.downcast_ref::<CallError>());
+        assert!(matches!(source, Some(CallError::Secure(SecureError::KerberosNotBuilt))));
+        let native_tls = TransportFailure::Native(RpcError::RetriesExhausted {
+            attempts: 2,
+            last: Box::new(RpcError::Security { addr: "rs:1".into(), error: SecureError::KerberosNotBuilt }),
+            may_have_run: false,
+        });
+        assert!(matches!(native_tls.security_error(), Some(SecureError::KerberosNotBuilt)));
+        assert!(matches!(no_ticket.security_error(), Some(SecureError::KerberosNotBuilt)));
+        assert!(cut.security_error().is_none());
     }
 }
