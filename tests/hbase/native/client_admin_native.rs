@@ -25,7 +25,10 @@ use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
-    tests![admin_over_native_rpc_with_no_gateway_process]
+    tests![
+        #[own_native_bed("a gateway-less test bed is launched natively on every route")]
+        admin_over_native_rpc_with_no_gateway_process
+    ]
 }
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;

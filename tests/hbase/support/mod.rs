@@ -48,6 +48,10 @@ pub struct Test {
     run: Arc<BoxedTest>,
     /// How this test is registered when it differs from its folder's way, and why.
     only: Option<(Registration, &'static str)>,
+    /// Set when the test starts a native test bed of its own on every route: on the
+    /// Docker route it would run the same thing again, so it is listed there as ignored,
+    /// with why.
+    own_native_bed: Option<&'static str>,
 }
 
 /// The transport a test's [`Env::client`] takes.
@@ -98,7 +102,7 @@ impl Test {
         let module = segments.next().unwrap_or("main");
         let name =
             std::iter::once(module).chain(segments).chain(std::iter::once(function)).collect::<Vec<_>>().join("::");
-        Test { name, run: Arc::new(Box::new(run)), only: None }
+        Test { name, run: Arc::new(Box::new(run)), only: None, own_native_bed: None }
     }
 
     /// Marks a test of the Thrift2 gateway itself, listed among tests run on both
@@ -112,6 +116,13 @@ impl Test {
     /// `native::NAME`; `why` says what of the native transport it needs.
     pub fn native_only(self, why: &'static str) -> Test {
         Test { only: Some((Registration::NativeOnly, why)), ..self }
+    }
+
+    /// Marks a test whose test bed is its own and launched natively on every route
+    /// (`why` says why): the Docker route lists it as ignored instead of running it a
+    /// second time, and says so.
+    pub fn own_native_bed(self, why: &'static str) -> Test {
+        Test { own_native_bed: Some(why), ..self }
     }
 }
 
@@ -297,6 +308,8 @@ struct Registered {
     name: String,
     transport: Transport,
     run: Arc<BoxedTest>,
+    /// Listed as ignored (see [`Test::own_native_bed`]).
+    ignored: bool,
 }
 
 /// The retry policy of a test client that must ride out faults: up to `max_attempts`
@@ -331,6 +344,7 @@ pub fn check_reopens_after_pause(env: &Env, reopens: u64, what: &str) -> TestRes
 /// `rpc::` + `module::function`); with no environment (listing only) the trials are
 /// never run.
 pub fn into_trials(lists: Vec<(Registration, Vec<Test>)>, env: Option<Env>) -> Vec<Trial> {
+    let docker_route = std::env::var("BASALT_TESTKIT_DOCKER").is_ok_and(|v| v == "1" || v == "true");
     let mut registered = Vec::new();
     for (folder, tests) in lists {
         for test in tests {
@@ -341,18 +355,26 @@ pub fn into_trials(lists: Vec<(Registration, Vec<Test>)>, env: Option<Env>) -> V
                 Registration::RpcOnly => &[(Transport::Thrift, "rpc")],
                 Registration::NativeOnly => &[(Transport::Native, "native")],
             };
+            let ignored = match test.own_native_bed {
+                Some(why) if docker_route => {
+                    eprintln!("not run on the Docker route (ignored): {} ({why})", test.name);
+                    true
+                }
+                Some(_) | None => false,
+            };
             for (transport, prefix) in transports {
                 registered.push(Registered {
                     name: format!("{prefix}::{}", test.name),
                     transport: *transport,
                     run: test.run.clone(),
+                    ignored,
                 });
             }
         }
     }
     registered
         .into_iter()
-        .map(|Registered { name, transport, run }| {
+        .map(|Registered { name, transport, run, ignored }| {
             let env = env.clone();
             let name_for_timing = name.clone();
             Trial::test(name, move || {
@@ -367,6 +389,7 @@ pub fn into_trials(lists: Vec<(Registration, Vec<Test>)>, env: Option<Env>) -> V
                 record_duration(&name_for_timing, started.elapsed());
                 outcome
             })
+            .with_ignored_flag(ignored)
         })
         .collect()
 }
