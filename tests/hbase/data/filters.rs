@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use basalt::filter::{BitwiseOp, FilterError, RowRange};
+use basalt::transport::filter_protobuf;
 use basalt::{Bytes, Comparator, CompareOp, Filter, Get, Put, Scan, Table};
 use basalt_thrift::hbase::{TGet, TResult, TScan};
 
@@ -210,7 +211,7 @@ async fn string_and_protobuf_select_the_same_cells(env: Env) -> TestResult {
     let everything = raw_scan(&env, &table, None, None).await?;
     for (filter, want) in language_filters() {
         let string = filter.render()?.to_vec();
-        let bytes = filter.to_protobuf()?.to_vec();
+        let bytes = filter_protobuf::encode(&filter)?.to_vec();
         let by_string =
             raw_scan(&env, &table, Some(string), None).await.map_err(|e| format!("{filter} as string: {e}"))?;
         let by_bytes =
@@ -226,13 +227,13 @@ async fn string_and_protobuf_select_the_same_cells(env: Env) -> TestResult {
     }
     // A get with each form, too.
     let filter = Filter::column_prefix("q");
-    let (s, b) = (Some(filter.render()?.to_vec()), Some(filter.to_protobuf()?.to_vec()));
+    let (s, b) = (Some(filter.render()?.to_vec()), Some(filter_protobuf::encode(&filter)?.to_vec()));
     let (by_string, by_bytes) =
         (raw_get(&env, &table, "r04", s, None).await?, raw_get(&env, &table, "r04", None, b).await?);
     assert_eq!(by_string, by_bytes);
     assert_eq!(by_string.len(), 3, "{by_string:?}");
     let filter = Filter::column_count_get(2);
-    let (s, b) = (Some(filter.render()?.to_vec()), Some(filter.to_protobuf()?.to_vec()));
+    let (s, b) = (Some(filter.render()?.to_vec()), Some(filter_protobuf::encode(&filter)?.to_vec()));
     let (by_string, by_bytes) =
         (raw_get(&env, &table, "r04", s, None).await?, raw_get(&env, &table, "r04", None, b).await?);
     assert_eq!(by_string, by_bytes);
@@ -259,7 +260,7 @@ async fn parsed_strings_select_what_hbase_selects(env: Env) -> TestResult {
         let parsed = Filter::parse(text)?;
         let server_parsed = raw_scan(&env, &table, Some(text.as_bytes().to_vec()), None).await?;
         let client_parsed = raw_scan(&env, &table, Some(parsed.render()?.to_vec()), None).await?;
-        let as_bytes = raw_scan(&env, &table, None, Some(parsed.to_protobuf()?.to_vec())).await?;
+        let as_bytes = raw_scan(&env, &table, None, Some(filter_protobuf::encode(&parsed)?.to_vec())).await?;
         assert_eq!(client_parsed, server_parsed, "{text} -> {parsed}");
         assert_eq!(as_bytes, server_parsed, "{text} as protobuf");
         assert!(!server_parsed.is_empty(), "{text} selected nothing");

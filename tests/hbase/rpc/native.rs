@@ -546,10 +546,11 @@ async fn native_read_options_and_exact_bounds(env: Env) -> TestResult {
     check_exact("batch with limit", &keys(&limited).into_iter().step_by(2).collect::<Vec<_>>(), &all_keys(0..=4))?;
 
     // Filters as serialized protobuf, from basalt's typed filters.
-    let prefix = basalt::Filter::prefix("k002").to_protobuf()?;
+    let prefix = basalt::transport::filter_protobuf::encode(&basalt::Filter::prefix("k002"))?;
     let rows = scan(ScanSpec::new().filter_bytes(&prefix)?).await?;
     check_exact("prefix filter", &keys(&rows), &all_keys(20..=29))?;
-    let qualifier = basalt::Filter::parse("QualifierFilter(=, 'binary:c')")?.to_protobuf()?;
+    let qualifier =
+        basalt::transport::filter_protobuf::encode(&basalt::Filter::parse("QualifierFilter(=, 'binary:c')")?)?;
     let row = client.get(&name, &Get::new("k0007").filter_bytes(&qualifier)?).await?;
     assert_eq!(stamped(std::slice::from_ref(&row)), want(&[("k0007", "e:c", 200)]));
     assert!(matches!(ScanSpec::new().filter_bytes(b"\xff\xff"), Err(RpcError::InvalidArgument(_))));

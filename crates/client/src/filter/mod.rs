@@ -1,5 +1,5 @@
 //! Server-side filters: a typed builder, HBase's filter language (render and parse), and
-//! the serialized protobuf form.
+//! the checks HBase makes on them. (The transports write the serialized protobuf form.)
 //!
 //! A [`Filter`] goes to HBase in one of two forms. Filters that HBase's filter language
 //! can write (everything `org.apache.hadoop.hbase.filter.ParseFilter` knows, with the
@@ -22,8 +22,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Builders never fail; all validation happens in [`Filter::render`] /
-//! [`Filter::to_protobuf`], which return a [`FilterError`] for arguments the server would
+//! Builders never fail; all validation happens in [`Filter::validate`] (and
+//! [`Filter::render`]), which return a [`FilterError`] for arguments the server would
 //! reject (or silently misinterpret). Byte-string arguments are written as raw bytes
 //! between single quotes with every `'` (0x27) doubled, so arbitrary binary values (not
 //! only UTF-8) reach the server unchanged.
@@ -36,7 +36,6 @@
 mod check;
 mod model;
 mod parse;
-mod proto;
 mod render;
 mod scan_check;
 #[cfg(test)]
@@ -44,17 +43,17 @@ mod tests;
 #[cfg(test)]
 mod tests_parse;
 #[cfg(test)]
-mod tests_proto;
+mod tests_scan;
 
 use bytes::Bytes;
 
 pub use model::{BitwiseOp, Comparator, CompareOp, DependentColumn, RowRange, SingleColumnValue};
 pub use parse::{FilterParseError, ParseErrorKind};
-pub(crate) use proto::{compare_type, filter_bytes};
 pub(crate) use render::filter_string;
 pub use scan_check::check_scan_filter;
 
-use model::{CompareKind, ListOp, Node, PageStart, QuotedKind};
+// The model's internals, for the protobuf encoder (`transport/filter_protobuf.rs`).
+pub(crate) use model::{CompareKind, ListOp, Node, PageStart, QuotedKind};
 
 /// Errors reported when a filter cannot be sent as built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -149,7 +148,7 @@ pub enum FilterError {
 /// A server-side filter expression.
 ///
 /// Construction is infallible and chainable; invalid arguments are reported by
-/// [`Filter::render`] / [`Filter::to_protobuf`] (and by the read that carries it).
+/// [`Filter::validate`] / [`Filter::render`] (and by the read that carries it).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Filter {
     pub(crate) node: Node,
@@ -410,10 +409,10 @@ impl Filter {
         render::render(self)
     }
 
-    /// The serialized `hbase.pb.Filter` (HBase's `ProtobufUtil.toFilter`), as Thrift2's
-    /// `filterBytes` carries it. Works for every filter, including those of the language.
-    pub fn to_protobuf(&self) -> Result<Bytes, FilterError> {
-        proto::encode(self).map(Bytes::from)
+    /// Checks every argument as HBase's filter constructors would, whichever form the
+    /// filter travels in (reads run this before sending).
+    pub fn validate(&self) -> Result<(), FilterError> {
+        check::check_tree(self)
     }
 
     /// Whether the filter can be written in HBase's filter language; reads send it as

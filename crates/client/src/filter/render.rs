@@ -9,12 +9,12 @@ use super::model::{Comparator, CompareOp, Node, PageStart};
 use super::{Filter, FilterError};
 
 /// The filter string for `filterString`: `Some` when the filter has a form in the
-/// language, `None` when it must travel as protobuf (see [`super::filter_bytes`]).
+/// language, `None` when it must travel as protobuf (written by the transport).
 pub(crate) fn filter_string(filter: Option<&Filter>) -> Result<Option<Vec<u8>>, FilterError> {
     match filter {
         Some(f) if in_language(f) => f.render().map(|b| Some(b.to_vec())),
         // Checked here too, so that validating a read covers both forms.
-        Some(f) => super::proto::encode(f).map(|_| None),
+        Some(f) => f.validate().map(|_| None),
         None => Ok(None),
     }
 }

@@ -31,6 +31,7 @@ pub mod cluster;
 mod failure;
 #[cfg(test)]
 pub(crate) mod fake;
+pub mod filter_protobuf;
 pub mod native;
 pub(crate) mod native_security;
 #[cfg(test)]

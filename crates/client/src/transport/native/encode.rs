@@ -8,10 +8,11 @@ use super::write::durability;
 use crate::batch_action::BatchAction;
 use crate::conditional::{CheckAndMutate, CheckTest, CheckedAction};
 use crate::error::{Error, InvalidInput};
-use crate::filter::{compare_type, Filter};
+use crate::filter::Filter;
 use crate::ops::{Append, Delete, DeleteSpec, Get, Increment, Put, RowMutation, RowMutations};
 use crate::options::{Consistency, ReadOptions};
 use crate::request::ColumnSelection;
+use crate::transport::filter_protobuf::{self, compare_type};
 use crate::transport::{Condition, OperationNonce, ScanRequest};
 
 /// A timestamp as HBase's protobuf carries it (non-negative).
@@ -21,9 +22,7 @@ fn timestamp(ts: i64) -> Result<u64, InvalidInput> {
 
 fn filter_proto(filter: Option<&Filter>) -> Result<Option<pb::Filter>, Error> {
     let Some(filter) = filter else { return Ok(None) };
-    let bytes = filter.to_protobuf().map_err(|e| InvalidInput::Option(format!("filter: {e}")))?;
-    let proto = <pb::Filter as prost::Message>::decode(bytes.as_ref())
-        .map_err(|e| InvalidInput::Option(format!("filter: {e}")))?;
+    let proto = filter_protobuf::message(filter).map_err(|e| InvalidInput::Option(format!("filter: {e}")))?;
     Ok(Some(proto))
 }
 

@@ -12,7 +12,7 @@
 //!   background, and a lease that expired all the same is reported to the core as
 //!   `ScannerExpired` (the core reopens the scan and counts it, as on the gateway).
 //! - Filters go out as HBase's protobuf filters
-//!   ([`Filter::to_protobuf`](crate::filter::Filter::to_protobuf)).
+//!   (`transport/filter_protobuf.rs`).
 //! - Replies become [`Row`]s whose cells share the reply's bytes (no value is copied).
 
 use std::future::Future;

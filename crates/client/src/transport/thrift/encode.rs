@@ -50,7 +50,7 @@ pub(crate) fn get(get: &Get) -> Result<TGet> {
         get.window.limit_i32(),
         get.window.offset_i32(),
         None,
-        crate::filter::filter_bytes(read.filter.as_ref())?,
+        crate::transport::filter_protobuf::filter_bytes(read.filter.as_ref())?,
     ))
 }
 
@@ -89,7 +89,7 @@ pub(crate) fn scan(scan: &ScanRequest) -> Result<TScan> {
         scan.limit,
         consistency(read),
         target_replica(read)?,
-        crate::filter::filter_bytes(scan.filter.as_ref())?,
+        crate::transport::filter_protobuf::filter_bytes(scan.filter.as_ref())?,
     ))
 }
 

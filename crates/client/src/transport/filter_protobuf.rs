@@ -1,18 +1,18 @@
-//! The serialized protobuf form of a filter: HBase's `hbase.pb.Filter` (`Filter.proto`,
+//! The serialized protobuf form of a [`Filter`]: HBase's `hbase.pb.Filter` (`Filter.proto`,
 //! `Comparator.proto`, the messages generated in `basalt-rpc-protocol`), as
-//! `ProtobufUtil.toFilter` writes it and Thrift2's `filterBytes` carries it: byte for byte
-//! what HBase 2.6.1's Java client writes (checked against its output in the tests).
+//! `ProtobufUtil.toFilter` writes it. Both transports carry it: native RPC in every
+//! `Scan`/`Get`, the Thrift2 gateway as `filterBytes` for filters outside HBase's filter
+//! language. Byte for byte what HBase 2.6.1's Java client writes (checked against its
+//! output in the tests). The filter model and its checks stay in [`crate::filter`].
 
 use basalt_rpc_protocol::pb;
 use bytes::Bytes;
 use prost::Message;
 
-use super::check::{check_node, in_language};
-use super::model::{
-    BitwiseOp, Comparator, CompareKind, CompareOp, ListOp, Node, PageStart, QuotedKind, SingleColumnValue,
+use crate::filter::{
+    BitwiseOp, Comparator, CompareKind, CompareOp, Filter, FilterError, ListOp, Node, PageStart, QuotedKind,
+    SingleColumnValue,
 };
-
-use super::{Filter, FilterError};
 
 /// Java package of HBase's filters and comparators (the `name` of `hbase.pb.Filter`).
 const PACKAGE: &str = "org.apache.hadoop.hbase.filter.";
@@ -21,48 +21,32 @@ const PACKAGE: &str = "org.apache.hadoop.hbase.filter.";
 /// then goes only this way), `None` when it goes as `filterString`.
 pub(crate) fn filter_bytes(filter: Option<&Filter>) -> Result<Option<Vec<u8>>, FilterError> {
     match filter {
-        Some(f) if !in_language(f) => encode(f).map(Some),
+        Some(f) if !f.in_filter_language() => Ok(Some(message(f)?.encode_to_vec())),
         Some(_) | None => Ok(None),
     }
 }
 
-/// `hbase.pb.Filter`, encoded.
-pub(super) fn encode(filter: &Filter) -> Result<Vec<u8>, FilterError> {
-    refuse_under_skip(filter, false)?;
-    Ok(to_pb(filter)?.encode_to_vec())
+/// The serialized `hbase.pb.Filter` (HBase's `ProtobufUtil.toFilter`), after the checks
+/// HBase's constructors make ([`Filter::validate`]): what native RPC sends, and what
+/// Thrift2's `filterBytes` carries. Works for every filter, including those of the
+/// filter language.
+///
+/// ```
+/// use basalt::transport::filter_protobuf;
+/// use basalt::Filter;
+/// let bytes = filter_protobuf::encode(&Filter::prefix("row-"))?;
+/// assert!(bytes.ends_with(b"row-"));
+/// # Ok::<(), basalt::filter::FilterError>(())
+/// ```
+pub fn encode(filter: &Filter) -> Result<Bytes, FilterError> {
+    Ok(message(filter)?.encode_to_vec().into())
 }
 
-/// Refuses a `MultiRowRangeFilter` anywhere under a `SKIP`: its `filterCell` answers what
-/// its `filterRowKey` decided, which `SkipFilter` never calls, so HBase 2.6's region
-/// server fails on a null return code (measured: `SKIP` fails, `WHILE`, `AND` and `OR`
-/// work).
-fn refuse_under_skip(filter: &Filter, under_skip: bool) -> Result<(), FilterError> {
-    match &filter.node {
-        Node::MultiRowRange(_) if under_skip => Err(FilterError::UnsupportedUnderSkip("MultiRowRangeFilter")),
-        Node::List(_, members) => members.iter().try_for_each(|m| refuse_under_skip(m, under_skip)),
-        Node::Skip(inner) => refuse_under_skip(inner, true),
-        Node::While(inner) => refuse_under_skip(inner, under_skip),
-        Node::Raw(text) => match super::parse::parse(text) {
-            Ok(parsed) => refuse_under_skip(&parsed, under_skip),
-            Err(_) => Ok(()),
-        },
-        Node::MultiRowRange(_)
-        | Node::SingleColumnValue(_)
-        | Node::Quoted(..)
-        | Node::Page(_)
-        | Node::MultipleColumnPrefix(_)
-        | Node::Compare(..)
-        | Node::KeyOnly(_)
-        | Node::FirstKeyOnly
-        | Node::Timestamps(_)
-        | Node::ColumnRange(..)
-        | Node::ColumnCountGet(_)
-        | Node::ColumnPagination(..)
-        | Node::DependentColumn(_)
-        | Node::ColumnValue(..)
-        | Node::FuzzyRow(_)
-        | Node::RandomRow(_) => Ok(()),
-    }
+/// `hbase.pb.Filter` as a message (what native RPC's `Scan` and `Get` hold), after the
+/// checks HBase's constructors make ([`Filter::validate`]).
+pub(crate) fn message(filter: &Filter) -> Result<pb::Filter, FilterError> {
+    filter.validate()?;
+    to_pb(filter)
 }
 
 /// `name` = the Java class, `serialized_*` = its own message.
@@ -149,9 +133,9 @@ fn single_column_value(s: &SingleColumnValue) -> pb::SingleColumnValueFilter {
     }
 }
 
-/// The filter as `hbase.pb.Filter`, after the checks HBase's constructors make.
+/// The filter as `hbase.pb.Filter` (checked by the caller); fails only on a raw string
+/// that does not parse.
 fn to_pb(filter: &Filter) -> Result<pb::Filter, FilterError> {
-    check_node(&filter.node)?;
     let out = match &filter.node {
         Node::SingleColumnValue(s) if s.exclude => filter_pb(
             s.class_name(),
@@ -254,7 +238,7 @@ fn to_pb(filter: &Filter) -> Result<pb::Filter, FilterError> {
         }
         Node::RandomRow(bits) => filter_pb("RandomRowFilter", pb::RandomRowFilter { chance: f32::from_bits(*bits) }),
         Node::Raw(text) => {
-            let parsed = super::parse::parse(text).map_err(|e| FilterError::RawUnparsable(Box::new(e)))?;
+            let parsed = Filter::parse_bytes(text).map_err(|e| FilterError::RawUnparsable(Box::new(e)))?;
             to_pb(&parsed)?
         }
         Node::List(op, members) => {
@@ -270,3 +254,7 @@ fn to_pb(filter: &Filter) -> Result<pb::Filter, FilterError> {
     };
     Ok(out)
 }
+
+#[cfg(test)]
+#[path = "filter_protobuf_tests.rs"]
+mod tests;

@@ -5,7 +5,7 @@ import org.apache.hadoop.hbase.util.Bytes;
 import org.apache.hadoop.hbase.util.Pair;
 import java.util.*;
 
-public class ProtobufGolden {
+public class FilterProtobufGolden {
   static void p(String label, Filter f) throws Exception {
     byte[] b = ProtobufUtil.toFilter(f).toByteArray();
     StringBuilder sb = new StringBuilder();
