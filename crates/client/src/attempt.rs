@@ -305,7 +305,10 @@ mod tests {
         assert_eq!(Idempotence::of_deletes(&both), Idempotence::NotIdempotent);
         let row = RowMutations::new("r").put(Put::new("r").cell_at("f", "q", "v", 5));
         assert_eq!(Idempotence::of_row_mutations(&row, false), Idempotence::Idempotent);
-        assert_eq!(Idempotence::of_row_mutations(&row.clone().delete(latest.clone()), true), Idempotence::NotIdempotent);
+        assert_eq!(
+            Idempotence::of_row_mutations(&row.clone().delete(latest.clone()), true),
+            Idempotence::NotIdempotent
+        );
         let unstamped = RowMutations::new("r").put(Put::new("r").cell("f", "q", "v"));
         assert_eq!(Idempotence::of_row_mutations(&unstamped, false), Idempotence::NotIdempotent);
         assert_eq!(Idempotence::of_row_mutations(&unstamped, true), Idempotence::Idempotent);

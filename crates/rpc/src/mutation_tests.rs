@@ -31,10 +31,8 @@ fn puts_go_as_cells_with_a_data_free_mutation() {
     assert_eq!(proto.associated_cell_count, Some(3));
     assert!(proto.column_value.is_empty(), "no data in the message");
     assert_eq!((proto.timestamp, proto.nonce), (Some(5), None), "puts carry no nonce");
-    let seen: Vec<_> = cells
-        .iter()
-        .map(|c| (c.row(), c.family(), c.qualifier(), c.value(), c.timestamp(), c.cell_type()))
-        .collect();
+    let seen: Vec<_> =
+        cells.iter().map(|c| (c.row(), c.family(), c.qualifier(), c.value(), c.timestamp(), c.cell_type())).collect();
     assert_eq!(
         seen,
         vec![
@@ -148,8 +146,7 @@ fn a_cell_block_of_many_writes_reads_back_in_order() {
 
 #[test]
 fn columns_group_by_family() {
-    let proto =
-        Mutation::put("r").column("f", "a", "1").column("g", "b", "2").column("f", "c", "3").to_proto(Some(9));
+    let proto = Mutation::put("r").column("f", "a", "1").column("g", "b", "2").column("f", "c", "3").to_proto(Some(9));
     assert_eq!(proto.nonce, None, "puts carry no nonce");
     assert_eq!(proto.column_value.len(), 2);
     assert_eq!(proto.column_value[0].qualifier_value.len(), 2);

@@ -170,8 +170,7 @@ async fn proxies_cut_and_restored_mid_scan_and_mid_write(env: Env) -> TestResult
                 break;
             }
             let batch: Vec<Bytes> = (0..200).map(|i| Bytes::from(format!("w{}_{batch_no:03}_{i:03}", i % 9))).collect();
-            let result =
-                writer_table.put_many(batch.iter().map(stamped_put)).await;
+            let result = writer_table.put_many(batch.iter().map(stamped_put)).await;
             acked.extend(acknowledged(&batch, &result, &mut failures));
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

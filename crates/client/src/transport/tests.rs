@@ -287,8 +287,11 @@ async fn an_increment_keeps_its_nonce_on_every_retry_where_servers_dedup() {
 #[tokio::test]
 async fn row_mutations_with_counters_keep_one_nonce_on_every_retry() {
     use crate::RowMutations;
+    // The put stamped: one on the server's clock is not resent (its own test below).
     let counting = || {
-        RowMutations::new("a").put(Put::new("a").cell("d", "p", "v")).increment(Increment::new("a").add("d", "q", 1))
+        RowMutations::new("a")
+            .put(Put::new("a").cell_at("d", "p", "v", 7))
+            .increment(Increment::new("a").add("d", "q", 1))
     };
     let fake = Arc::new(FakeTransport::with_keys(&["a"]).deduplicating());
     fake.fail(Operation::MutateRow, (Delivery::Sent, lost));
@@ -390,4 +393,22 @@ async fn a_batch_reports_its_puts_on_the_server_clock_that_may_have_run_in_doubt
         }
         other => panic!("expected BatchFailed, got {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn row_mutations_with_a_put_on_the_server_clock_are_not_resent_once_sent() {
+    use crate::RowMutations;
+    let unstamped = || RowMutations::new("a").put(Put::new("a").cell("d", "p", "v"));
+    // Even with counters and servers that deduplicate them: the put would write twice.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]).deduplicating());
+    fake.fail(Operation::MutateRow, (Delivery::Sent, lost));
+    let counting = unstamped().increment(Increment::new("a").add("d", "q", 1));
+    let error = client_on(&fake).table("t").unwrap().mutate_row_with_results(counting).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { .. }), "{error:?}");
+    assert_eq!(fake.attempts_of(Operation::MutateRow), 1);
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::MutateRow, (Delivery::Sent, lost));
+    let error = client_on(&fake).table("t").unwrap().mutate_row(unstamped()).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { .. }), "{error:?}");
+    assert_eq!(fake.attempts_of(Operation::MutateRow), 1);
 }

@@ -369,9 +369,9 @@ impl Transport for NativeTransport {
                 .map(|(i, action)| native_action(action, nonces.get(i).copied().flatten(), max))
                 .map(|action| {
                     action.map(|action| match action {
-                        basalt_rpc::BatchAction::Mutate(m) => {
-                            basalt_rpc::BatchAction::Mutate(m.resend_unstamped(self.shared.settings.resend_unstamped_puts))
-                        }
+                        basalt_rpc::BatchAction::Mutate(m) => basalt_rpc::BatchAction::Mutate(
+                            m.resend_unstamped(self.shared.settings.resend_unstamped_puts),
+                        ),
                         get @ basalt_rpc::BatchAction::Get(_) => get,
                     })
                 })
