@@ -205,7 +205,7 @@ async fn writes_and_gets_through_random_cuts(env: Env) -> TestResult {
     for batch_no in 0..40u32 {
         let batch: Vec<Bytes> = (0..1000).map(|i| Bytes::from(format!("w{}_{batch_no:03}_{i:04}", i % 8))).collect();
         written += batch.len() as u64;
-        let result = through.put_many(batch.iter().map(|k| Put::new(k.clone()).cell("d", "v", k.clone()))).await;
+        let result = through.put_many(batch.iter().map(stamped_put)).await;
         acked.extend(acknowledged(&batch, &result, &mut failures));
     }
     // Gets through the cuts too: each acknowledged row, read back through the proxy.
