@@ -12,18 +12,18 @@ use tracing::Instrument;
 use crate::error::{Error, Result};
 use crate::metrics;
 use crate::ops::{Delete, Put, RowMutation, RowMutations};
-use crate::resend::{deletes_newest_version, CallRetries, CALL};
+use crate::resend::{deletes_newest_version, puts_on_server_clock, CallRetries, CALL};
 use crate::retry::{RetryDecision, RetryPolicy};
 use crate::transport::{AttemptError, AttemptFuture, Delivery, Operation, Transport};
 
 /// Whether a call may be repeated safely after a failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Idempotence {
-    /// Gets, scans, puts, deletes (but see [`Idempotence::of_delete`]), admin reads:
-    /// retried on retryable failures.
+    /// Gets, scans, puts, deletes (but see [`Idempotence::of_put`] and
+    /// [`Idempotence::of_delete`]), admin reads: retried on retryable failures.
     Idempotent,
-    /// Check-and-mutate, deletes of a column's newest version: never resent once sent
-    /// without an answer (an unknown outcome is reported as
+    /// Check-and-mutate, deletes of a column's newest version, puts on the server's
+    /// clock (unless the client resends them): never resent once sent without an answer (an unknown outcome is reported as
     /// [`Error::WriteOutcomeUnknown`]).
     NotIdempotent,
     /// Increments and appends, which carry one nonce over all their attempts: retried
@@ -51,21 +51,30 @@ impl Idempotence {
         Idempotence::all(deletes.iter().map(Idempotence::of_delete))
     }
 
-    /// Of a put: idempotent. A put with a timestamp writes the same cell again; a put
-    /// with the server's time, resent after an unknown outcome, writes its value once
-    /// more as a newer version (as HBase's Java client does): the newest value read is
-    /// the same, and the duplicate is one of the family's kept versions. Basalt does not
-    /// stamp puts with the client's clock (a client clock behind the servers' would hide
-    /// its puts behind its own earlier deletes).
-    pub(crate) fn of_put(_put: &Put) -> Idempotence {
-        Idempotence::Idempotent
+    /// Of a put: idempotent when every cell has a timestamp (its own or the put's): a
+    /// resend writes the same cell again. A put with a cell on the server's clock,
+    /// resent after an attempt that may have run, writes its value once more as a newer
+    /// version, so one acknowledged put would leave two versions: it is not idempotent
+    /// (an unknown outcome is reported as [`Error::WriteOutcomeUnknown`]) unless
+    /// `resend_unstamped` (the client's
+    /// [`resend_unstamped_puts`](crate::ClientBuilder::resend_unstamped_puts)) accepts
+    /// the duplicate version, as HBase's Java client does. Basalt does not stamp puts
+    /// with the client's clock (a client clock behind the servers' would hide its puts
+    /// behind its own earlier deletes).
+    pub(crate) fn of_put(put: &Put, resend_unstamped: bool) -> Idempotence {
+        if !resend_unstamped && puts_on_server_clock(put) {
+            Idempotence::NotIdempotent
+        } else {
+            Idempotence::Idempotent
+        }
     }
 
-    /// Of an atomic row mutation: idempotent only if every put and delete is; with an
-    /// increment or append, deduplicated by its nonce at best.
-    pub(crate) fn of_row_mutations(mutations: &RowMutations) -> Idempotence {
+    /// Of an atomic row mutation: idempotent only if every put and delete is (puts as
+    /// [`Idempotence::of_put`] with `resend_unstamped`); with an increment or append,
+    /// deduplicated by its nonce at best.
+    pub(crate) fn of_row_mutations(mutations: &RowMutations, resend_unstamped: bool) -> Idempotence {
         Idempotence::all(mutations.mutations.iter().map(|m| match m {
-            RowMutation::Put(put) => Idempotence::of_put(put),
+            RowMutation::Put(put) => Idempotence::of_put(put, resend_unstamped),
             RowMutation::Delete(delete) => Idempotence::of_delete(delete),
             RowMutation::Increment(_) | RowMutation::Append(_) => Idempotence::DedupedByNonce,
         }))
@@ -92,11 +101,35 @@ pub(crate) struct Attempts {
     pub(crate) transport: Arc<dyn Transport>,
     retry: Arc<dyn RetryPolicy>,
     budget: Duration,
+    /// Whether puts on the server's clock are resent after an unknown outcome
+    /// ([`ClientBuilder::resend_unstamped_puts`](crate::ClientBuilder::resend_unstamped_puts)).
+    resend_unstamped_puts: bool,
 }
 
 impl Attempts {
-    pub(crate) fn new(transport: Arc<dyn Transport>, retry: Arc<dyn RetryPolicy>, budget: Duration) -> Attempts {
-        Attempts { transport, retry, budget }
+    pub(crate) fn new(
+        transport: Arc<dyn Transport>,
+        retry: Arc<dyn RetryPolicy>,
+        budget: Duration,
+        resend_unstamped_puts: bool,
+    ) -> Attempts {
+        Attempts { transport, retry, budget, resend_unstamped_puts }
+    }
+
+    /// Whether this client resends puts on the server's clock after an unknown outcome.
+    pub(crate) fn resend_unstamped_puts(&self) -> bool {
+        self.resend_unstamped_puts
+    }
+
+    /// How a put may be resent by this client ([`Idempotence::of_put`]).
+    pub(crate) fn of_put(&self, put: &Put) -> Idempotence {
+        Idempotence::of_put(put, self.resend_unstamped_puts)
+    }
+
+    /// How row mutations may be resent by this client
+    /// ([`Idempotence::of_row_mutations`]).
+    pub(crate) fn of_row_mutations(&self, mutations: &RowMutations) -> Idempotence {
+        Idempotence::of_row_mutations(mutations, self.resend_unstamped_puts)
     }
 
     /// Runs one call: retries idempotent calls on retryable failures per the retry
@@ -270,8 +303,38 @@ mod tests {
         }
         let both = [Delete::row("r").all_versions("f", "q"), latest.clone()];
         assert_eq!(Idempotence::of_deletes(&both), Idempotence::NotIdempotent);
-        let row = RowMutations::new("r").put(Put::new("r").cell("f", "q", "v"));
-        assert_eq!(Idempotence::of_row_mutations(&row), Idempotence::Idempotent);
-        assert_eq!(Idempotence::of_row_mutations(&row.delete(latest)), Idempotence::NotIdempotent);
+        let row = RowMutations::new("r").put(Put::new("r").cell_at("f", "q", "v", 5));
+        assert_eq!(Idempotence::of_row_mutations(&row, false), Idempotence::Idempotent);
+        assert_eq!(
+            Idempotence::of_row_mutations(&row.clone().delete(latest.clone()), true),
+            Idempotence::NotIdempotent
+        );
+        let unstamped = RowMutations::new("r").put(Put::new("r").cell("f", "q", "v"));
+        assert_eq!(Idempotence::of_row_mutations(&unstamped, false), Idempotence::NotIdempotent);
+        assert_eq!(Idempotence::of_row_mutations(&unstamped, true), Idempotence::Idempotent);
+    }
+
+    #[test]
+    fn only_puts_whose_cells_all_have_a_timestamp_are_idempotent() {
+        for stamped in [
+            Put::new("r").cell_at("f", "q", "v", 7),
+            Put::new("r").timestamp(7).cell("f", "q", "v").cell_at("f", "a", "w", 3),
+            // No cell: nothing written.
+            Put::new("r"),
+        ] {
+            assert_eq!(Idempotence::of_put(&stamped, false), Idempotence::Idempotent, "{stamped:?}");
+            assert_eq!(Idempotence::of_put(&stamped, true), Idempotence::Idempotent, "{stamped:?}");
+        }
+        for unstamped in [
+            Put::new("r").cell("f", "q", "v"),
+            Put::new("r").cell_at("f", "a", "w", 3).cell("f", "q", "v"),
+            // HBase's LATEST_TIMESTAMP is the server's clock.
+            Put::new("r").cell_at("f", "q", "v", i64::MAX),
+            Put::new("r").timestamp(i64::MAX).cell("f", "q", "v"),
+        ] {
+            assert_eq!(Idempotence::of_put(&unstamped, false), Idempotence::NotIdempotent, "{unstamped:?}");
+            // Java's behaviour: resent, at the price of a possible second version.
+            assert_eq!(Idempotence::of_put(&unstamped, true), Idempotence::Idempotent, "{unstamped:?}");
+        }
     }
 }

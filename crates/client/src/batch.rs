@@ -89,8 +89,9 @@ pub(crate) trait ChunkWrite: Clone + Sync {
     const OPERATION: Operation;
     /// The write's row.
     fn row(&self) -> &Bytes;
-    /// Whether it may be resent after an attempt of it may have run.
-    fn idempotence(&self) -> Idempotence;
+    /// Whether it may be resent after an attempt of it may have run, by a client that
+    /// resends puts on the server's clock if `resend_unstamped` ([`Idempotence::of_put`]).
+    fn idempotence(&self, resend_unstamped: bool) -> Idempotence;
     /// One attempt to apply `items` to `table`.
     fn send<'a>(
         transport: &'a dyn Transport,
@@ -104,8 +105,8 @@ impl ChunkWrite for Put {
     fn row(&self) -> &Bytes {
         self.row()
     }
-    fn idempotence(&self) -> Idempotence {
-        Idempotence::of_put(self)
+    fn idempotence(&self, resend_unstamped: bool) -> Idempotence {
+        Idempotence::of_put(self, resend_unstamped)
     }
     fn send<'a>(
         transport: &'a dyn Transport,
@@ -121,7 +122,7 @@ impl ChunkWrite for Delete {
     fn row(&self) -> &Bytes {
         self.row_key()
     }
-    fn idempotence(&self) -> Idempotence {
+    fn idempotence(&self, _resend_unstamped: bool) -> Idempotence {
         Idempotence::of_delete(self)
     }
     fn send<'a>(
@@ -135,8 +136,9 @@ impl ChunkWrite for Delete {
 
 /// Sends one chunk of writes to `table` and resends only the writes that failed with a
 /// retryable error, as the retry policy allows: writes already applied are never sent
-/// again, and a write that is not idempotent (a delete of a column's newest version)
-/// is never resent once an attempt of it may have run: it is reported in doubt. A
+/// again, and a write that is not idempotent (a delete of a column's newest version, a
+/// put on the server's clock unless the client resends those) is never resent once an
+/// attempt of it may have run: it is reported in doubt. A
 /// chunk holding one is one call that is not idempotent (a transport that cannot tell
 /// the writes' outcomes apart fails it whole, in doubt).
 pub(crate) async fn write_chunk<W: ChunkWrite>(attempts: &Attempts, table: &str, items: &[W]) -> Sent {
@@ -151,13 +153,14 @@ pub(crate) async fn write_chunk<W: ChunkWrite>(attempts: &Attempts, table: &str,
     loop {
         attempt += 1;
         let slice = resend.as_deref().unwrap_or(items);
-        let idempotence = Idempotence::all(slice.iter().map(ChunkWrite::idempotence));
+        let resend_unstamped = attempts.resend_unstamped_puts();
+        let idempotence = Idempotence::all(slice.iter().map(|w| w.idempotence(resend_unstamped)));
         let failures = attempts.run(operation, Some(table), idempotence, |t| W::send(t, table, slice)).await?;
         let mut retry: Vec<(usize, Error)> = Vec::new();
         for failure in failures {
             let Some(&item) = pending.get(failure.index) else { continue };
             in_doubt[item] |= failure.may_have_run;
-            if failure.error.is_retryable() && may_resend(items[item].idempotence(), in_doubt[item]) {
+            if failure.error.is_retryable() && may_resend(items[item].idempotence(resend_unstamped), in_doubt[item]) {
                 retry.push((item, failure.error));
             } else {
                 refused.push(Refused {

@@ -43,6 +43,7 @@ pub struct ClientBuilder {
     native_znode_parent: Option<String>,
     native_addresses: Vec<(String, String)>,
     primary_call_timeout: Duration,
+    resend_unstamped_puts: bool,
 }
 
 /// How many single-row get calls a client sends at once by default; gets beyond that
@@ -64,6 +65,7 @@ impl std::fmt::Debug for ClientBuilder {
             .field("pool_size", &self.pool_size)
             .field("retry_budget", &self.retry_budget)
             .field("gets_in_flight", &self.gets_in_flight)
+            .field("resend_unstamped_puts", &self.resend_unstamped_puts)
             .field("site", &self.site)
             .finish_non_exhaustive()
     }
@@ -94,6 +96,7 @@ impl Default for ClientBuilder {
             native_znode_parent: None,
             native_addresses: Vec::new(),
             primary_call_timeout: Duration::from_millis(10),
+            resend_unstamped_puts: false,
         }
     }
 }
@@ -266,6 +269,23 @@ impl ClientBuilder {
         self
     }
 
+    /// Whether a put with a cell on the server's clock (no timestamp of its own, nor the
+    /// put's: [`Put::cell`](crate::Put::cell) without [`Put::timestamp`](crate::Put::timestamp))
+    /// is resent after an attempt that may have reached HBase got no answer. Such a put
+    /// is not idempotent: applied twice, it writes its value as two versions (the newest
+    /// value read is the same, but the duplicate takes one of the family's kept versions
+    /// and shows in version reads). Default: false, so a write happens once or says it
+    /// may have: the put is not resent, and its caller hears
+    /// [`Error::WriteOutcomeUnknown`](crate::Error::WriteOutcomeUnknown) (in a batch, the
+    /// put is reported in doubt). True does what HBase's Java client does: resent like
+    /// any put, so a call that succeeds may have written a duplicate version, and fewer
+    /// calls end with an unknown outcome. Puts whose every cell has a timestamp are
+    /// resent either way.
+    pub fn resend_unstamped_puts(mut self, resend: bool) -> Self {
+        self.resend_unstamped_puts = resend;
+        self
+    }
+
     /// Most single-row [`Table::get`](crate::Table::get) calls sent at once (at most the pool size). A get
     /// that arrives while that many are out waits, and when one comes back, the
     /// waiting gets of the same table go together as one `getMultiple`: far less CPU
@@ -399,6 +419,7 @@ impl ClientBuilder {
                 security: native_security,
                 retry: Arc::clone(&self.retry),
                 retry_budget: self.retry_budget,
+                resend_unstamped_puts: self.resend_unstamped_puts,
             };
             Arc::new(NativeTransport::new(settings))
         } else {
@@ -408,7 +429,7 @@ impl ClientBuilder {
         let gets = Arc::new(GetCoalescer::new(self.gets_in_flight.min(self.pool_size), self.request_timeout));
         Ok(Client {
             inner: Arc::new(ClientInner {
-                attempts: Attempts::new(transport, self.retry, self.retry_budget),
+                attempts: Attempts::new(transport, self.retry, self.retry_budget, self.resend_unstamped_puts),
                 gets,
                 max_value_bytes,
             }),
@@ -472,7 +493,7 @@ impl Client {
         let gets = Arc::new(GetCoalescer::new(builder.gets_in_flight, builder.request_timeout));
         Client {
             inner: Arc::new(ClientInner {
-                attempts: Attempts::new(transport, builder.retry, builder.retry_budget),
+                attempts: Attempts::new(transport, builder.retry, builder.retry_budget, builder.resend_unstamped_puts),
                 gets,
                 max_value_bytes: builder.max_value_bytes,
             }),

@@ -230,9 +230,11 @@
 //!   restart). [`NoRetry`] turns that off.
 //! - **Writes in doubt**: increments, appends and check-and-mutate are retried only if
 //!   they were never sent. If the connection fails after sending, the write may have
-//!   been applied: [`Error::WriteOutcomeUnknown`]. Puts and deletes are retried; if one
-//!   of their attempts was sent and never answered, their final error is
-//!   `WriteOutcomeUnknown` too. So a write's error says its outcome: `WriteOutcomeUnknown`
+//!   been applied: [`Error::WriteOutcomeUnknown`]. So are deletes of a column's newest
+//!   version and puts with a cell on the server's clock (no timestamp), which would
+//!   apply twice (see [`ClientBuilder::resend_unstamped_puts`] for Java's behaviour).
+//!   Other puts and deletes are retried; if one of their attempts was sent and never
+//!   answered, their final error is `WriteOutcomeUnknown` too. So a write's error says its outcome: `WriteOutcomeUnknown`
 //!   is unknown, [`Error::BatchFailed`] lists the rows confirmed, not confirmed and in
 //!   doubt, and any other error means nothing was written ([`Error::may_have_written`]).
 //! - **Outages**: a gateway that refuses connections while it restarts, or a load

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::ops::DeleteSpec;
+use crate::ops::{DeleteSpec, Put};
 
 tokio::task_local! {
     /// The call whose attempt is running (set by the client's core around each
@@ -67,4 +67,16 @@ pub(crate) fn deletes_newest_version(spec: &DeleteSpec) -> bool {
         DeleteSpec::ColumnVersion(_, _, ts) => ts.is_none_or(|ts| ts == i64::MAX),
         DeleteSpec::ColumnAllVersions(..) | DeleteSpec::Family(..) | DeleteSpec::FamilyVersion(..) => false,
     }
+}
+
+/// Whether a put writes a cell at the server's clock: a cell without a timestamp of its
+/// own when the put has none either, or one stamped HBase's `LATEST_TIMESTAMP`. Applied
+/// twice, such a put writes its value as two versions.
+pub(crate) fn puts_on_server_clock(put: &Put) -> bool {
+    let latest = |ts: i64| ts == i64::MAX;
+    let put_unstamped = put.timestamp.is_none_or(latest);
+    put.cells.iter().any(|(_, _, _, ts)| match ts {
+        Some(ts) => latest(*ts),
+        None => put_unstamped,
+    })
 }

@@ -1,7 +1,9 @@
 //! Retry policies: a small trait returning a decision, with a sensible default.
 //!
 //! Only idempotent calls (gets, scans, puts, deletes, admin reads) are ever retried;
-//! increments, appends and check-and-mutate never are, whatever the policy says.
+//! increments, appends and check-and-mutate never are once sent, whatever the policy
+//! says, nor are puts on the server's clock or deletes of a column's newest version
+//! once an attempt of them may have run.
 
 // Policy decisions: every error kind is listed, so a new one is decided, not defaulted.
 #![deny(clippy::wildcard_enum_match_arm)]

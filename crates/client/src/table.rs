@@ -167,14 +167,18 @@ impl Table {
         Ok(answers)
     }
 
-    /// Writes one row.
+    /// Writes one row. A put with a cell on the server's clock (no timestamp) is never
+    /// resent once an attempt of it may have reached HBase (it would write a second
+    /// version): such an attempt without an answer ends the call with
+    /// [`Error::WriteOutcomeUnknown`], unless the client was built with
+    /// [`resend_unstamped_puts`](crate::ClientBuilder::resend_unstamped_puts).
     pub async fn put(&self, put: Put) -> Result<()> {
         self.check_key(put.row())?;
         put.validate(self.client.inner.max_value_bytes)?;
         let puts = [put];
         let failures = self
             .attempts()
-            .run(Operation::Put, Some(&self.name), Idempotence::of_put(&puts[0]), |t| t.put(&self.name, &puts))
+            .run(Operation::Put, Some(&self.name), self.attempts().of_put(&puts[0]), |t| t.put(&self.name, &puts))
             .await?;
         // One write: a failure of it fails the attempt (transports report it so).
         match failures.into_iter().next() {
@@ -191,7 +195,8 @@ impl Table {
     /// calls in flight are awaited, and [`Error::BatchFailed`] says how many rows were
     /// confirmed, which rows may have been written (a failing chunk: HBase applies it
     /// row by row, so a chunk failing on one row can still write the others) and which
-    /// were never sent.
+    /// were never sent. A put with a cell on the server's clock is not resent once an
+    /// attempt of it may have run (see [`Table::put`]): it is listed in doubt.
     pub async fn put_many(&self, puts: impl IntoIterator<Item = Put>) -> Result<usize> {
         let puts: Vec<Put> = puts.into_iter().collect();
         let max = self.client.inner.max_value_bytes;
@@ -248,7 +253,8 @@ impl Table {
     }
 
     /// Applies puts and deletes to one row atomically (never resent once it may have
-    /// run if it deletes a column's newest version, as [`delete`](Table::delete)).
+    /// run if it deletes a column's newest version, as [`delete`](Table::delete), or
+    /// puts a cell on the server's clock, as [`put`](Table::put)).
     pub async fn mutate_row(&self, mutations: RowMutations) -> Result<()> {
         self.check_key(mutations.row())?;
         if mutations.counts() {
@@ -256,7 +262,7 @@ impl Table {
             return self.mutate_row_with_results(mutations).await.map(|_| ());
         }
         self.attempts()
-            .run(Operation::MutateRow, Some(&self.name), Idempotence::of_row_mutations(&mutations), |t| {
+            .run(Operation::MutateRow, Some(&self.name), self.attempts().of_row_mutations(&mutations), |t| {
                 t.mutate_row(&self.name, &mutations)
             })
             .await

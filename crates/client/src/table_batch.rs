@@ -40,11 +40,12 @@ fn run_of(action: &BatchAction) -> Run {
     }
 }
 
-/// How an action may be resent.
-fn idempotence_of(action: &BatchAction) -> Idempotence {
+/// How an action may be resent by a client that resends puts on the server's clock
+/// if `resend_unstamped` ([`Idempotence::of_put`]).
+fn idempotence_of(action: &BatchAction, resend_unstamped: bool) -> Idempotence {
     match action {
         BatchAction::Get(_) => Idempotence::Idempotent,
-        BatchAction::Put(put) => Idempotence::of_put(put),
+        BatchAction::Put(put) => Idempotence::of_put(put, resend_unstamped),
         BatchAction::Delete(delete) => Idempotence::of_delete(delete),
         BatchAction::Increment(_) | BatchAction::Append(_) => Idempotence::DedupedByNonce,
     }
@@ -96,7 +97,7 @@ impl Table {
         validate::table_row_key(self.name(), mutations.row())?;
         mutations.validate(self.max_value())?;
         let nonce = OperationNonce::next();
-        let idempotence = Idempotence::of_row_mutations(&mutations);
+        let idempotence = self.client().attempts().of_row_mutations(&mutations);
         let name = self.name();
         let row = self
             .client()
@@ -163,7 +164,8 @@ impl Table {
     async fn batch_in_one_round(&self, actions: &[BatchAction]) -> Result<Vec<ActionResult>> {
         let nonces: Vec<Option<OperationNonce>> =
             actions.iter().map(|a| a.counts().then(OperationNonce::next)).collect();
-        let idempotence = Idempotence::all(actions.iter().map(idempotence_of));
+        let resend_unstamped = self.client().attempts().resend_unstamped_puts();
+        let idempotence = Idempotence::all(actions.iter().map(|a| idempotence_of(a, resend_unstamped)));
         let name = self.name();
         let nonces = &nonces;
         let mut answers = self

@@ -198,8 +198,9 @@ impl RpcClient {
         let condition = condition.map(Condition::to_proto);
         // Conditional writes are not retried after an unknown outcome (a retry could
         // see its own write and answer false); plain row mutations are, unless one
-        // deletes a column's newest version (a retry would delete one more) or counts
-        // without the servers keeping nonces.
+        // deletes a column's newest version (a retry would delete one more), puts on the
+        // server's clock (a retry would write one more version) or counts without the
+        // servers keeping nonces.
         let idempotent = mutations.iter().filter(|m| !m.needs_nonce()).all(Mutation::is_idempotent);
         let resendable = condition.is_none() && idempotent && (!counting || self.nonces_enabled());
         let conditional = condition.is_some();

@@ -242,10 +242,12 @@ impl RpcClient {
             .map(|action| action.needs_nonce().then(|| action.given_nonce().unwrap_or_else(|| self.new_nonce())))
             .collect();
         // Per action: whether an attempt that may have run may be sent again. Gets,
-        // puts and deletes of given versions may run twice; increments and appends
-        // carry a nonce, so the server applies a retry once (when it keeps nonces); a
-        // delete of a column's newest version would delete one more, and is never
-        // resent once it may have run.
+        // puts whose every cell has a timestamp and deletes of given versions may run
+        // twice; increments and appends carry a nonce, so the server applies a retry
+        // once (when it keeps nonces); a put on the server's clock would write one more
+        // version and a delete of a column's newest version would delete one more, so
+        // neither is resent once it may have run (unless the write says it may be, as
+        // `Mutation::resend_unstamped` lets a put).
         let resendable: Vec<bool> = actions
             .iter()
             .zip(&nonces)

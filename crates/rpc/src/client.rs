@@ -600,7 +600,8 @@ impl RpcClient {
         validate_row(mutation.row())?;
         let proto = mutation.to_proto(Some(mutation.given_nonce().unwrap_or_else(|| self.new_nonce())));
         // An attempt that may have run is sent again only if the mutation may run twice
-        // (puts, deletes of given versions) or carries a nonce the servers keep.
+        // (puts whose cells all have a timestamp, deletes of given versions) or carries a
+        // nonce the servers keep.
         let retry_unknown_outcome =
             if mutation.needs_nonce() { self.nonces_enabled() } else { mutation.is_idempotent() };
         self.with_region(table, mutation.row(), retry_unknown_outcome, |region| {

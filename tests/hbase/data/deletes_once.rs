@@ -10,18 +10,11 @@
 //! versions left: 0 applied twice, every acknowledged one applied, none reported failed
 //! (not in doubt) applied.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
-
-use basalt::{Bytes, Delete, Error, Get, Put, Table};
-use futures::StreamExt;
-
-use basalt::Client;
+use basalt::{Bytes, Client, Delete, Get, Put, Table};
 use basalt_chaos::{Faults, Proxy};
 
-use crate::support::faults::{
-    flap, gateway_client_through, native_client_through, region_server_proxies, Reported, FLAP_DOWN, FLAP_UP,
-};
+use crate::support::apply_once::{self, batch_reports, row, single_report, Writes};
+use crate::support::faults::{gateway_client_through, native_client_through, region_server_proxies};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
@@ -42,103 +35,9 @@ const ROWS: usize = 40_000;
 const VERSIONS: usize = 3;
 /// Deletes per `delete_many` call (one chunk: one `Multi` per region server).
 const BATCH: usize = 20;
-/// How long the stream runs: four of the proxies' cycles.
-const RUN: Duration = Duration::from_secs(24);
-/// Single deletes in flight at once (and a quarter as many batches).
-const IN_FLIGHT: usize = 32;
-
-fn row(i: usize) -> Bytes {
-    Bytes::from(format!("c{}_{i:05}", i % 9))
-}
 
 fn delete_latest(i: usize) -> Delete {
     Delete::row(row(i)).latest_version("d", "q")
-}
-
-/// What each row of a `delete_many` call heard: `Ok`, or per row from
-/// [`Error::BatchFailed`] (the first `in_doubt` rows not confirmed are unknown, the
-/// rest failed); any other error fails every row.
-fn batch_reports(rows: &[usize], result: &basalt::Result<usize>) -> Vec<(usize, Reported)> {
-    match result {
-        Ok(_) => rows.iter().map(|&i| (i, Reported::Ok)).collect(),
-        Err(Error::BatchFailed { not_confirmed, in_doubt, .. }) => rows
-            .iter()
-            .map(|&i| {
-                let key = row(i);
-                let reported = match not_confirmed.iter().position(|k| *k == key) {
-                    None => Reported::Ok,
-                    Some(at) if at < *in_doubt => Reported::Unknown,
-                    Some(_) => Reported::Failed,
-                };
-                (i, reported)
-            })
-            .collect(),
-        Err(_) => rows.iter().map(|&i| (i, Reported::Failed)).collect(),
-    }
-}
-
-fn single_report(result: &basalt::Result<()>) -> Reported {
-    match result {
-        Ok(()) => Reported::Ok,
-        Err(Error::WriteOutcomeUnknown { .. }) => Reported::Unknown,
-        Err(_) => Reported::Failed,
-    }
-}
-
-/// The counts of one kind of call.
-#[derive(Debug, Default)]
-struct Counts {
-    calls: usize,
-    acknowledged: usize,
-    unknown: usize,
-    unknown_applied: usize,
-    failed: usize,
-    failed_applied: usize,
-    applied: usize,
-    twice: usize,
-    lost: usize,
-}
-
-impl Counts {
-    fn add(&mut self, reported: Reported, applied: usize) {
-        self.calls += 1;
-        self.applied += usize::from(applied >= 1);
-        self.twice += usize::from(applied >= 2);
-        match reported {
-            Reported::Ok => {
-                self.acknowledged += 1;
-                self.lost += usize::from(applied == 0);
-            }
-            Reported::Unknown => {
-                self.unknown += 1;
-                self.unknown_applied += usize::from(applied == 1);
-            }
-            Reported::Failed => {
-                self.failed += 1;
-                self.failed_applied += usize::from(applied >= 1);
-            }
-        }
-    }
-
-    fn line(&self, what: &str) -> String {
-        format!(
-            "{what}: {} rows, acknowledged {}, applied {}, applied twice {}, acknowledged but lost {}, reported \
-             unknown {} ({} of them applied), reported failed {} ({} of them applied)",
-            self.calls,
-            self.acknowledged,
-            self.applied,
-            self.twice,
-            self.lost,
-            self.unknown,
-            self.unknown_applied,
-            self.failed,
-            self.failed_applied
-        )
-    }
-
-    fn wrong(&self) -> bool {
-        self.twice > 0 || self.lost > 0 || self.failed_applied > 0
-    }
 }
 
 /// Writes [`VERSIONS`] versions of `d:q` in every row, directly.
@@ -179,85 +78,27 @@ async fn deletes_through(
     client: Client,
     transport: &str,
 ) -> TestResult {
-    let name = name.to_owned();
-    let through = client.table(&name)?.with_batch_rows(BATCH);
+    let through = &client.table(name)?.with_batch_rows(BATCH);
     through.get(Get::new(Bytes::from_static(b"\x00warm-up"))).await?;
-
-    let flapping = AtomicBool::new(true);
-    let flap = flap(&proxies, FLAP_UP, FLAP_DOWN, &flapping);
-    let started = Instant::now();
-    let through = &through;
-    let running = || std::future::ready(started.elapsed() < RUN);
-    let singles = futures::stream::iter(0..ROWS / 2)
-        .take_while(move |_| running())
-        .map(|i| async move { (i, single_report(&through.delete(delete_latest(i)).await)) })
-        .buffer_unordered(IN_FLIGHT)
-        .collect::<Vec<_>>();
-    let batches: Vec<Vec<usize>> = (ROWS / 2..ROWS).collect::<Vec<_>>().chunks(BATCH).map(<[usize]>::to_vec).collect();
-    let batches = futures::stream::iter(batches)
-        .take_while(move |_| running())
-        .map(|rows| async move {
+    let heard = apply_once::stream(
+        &proxies,
+        ROWS,
+        BATCH,
+        |i| async move { single_report(&through.delete(delete_latest(i)).await) },
+        |rows| async move {
             let result = through.delete_many(rows.iter().map(|&i| delete_latest(i))).await;
             batch_reports(&rows, &result)
-        })
-        .buffer_unordered(IN_FLIGHT / 4)
-        .collect::<Vec<_>>();
-    let stream = async {
-        let both = futures::future::join(singles, batches).await;
-        flapping.store(false, Ordering::Relaxed);
-        (both, started.elapsed())
-    };
-    let (cycles, ((single, batched), took)) = tokio::join!(flap, stream);
-    let killed: u64 = proxies.iter().map(|(_, p)| p.stats().killed).sum();
-
+        },
+    )
+    .await;
     // Count each row's versions left, without the proxies.
-    let direct = env.client().table(&name)?;
-    let mut left = vec![VERSIONS; ROWS];
-    let all: Vec<usize> = (0..ROWS).collect();
-    for chunk in all.chunks(500) {
-        let rows = direct.get_many(chunk.iter().map(|&i| Get::new(row(i)).max_versions(VERSIONS as u32 + 2))).await?;
-        for (&i, found) in chunk.iter().zip(&rows) {
-            left[i] = found.versions(b"d", b"q").len();
-        }
-    }
-    let applied = |i: usize| VERSIONS.saturating_sub(left[i]);
-    let (mut singles, mut batches) = (Counts::default(), Counts::default());
-    for (i, reported) in single {
-        singles.add(reported, applied(i));
-    }
-    for (i, reported) in batched.into_iter().flatten() {
-        batches.add(reported, applied(i));
-    }
-    // A row no call reached keeps every version.
-    let touched_by_nobody: usize =
-        (0..ROWS).filter(|&i| left[i] != VERSIONS).count() - (singles.applied + batches.applied);
-    let single_line = singles.line("single delete(latest_version)");
-    let batch_line = batches.line(&format!("delete_many of {BATCH} latest-version deletes"));
-    eprintln!(
-        "delete figures ({transport}): in {:.1} s behind proxies flapping {cycles} times ({killed} connections cut): \
-         {single_line}; {batch_line}; rows changed by no call {touched_by_nobody}",
-        took.as_secs_f64()
-    );
+    let left = apply_once::versions(&env.client().table(name)?, ROWS, VERSIONS as u32 + 2).await?;
     drop(proxies);
-    env.client().admin().delete_table(&name).await?;
-    if killed == 0 || cycles == 0 {
-        return Err("the connection never flapped under the stream: the test proved little".into());
-    }
-    let mut wrong = Vec::new();
-    for (counts, line) in [(&singles, &single_line), (&batches, &batch_line)] {
-        if counts.wrong() {
-            wrong.push(line.clone());
-        }
-        if counts.acknowledged == 0 {
-            wrong.push(format!("no call acknowledged: {line}"));
-        }
-    }
-    if touched_by_nobody > 0 {
-        wrong.push(format!("{touched_by_nobody} rows changed by no call"));
-    }
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(wrong.join("\n").into())
-    }
+    env.client().admin().delete_table(name).await?;
+    let writes = Writes {
+        kind: "delete",
+        single: "single delete(latest_version)",
+        batch: &format!("delete_many of {BATCH} latest-version deletes"),
+    };
+    apply_once::verdict(heard, ROWS, |i| VERSIONS.saturating_sub(left[i]), &writes, transport)
 }

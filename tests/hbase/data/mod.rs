@@ -16,6 +16,7 @@ mod deletes_once;
 mod differential;
 mod filters;
 mod parallel_scan;
+mod puts_once;
 mod region_crash;
 pub mod regions;
 mod replicas;
@@ -38,6 +39,7 @@ pub fn tests() -> (Registration, Vec<Test>) {
         differential::trials(),
         filters::trials(),
         parallel_scan::trials(),
+        puts_once::trials(),
         region_crash::trials(),
         regions::trials(),
         replicas::trials(),

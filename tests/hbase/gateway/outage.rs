@@ -15,11 +15,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, Error, Put};
+use basalt::{Bytes, Client, Error};
 use basalt_chaos::{Faults, Proxy};
 use basalt_rowkey::Query;
 
-use crate::gateway::chaos::{acknowledged, salted_fixture, start_gateway, stop_gateway, unreadable, user_schema};
+use crate::gateway::chaos::{
+    acknowledged, salted_fixture, stamped_put, start_gateway, stop_gateway, unreadable, user_schema,
+};
 use crate::support::tally::{read_salted, Pace, Tally};
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
@@ -78,7 +80,7 @@ async fn load_balancer_restart_is_ridden_out(env: Env) -> TestResult {
             while !stop.load(Ordering::Relaxed) {
                 let batch: Vec<Bytes> = (0..200).map(|i| Bytes::from(format!("w{batch_no:04}_{i:03}"))).collect();
                 written += batch.len() as u64;
-                let result = table.put_many(batch.iter().map(|k| Put::new(k.clone()).cell("d", "v", k.clone()))).await;
+                let result = table.put_many(batch.iter().map(stamped_put)).await;
                 if result.is_ok() && batch_no == 0 {
                     answered.fetch_add(1, Ordering::Relaxed);
                 }

@@ -18,12 +18,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Get, Put};
+use basalt::{Bytes, Get};
 use basalt_chaos::Faults;
 use basalt_rowkey::Query;
 use basalt_rpc::{pb, Connection, ConnectionOptions, RpcError, Service};
 
-use crate::gateway::chaos::{acknowledged, salted_fixture, unreadable, user_schema};
+use crate::gateway::chaos::{acknowledged, salted_fixture, stamped_put, unreadable, user_schema};
 use crate::support::faults::{native_client_through, region_server_proxies, through_faults, ProxyTarget, WITHIN_BYTES};
 use crate::support::tally::{read_salted, Pace, Tally};
 use crate::support::{Env, Test, TestResult};
@@ -170,8 +170,7 @@ async fn proxies_cut_and_restored_mid_scan_and_mid_write(env: Env) -> TestResult
                 break;
             }
             let batch: Vec<Bytes> = (0..200).map(|i| Bytes::from(format!("w{}_{batch_no:03}_{i:03}", i % 9))).collect();
-            let result =
-                writer_table.put_many(batch.iter().map(|k| Put::new(k.clone()).cell("d", "v", k.clone()))).await;
+            let result = writer_table.put_many(batch.iter().map(stamped_put)).await;
             acked.extend(acknowledged(&batch, &result, &mut failures));
             tokio::time::sleep(Duration::from_millis(50)).await;
         }

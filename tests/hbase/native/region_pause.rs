@@ -126,8 +126,12 @@ async fn with_extra_server(own: &Arc<Mutex<HBase>>, extra: &RegionServer) -> Tes
     let mut paused = Paused::pause(extra)?;
     let stopped_at = Instant::now();
     // A call in flight while the server is stopped and its regions move: it must ride
-    // the move out within the retry budget.
-    let during = table.put(Put::new(row(0)).cell("d", "v", "during"));
+    // the move out within the retry budget. Stamped: resent after its attempt timed out
+    // on the stopped server (a put on the server's clock would not be, as it may have
+    // run there: its outcome would be unknown).
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let stamp = i64::try_from(now.as_millis()).unwrap_or(i64::MAX - 1);
+    let during = table.put(Put::new(row(0)).cell_at("d", "v", "during", stamp));
     let wait_moved = async {
         loop {
             let on = servers_of(&tool, &name).await?;

@@ -6,11 +6,11 @@
 
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, Get, Put, Scan};
+use basalt::{Bytes, Client, Get, Scan};
 use basalt_chaos::{Faults, Proxy, ProxyStats};
 use basalt_rowkey::Query;
 
-use crate::gateway::chaos::{acknowledged, salted_fixture, unreadable, user_schema};
+use crate::gateway::chaos::{acknowledged, salted_fixture, stamped_put, unreadable, user_schema};
 use crate::support::tally::{read_plain, read_salted, Pace, Tally};
 use crate::support::{patient_retries, Env, TestResult};
 
@@ -167,7 +167,7 @@ pub(crate) async fn through_faults(
     let (mut acked, mut failures) = (Vec::new(), Vec::new());
     for batch_no in 0..10u32 {
         let batch: Vec<Bytes> = (0..500).map(|i| Bytes::from(format!("w{}_{batch_no:02}_{i:03}", i % 9))).collect();
-        let result = through.put_many(batch.iter().map(|k| Put::new(k.clone()).cell("d", "v", k.clone()))).await;
+        let result = through.put_many(batch.iter().map(stamped_put)).await;
         acked.extend(acknowledged(&batch, &result, &mut failures));
     }
     phase("put_many", &proxies, &mut since);

@@ -2,6 +2,7 @@
 //! registered, and the helpers tests share (fault proxies and tallies, region moves,
 //! scanner probes).
 
+pub mod apply_once;
 pub mod faults;
 pub mod regions;
 pub mod scanners;

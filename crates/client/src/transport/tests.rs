@@ -84,10 +84,12 @@ async fn a_retried_put_once_sent_without_an_answer_may_have_written() {
     for _ in 0..4 {
         fake.fail(Operation::Put, (Delivery::Sent, lost));
     }
-    let put = || Put::new("a").cell("d", "q", "v");
+    // Stamped: resent freely (one on the server's clock is not, see below).
+    let put = || Put::new("a").cell_at("d", "q", "v", 7);
     let error = client_on(&fake).table("t").unwrap().put(put()).await.unwrap_err();
     assert!(matches!(error, Error::WriteOutcomeUnknown { operation: Operation::Put, .. }), "{error:?}");
     assert!(error.may_have_written());
+    assert_eq!(fake.attempts_of(Operation::Put), 4);
     // An early attempt lost, the last refused by HBase: the first may still have written.
     let fake = Arc::new(FakeTransport::with_keys(&["a"]));
     fake.fail(Operation::Put, (Delivery::Sent, lost));
@@ -285,8 +287,11 @@ async fn an_increment_keeps_its_nonce_on_every_retry_where_servers_dedup() {
 #[tokio::test]
 async fn row_mutations_with_counters_keep_one_nonce_on_every_retry() {
     use crate::RowMutations;
+    // The put stamped: one on the server's clock is not resent (its own test below).
     let counting = || {
-        RowMutations::new("a").put(Put::new("a").cell("d", "p", "v")).increment(Increment::new("a").add("d", "q", 1))
+        RowMutations::new("a")
+            .put(Put::new("a").cell_at("d", "p", "v", 7))
+            .increment(Increment::new("a").add("d", "q", 1))
     };
     let fake = Arc::new(FakeTransport::with_keys(&["a"]).deduplicating());
     fake.fail(Operation::MutateRow, (Delivery::Sent, lost));
@@ -333,7 +338,8 @@ async fn a_batch_resends_only_its_retryable_failures_and_answers_per_write() {
         ),
     ]);
     let table = client_on(&fake).table("t").unwrap();
-    let puts = ["a", "b", "c", "d"].map(|r| Put::new(r).cell("d", "q", "v"));
+    // Stamped: each may run twice.
+    let puts = ["a", "b", "c", "d"].map(|r| Put::new(r).cell_at("d", "q", "v", 7));
     let error = table.put_many(puts).await.unwrap_err();
     let sent: Vec<Vec<Bytes>> = fake.put_rows.lock().unwrap().clone();
     assert_eq!(sent, vec![vec!["a", "b", "c", "d"], vec!["b"]], "only the retryable write is resent");
@@ -345,4 +351,64 @@ async fn a_batch_resends_only_its_retryable_failures_and_answers_per_write() {
         }
         other => panic!("expected BatchFailed, got {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn a_put_on_the_server_clock_once_sent_without_an_answer_is_not_resent() {
+    let put = || Put::new("a").cell("d", "q", "v");
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Put, (Delivery::Sent, lost));
+    let error = client_on(&fake).table("t").unwrap().put(put()).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { operation: Operation::Put, .. }), "{error:?}");
+    assert_eq!(fake.attempts_of(Operation::Put), 1, "a resend could write a second version");
+    // Never sent: resent, nothing can have been written.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Put, (Delivery::NotSent, lost));
+    client_on(&fake).table("t").unwrap().put(put()).await.unwrap();
+    assert_eq!(fake.attempts_of(Operation::Put), 2);
+    // Java's behaviour, when asked for: resent, at the price of a possible duplicate.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::Put, (Delivery::Sent, lost));
+    let builder = Client::builder().address("fake:1").retry_policy(Immediate).resend_unstamped_puts(true);
+    let client = Client::on_transport(builder, Arc::new(SharedFake(Arc::clone(&fake))));
+    client.table("t").unwrap().put(put()).await.unwrap();
+    assert_eq!(fake.attempts_of(Operation::Put), 2);
+}
+
+#[tokio::test]
+async fn a_batch_reports_its_puts_on_the_server_clock_that_may_have_run_in_doubt() {
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    // First attempt: "b" timed out (may have run), "c" failed before running.
+    let timed_out = || Error::Timeout { operation: Operation::PutMany, after: Duration::from_secs(1) };
+    fake.put_refusals.lock().unwrap().push_back(vec![(1, timed_out, true), (2, timed_out, false)]);
+    let table = client_on(&fake).table("t").unwrap();
+    let puts = ["a", "b", "c", "d"].map(|r| Put::new(r).cell("d", "q", "v"));
+    let error = table.put_many(puts).await.unwrap_err();
+    let sent: Vec<Vec<Bytes>> = fake.put_rows.lock().unwrap().clone();
+    assert_eq!(sent, vec![vec!["a", "b", "c", "d"], vec!["c"]], "only the write that cannot have run is resent");
+    match error {
+        Error::BatchFailed { confirmed, not_confirmed, in_doubt, .. } => {
+            assert_eq!((confirmed, in_doubt), (3, 1));
+            assert_eq!(not_confirmed, ["b"]);
+        }
+        other => panic!("expected BatchFailed, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn row_mutations_with_a_put_on_the_server_clock_are_not_resent_once_sent() {
+    use crate::RowMutations;
+    let unstamped = || RowMutations::new("a").put(Put::new("a").cell("d", "p", "v"));
+    // Even with counters and servers that deduplicate them: the put would write twice.
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]).deduplicating());
+    fake.fail(Operation::MutateRow, (Delivery::Sent, lost));
+    let counting = unstamped().increment(Increment::new("a").add("d", "q", 1));
+    let error = client_on(&fake).table("t").unwrap().mutate_row_with_results(counting).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { .. }), "{error:?}");
+    assert_eq!(fake.attempts_of(Operation::MutateRow), 1);
+    let fake = Arc::new(FakeTransport::with_keys(&["a"]));
+    fake.fail(Operation::MutateRow, (Delivery::Sent, lost));
+    let error = client_on(&fake).table("t").unwrap().mutate_row(unstamped()).await.unwrap_err();
+    assert!(matches!(error, Error::WriteOutcomeUnknown { .. }), "{error:?}");
+    assert_eq!(fake.attempts_of(Operation::MutateRow), 1);
 }

@@ -83,6 +83,10 @@ pub(crate) struct NativeSettings {
     pub(crate) retry: Arc<dyn crate::retry::RetryPolicy>,
     /// The client's retry budget of one call.
     pub(crate) retry_budget: Duration,
+    /// Whether the RPC layer resends puts on the server's clock after an attempt that
+    /// may have run, as the client's core does
+    /// ([`ClientBuilder::resend_unstamped_puts`](crate::ClientBuilder::resend_unstamped_puts)).
+    pub(crate) resend_unstamped_puts: bool,
 }
 
 /// The shared state of one native transport.
@@ -158,6 +162,13 @@ impl NativeTransport {
         let client = self.client(op).await?.with_retry_rule(Arc::new(rule));
         call(client).await.map_err(|e| attempt_error(op, Some(table), &e))
     }
+}
+
+/// `mutations`, with puts on the server's clock resent by the RPC layer after an
+/// attempt that may have run if `resend` (the client's `resend_unstamped_puts`); other
+/// mutations are unchanged.
+fn resend_unstamped(mutations: Vec<basalt_rpc::Mutation>, resend: bool) -> Vec<basalt_rpc::Mutation> {
+    mutations.into_iter().map(|m| m.resend_unstamped(resend)).collect()
 }
 
 /// The writes of a batch the servers did not apply (one batch write per caller's write,
@@ -243,7 +254,7 @@ impl Transport for NativeTransport {
             let max = self.shared.settings.max_value_bytes;
             let writes = puts
                 .iter()
-                .map(|p| PutWrite::new(p, max))
+                .map(|p| PutWrite::new(p, max, self.shared.settings.resend_unstamped_puts))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| invalid(op, e))?;
             let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
@@ -267,8 +278,9 @@ impl Transport for NativeTransport {
     fn mutate_row<'a>(&'a self, table: &'a str, mutations: &'a RowMutations) -> AttemptFuture<'a, ()> {
         Box::pin(async move {
             let op = Operation::MutateRow;
-            let native =
-                native_row_mutations(mutations, self.shared.settings.max_value_bytes).map_err(|e| invalid(op, e))?;
+            let settings = &self.shared.settings;
+            let native = native_row_mutations(mutations, settings.max_value_bytes).map_err(|e| invalid(op, e))?;
+            let native = resend_unstamped(native, settings.resend_unstamped_puts);
             self.attempt(op, table, |c| async move { c.mutate_row(table, &native).await }).await
         })
     }
@@ -303,6 +315,7 @@ impl Transport for NativeTransport {
             let op = Operation::MutateRow;
             let max = self.shared.settings.max_value_bytes;
             let native = native_row_mutations_with(mutations, max, Some(nonce)).map_err(|e| invalid(op, e))?;
+            let native = resend_unstamped(native, self.shared.settings.resend_unstamped_puts);
             let row = self.attempt(op, table, |c| async move { c.mutate_row_results(table, &native).await }).await?;
             Ok(to_row(row))
         })
@@ -354,6 +367,14 @@ impl Transport for NativeTransport {
                 .iter()
                 .enumerate()
                 .map(|(i, action)| native_action(action, nonces.get(i).copied().flatten(), max))
+                .map(|action| {
+                    action.map(|action| match action {
+                        basalt_rpc::BatchAction::Mutate(m) => basalt_rpc::BatchAction::Mutate(
+                            m.resend_unstamped(self.shared.settings.resend_unstamped_puts),
+                        ),
+                        get @ basalt_rpc::BatchAction::Get(_) => get,
+                    })
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| invalid(op, e))?;
             let outcomes = self.attempt(op, table, |c| async move { c.batch(table, &native).await }).await?;

@@ -34,25 +34,34 @@ fn cell_timestamp(ts: Option<i64>) -> Result<Option<u64>, RpcError> {
 pub(super) struct PutWrite<'a> {
     put: &'a Put,
     timestamp: Option<u64>,
+    /// Whether it is resent after an attempt that may have run even if a cell is on the
+    /// server's clock (the client's `resend_unstamped_puts`).
+    resend_unstamped: bool,
 }
 
 impl<'a> PutWrite<'a> {
     /// Checks `put` as HBase would (row, families, values up to `max_value` bytes,
-    /// timestamps not negative).
-    pub(super) fn new(put: &'a Put, max_value: usize) -> Result<PutWrite<'a>, Error> {
+    /// timestamps not negative); a put on the server's clock is resent after an attempt
+    /// that may have run only if `resend_unstamped`.
+    pub(super) fn new(put: &'a Put, max_value: usize, resend_unstamped: bool) -> Result<PutWrite<'a>, Error> {
         put.validate(max_value)?;
         for (_, _, _, ts) in &put.cells {
             if let Some(ts) = ts {
                 timestamp(*ts)?;
             }
         }
-        Ok(PutWrite { put, timestamp: put.timestamp.map(timestamp).transpose()? })
+        Ok(PutWrite { put, timestamp: put.timestamp.map(timestamp).transpose()?, resend_unstamped })
     }
 }
 
 impl WriteCells for PutWrite<'_> {
     fn row(&self) -> &Bytes {
         &self.put.row
+    }
+
+    fn is_idempotent(&self) -> bool {
+        // A put on the server's clock writes one more version each time it is applied.
+        self.resend_unstamped || !crate::resend::puts_on_server_clock(self.put)
     }
 
     fn kind(&self) -> WriteKind {
