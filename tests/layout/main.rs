@@ -58,9 +58,8 @@ const TRANSPORT_CRATES: &[&str] = &["basalt_thrift", "basalt_thrift_protocol", "
 
 /// Files outside `transport/` that still name a transport crate, and why: the moves
 /// that are left (each entry fails the test once its file no longer needs it).
-const KNOWN_TRANSPORT_IMPORTS: &[(&str, &str)] = &[
-    ("filter/proto.rs", "filters as HBase's protobuf messages, which both transports send (Thrift2's filterBytes)"),
-];
+const KNOWN_TRANSPORT_IMPORTS: &[(&str, &str)] =
+    &[("filter/proto.rs", "filters as HBase's protobuf messages, which both transports send (Thrift2's filterBytes)")];
 
 #[test]
 fn the_clients_core_names_no_transport_crate() {

@@ -16,10 +16,11 @@
 //! Holding any row of a page keeps the whole page in memory; [`Row::detach`] copies a
 //! row out of its page for keeping long-term.
 //!
-//! Files: `row/cell.rs` (the owned cell, cell types, the borrowed views), `row/source.rs`
-//! (the page abstraction the transports fill), this file (the row).
+//! Files: `row/cell.rs` (the owned cell, the borrowed views), `row/cell_type.rs`,
+//! `row/source.rs` (the page abstraction the transports fill), this file (the row).
 
 mod cell;
+mod cell_type;
 mod source;
 #[cfg(test)]
 mod tests;
@@ -29,8 +30,9 @@ use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
 
-pub use cell::{Cell, CellRef, CellType, Cells};
 use cell::ShowBytes;
+pub use cell::{Cell, CellRef, Cells};
+pub use cell_type::CellType;
 pub(crate) use source::{PageCell, RowSource};
 
 /// A row: its key and the cells returned for it, in HBase's order (family, qualifier,
@@ -113,7 +115,14 @@ impl Row {
         if index >= page.row_count() {
             return Row::default();
         }
-        Row { repr: Repr::Page { page: Arc::clone(page), index: i, partial: page.partial(index), stale: page.stale(index) } }
+        Row {
+            repr: Repr::Page {
+                page: Arc::clone(page),
+                index: i,
+                partial: page.partial(index),
+                stale: page.stale(index),
+            },
+        }
     }
 
     /// The rows of a reply page, in the server's order: each shares the page (no copy,

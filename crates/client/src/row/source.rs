@@ -9,7 +9,7 @@
 
 use bytes::Bytes;
 
-use super::CellType;
+use super::cell_type::CellType;
 
 /// A decoded reply page: rows of cells, read in place.
 ///
