@@ -15,13 +15,16 @@ fn cell(q: &str, v: &str, ts: i64) -> Cell {
 /// (qualifier, value, timestamp) of a cell in family `d`.
 type TestCell<'a> = (&'a str, &'a str, i64);
 
+/// A cell of a [`TestPage`]: (family, qualifier, value) ranges, timestamp, type.
+type TestPart = (Range<usize>, Range<usize>, Range<usize>, i64, CellType);
+
 /// A reply page as a transport would decode it: every part a slice of one buffer;
 /// the first row partial, the second stale.
 struct TestPage {
     buf: Bytes,
     /// (key, cells, partial, stale); cells as (family, qualifier, value, timestamp,
     /// type), each part a range of `buf`.
-    rows: Vec<(Range<usize>, Vec<(Range<usize>, Range<usize>, Range<usize>, i64, CellType)>, bool, bool)>,
+    rows: Vec<(Range<usize>, Vec<TestPart>, bool, bool)>,
 }
 
 impl RowSource for TestPage {
