@@ -386,6 +386,9 @@ pub mod bench_internals {
     /// The rows of a decoded reply page, as a scan delivers them.
     pub use crate::transport::thrift::rows_from_batch;
 
+    /// The rows of a native reply's results, as a scan delivers them.
+    pub use crate::transport::native::rows_from_results;
+
     /// A salted scan's ordered merged stream over pages already fetched: `pages[i]`
     /// are the pages of `plan`'s range `i`.
     pub fn salted_stream_from_pages(

@@ -244,6 +244,15 @@ impl<'a> RowRef<'a> {
         Cells { batch: self.batch, next: range.start, end: range.end }
     }
 
+    /// Cell `index` of the row (in the server's order), without walking the ones
+    /// before it.
+    pub fn cell(&self, index: usize) -> Option<CellRef<'a>> {
+        let range = self.batch.cell_range(self.index);
+        let at = range.start.checked_add(index).filter(|at| *at < range.end)?;
+        let entry = *self.batch.cells.get(at)?;
+        Some(CellRef { batch: self.batch, entry })
+    }
+
     /// The row in owned form (fields are `Bytes` slices of the reply; no copy).
     pub fn to_row_data(&self) -> RowData {
         RowData {

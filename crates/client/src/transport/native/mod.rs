@@ -45,6 +45,7 @@ mod admin;
 mod encode;
 mod errors;
 mod retry;
+mod rows;
 mod scanner;
 mod write;
 use encode::{
@@ -52,7 +53,8 @@ use encode::{
     native_increment, native_put, native_row_mutations, native_row_mutations_with, scan_spec,
 };
 use errors::{attempt_error, invalid, map_error};
-use scanner::{to_row, NativeScanner};
+use rows::to_row;
+use scanner::NativeScanner;
 use write::{DeleteWrite, PutWrite};
 
 /// The largest reply a page is sized below (the connection refuses larger frames).
@@ -235,7 +237,7 @@ impl Transport for NativeTransport {
             let op = Operation::MultiGet;
             let native = gets.iter().map(native_get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
             let rows = self.attempt(op, table, |c| async move { get_rows(c, table, gets, &native).await }).await?;
-            Ok(rows.into_iter().map(to_row).collect())
+            Ok(rows::rows(rows).collect())
         })
     }
 
@@ -527,4 +529,10 @@ impl Transport for NativeTransport {
     fn admin(&self) -> Option<&dyn AdminTransport> {
         Some(self)
     }
+}
+
+/// A native reply's results as the rows a scan delivers (the crate's benchmarks).
+#[cfg(feature = "bench-internals")]
+pub fn rows_from_results(results: Vec<RowResult>) -> impl ExactSizeIterator<Item = Row> {
+    rows::rows(results)
 }

@@ -1,4 +1,4 @@
-//! A native scanner behind the core's [`Scanner`], and replies as [`Row`]s.
+//! A native scanner behind the core's [`Scanner`].
 
 use std::collections::VecDeque;
 use std::future::Future;
@@ -8,19 +8,7 @@ use basalt_rpc::{RowResult, RpcError};
 
 use super::errors::attempt_error;
 use crate::request::{BatchRegrouper, Piece};
-use crate::row::{Cell, CellType, Row};
 use crate::transport::{AttemptError, AttemptFuture, MoreRows, Operation, Page, ScanRequest, Scanner};
-
-/// A reply's row as the crate's [`Row`]: the cells' parts are slices of the reply.
-pub(super) fn to_row(result: RowResult) -> Row {
-    let key = result.row_bytes();
-    let partial = result.partial;
-    let cells = result.cells.iter().map(|c| {
-        Cell::new(c.family_bytes(), c.qualifier_bytes(), c.value_bytes(), c.timestamp())
-            .with_type(CellType::from_code(c.cell_type().code()))
-    });
-    Row::new(key, cells.collect::<Vec<_>>()).with_partial(partial).with_stale(result.stale)
-}
 
 /// The size of a page's cells on the wire (key-values and their length prefixes).
 pub(super) fn reply_bytes(rows: &[RowResult]) -> usize {
@@ -143,7 +131,7 @@ impl NativeScanner {
         let finished = self.ahead.is_empty() && self.scanner.is_finished() && self.pending.is_none();
         let more = if finished { MoreRows::No } else { MoreRows::Yes };
         let reply_bytes = reply_bytes(&page);
-        Ok(Page { rows: page.into_iter().map(to_row).collect(), reply_bytes, more, source: self.table.clone() })
+        Ok(Page { rows: super::rows::rows(page).collect(), reply_bytes, more, source: self.table.clone() })
     }
 }
 

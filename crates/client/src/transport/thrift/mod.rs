@@ -6,6 +6,7 @@ mod admin;
 pub(crate) mod encode;
 pub(crate) mod errors;
 pub(crate) mod pool;
+mod rows;
 #[cfg(test)]
 mod tests;
 
@@ -190,7 +191,7 @@ impl Shared {
     /// A page from a row reply.
     fn page(batch: RowBatch, source: String, more: MoreRows) -> Page {
         let reply_bytes = batch.reply_bytes().len();
-        Page { rows: Row::from_batch(batch).collect(), reply_bytes, more, source }
+        Page { rows: rows::rows(batch).collect(), reply_bytes, more, source }
     }
 }
 
@@ -273,7 +274,7 @@ impl Transport for ThriftTransport {
             let tget = encode::get(get).map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             let batch = on_connection!(&self.shared, op, Some(table), |c| c.get_row_batch(name, tget))?;
-            Ok(Row::from_batch(batch).next().unwrap_or_default())
+            Ok(rows::rows(batch).next().unwrap_or_default())
         })
     }
 
@@ -288,7 +289,7 @@ impl Transport for ThriftTransport {
             let tgets = gets.iter().map(encode::get).collect::<Result<Vec<_>, _>>().map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             let batch = on_connection!(&self.shared, op, Some(table), |c| c.get_multiple(name, tgets))?;
-            Ok(Row::from_batch(batch).collect())
+            Ok(rows::rows(batch).collect())
         })
     }
 
@@ -454,7 +455,7 @@ impl Transport for ThriftTransport {
             let tinc = encode::increment(increment).map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             let result = on_connection!(&self.shared, op, Some(table), |c| c.increment(name, tinc))?;
-            Ok(Row::from_thrift(result))
+            Ok(rows::row_from_thrift(result))
         })
     }
 
@@ -464,7 +465,7 @@ impl Transport for ThriftTransport {
             let tappend = encode::append(append).map_err(|e| invalid(op, e))?;
             let name = table.as_bytes().to_vec();
             let result = on_connection!(&self.shared, op, Some(table), |c| c.append(name, tappend))?;
-            Ok(Row::from_thrift(result))
+            Ok(rows::row_from_thrift(result))
         })
     }
 
@@ -605,5 +606,5 @@ fn region_location(loc: basalt_thrift::hbase::THRegionLocation) -> RegionLocatio
 /// The rows of a decoded reply page, as a scan delivers them (the crate's benchmarks).
 #[cfg(feature = "bench-internals")]
 pub fn rows_from_batch(page: RowBatch) -> impl ExactSizeIterator<Item = Row> {
-    Row::from_batch(page)
+    rows::rows(page)
 }
