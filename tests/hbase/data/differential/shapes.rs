@@ -113,7 +113,7 @@ async fn grid(env: Env, name: &str, writes: Vec<Write>, reads: Vec<(String, Read
         (create_table(&client, &env.unique("grid_a")).await?, create_table(&client, &env.unique("grid_b")).await?);
     let java_env = env.clone();
     let tool = tokio::task::spawn_blocking(move || JavaTool::start(&java_env)).await??;
-    let mut run = Run::default();
+    let mut run = Run { native: env.transport() == crate::support::Transport::Native, ..Run::default() };
     let outcome = phase(tool, &a, &b, &writes, &reads, &mut run).await;
     let admin = client.admin();
     for t in [&a, &b] {
