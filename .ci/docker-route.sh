@@ -68,9 +68,10 @@ step "test build (docker feature)" cargo test -p basalt-integration --features d
 log=$(mktemp "${TMPDIR:-/tmp}/basalt-docker-suite.XXXXXX")
 # Every test runs against the container: two region servers and the region tool, and
 # the secured gateways (stunnel, HTTP(S), a per-run KDC published to the client on the
-# host) run in it as with the native launcher. The one exception is listed as ignored,
-# with why (a test whose own test bed is launched natively on every route, which the
-# native route has already run).
+# host) run in it as with the native launcher. The exceptions are tests that do not use
+# the route's test bed (a test bed of their own launched natively on every route, or a
+# hostile server in the test process): the native route has already run exactly them,
+# so they are listed as ignored here, each with why.
 suite() {
   BASALT_TESTKIT_DOCKER=1 cargo test -p basalt-integration --features docker 2>&1 | tee "$log"
   return "${PIPESTATUS[0]}"

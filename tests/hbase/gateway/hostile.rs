@@ -23,25 +23,43 @@ use basalt_chaos::{Answer, BinaryWriter, HostileServer, MessageType, Request, TT
 use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
+/// Why most of these tests run on one route only: they use no test bed.
+const NO_HBASE: &str = "a hostile server in the test process; no HBase is used";
+
 pub fn trials() -> Vec<Test> {
     tests![
+        #[same_on_every_route(NO_HBASE)]
         lib_framed_billion_element_list_get,
+        #[same_on_every_route(NO_HBASE)]
         lib_framed_billion_element_list_scan,
+        #[same_on_every_route(NO_HBASE)]
         lib_compact_billion_element_list_get,
+        #[same_on_every_route(NO_HBASE)]
         lib_compact_billion_element_list_scan,
+        #[same_on_every_route(NO_HBASE)]
         lib_buffered_reply_of_millions_of_empty_structs,
+        #[same_on_every_route(NO_HBASE)]
         lib_application_exception,
+        #[same_on_every_route(NO_HBASE)]
         lib_server_that_never_answers,
+        #[same_on_every_route(NO_HBASE)]
         lib_valid_reply_of_many_small_rows,
         lib_framed_client_on_buffered_gateway,
+        #[same_on_every_route(NO_HBASE)]
         cli_framed_billion_element_list,
+        #[same_on_every_route(NO_HBASE)]
         cli_compact_billion_element_list,
+        #[same_on_every_route(NO_HBASE)]
         cli_buffered_reply_of_millions_of_empty_structs,
+        #[same_on_every_route(NO_HBASE)]
         cli_application_exception,
+        #[same_on_every_route(NO_HBASE)]
         cli_server_that_never_answers,
         cli_framed_client_on_buffered_gateway,
         cli_malformed_filter_string,
+        #[same_on_every_route(NO_HBASE)]
         cli_valid_reply_of_many_small_rows,
+        #[same_on_every_route(NO_HBASE)]
         cli_one_row_of_millions_of_cells_in_every_format,
     ]
 }

@@ -6,7 +6,10 @@ use crate::support::{Env, Test, TestResult};
 use crate::tests;
 
 pub fn trials() -> Vec<Test> {
-    tests![our_idl_matches_the_jar]
+    tests![
+        #[same_on_every_route("reads the jar's IDL and ours; no HBase is used")]
+        our_idl_matches_the_jar
+    ]
 }
 
 async fn our_idl_matches_the_jar(_env: Env) -> TestResult {

@@ -26,7 +26,7 @@ use crate::tests;
 
 pub fn trials() -> Vec<Test> {
     tests![
-        #[own_native_bed("a gateway-less test bed is launched natively on every route")]
+        #[same_on_every_route("a gateway-less test bed is launched natively on every route")]
         admin_over_native_rpc_with_no_gateway_process
     ]
 }

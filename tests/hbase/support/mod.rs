@@ -49,10 +49,9 @@ pub struct Test {
     run: Arc<BoxedTest>,
     /// How this test is registered when it differs from its folder's way, and why.
     only: Option<(Registration, &'static str)>,
-    /// Set when the test starts a native test bed of its own on every route: on the
-    /// Docker route it would run the same thing again, so it is listed there as ignored,
-    /// with why.
-    own_native_bed: Option<&'static str>,
+    /// Set when the test does not use the route's test bed: on the Docker route it
+    /// would run the same thing again, so it is listed there as ignored, with why.
+    same_on_every_route: Option<&'static str>,
 }
 
 /// The transport a test's [`Env::client`] takes.
@@ -83,7 +82,7 @@ pub enum Registration {
 /// marked where it is listed: `tests![a, #[gateway_only("why")] b, #[native_only("why")] c]`.
 #[macro_export]
 macro_rules! tests {
-    ($($(#[$mark:ident($why:literal)])? $name:ident),* $(,)?) => {
+    ($($(#[$mark:ident($why:expr)])? $name:ident),* $(,)?) => {
         vec![$({
             let test = $crate::support::Test::new(module_path!(), stringify!($name), |env| Box::pin($name(env)));
             $(let test = test.$mark($why);)?
@@ -103,7 +102,7 @@ impl Test {
         let module = segments.next().unwrap_or("main");
         let name =
             std::iter::once(module).chain(segments).chain(std::iter::once(function)).collect::<Vec<_>>().join("::");
-        Test { name, run: Arc::new(Box::new(run)), only: None, own_native_bed: None }
+        Test { name, run: Arc::new(Box::new(run)), only: None, same_on_every_route: None }
     }
 
     /// Marks a test of the Thrift2 gateway itself, listed among tests run on both
@@ -119,11 +118,12 @@ impl Test {
         Test { only: Some((Registration::NativeOnly, why)), ..self }
     }
 
-    /// Marks a test whose test bed is its own and launched natively on every route
-    /// (`why` says why): the Docker route lists it as ignored instead of running it a
-    /// second time, and says so.
-    pub fn own_native_bed(self, why: &'static str) -> Test {
-        Test { own_native_bed: Some(why), ..self }
+    /// Marks a test that does not use the route's test bed (`why` says why): its own
+    /// test bed launched natively on every route, or no HBase at all (a hostile server
+    /// in the test process). The Docker route lists it as ignored instead of running the
+    /// same thing a second time, and says so.
+    pub fn same_on_every_route(self, why: &'static str) -> Test {
+        Test { same_on_every_route: Some(why), ..self }
     }
 }
 
@@ -309,7 +309,7 @@ struct Registered {
     name: String,
     transport: Transport,
     run: Arc<BoxedTest>,
-    /// Listed as ignored (see [`Test::own_native_bed`]).
+    /// Listed as ignored (see [`Test::same_on_every_route`]).
     ignored: bool,
 }
 
@@ -356,7 +356,7 @@ pub fn into_trials(lists: Vec<(Registration, Vec<Test>)>, env: Option<Env>) -> V
                 Registration::RpcOnly => &[(Transport::Thrift, "rpc")],
                 Registration::NativeOnly => &[(Transport::Native, "native")],
             };
-            let ignored = match test.own_native_bed {
+            let ignored = match test.same_on_every_route {
                 Some(why) if docker_route => {
                     eprintln!("not run on the Docker route (ignored): {} ({why})", test.name);
                     true
