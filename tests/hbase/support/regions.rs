@@ -61,7 +61,10 @@ impl SaltedLoad {
                 for i in 0..200u64 {
                     let values = vec![Value::str(format!("zz{:03}", i % 50)), Value::UInt(batch_no * 1000 + i)];
                     match writer_table.new_put(&values) {
-                        Ok(put) => puts.push(put.cell("d", "v", "w")),
+                        // At a fixed timestamp: every acknowledged batch is required, and a
+                        // put on the server's clock cut mid-call is reported in doubt
+                        // (`puts_once` tests that).
+                        Ok(put) => puts.push(put.cell_at("d", "v", "w", 1)),
                         Err(e) => failures.push(e.to_string()),
                     }
                     keys.push(values);
