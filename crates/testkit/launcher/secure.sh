@@ -160,7 +160,7 @@ secure_pki() {
 secure_host_name() {
   local dir=$1 cp=$2
   if [ ! -s "$dir/server-host" ]; then
-    "$java_bin" -cp "$dir/conf:$cp" "$here/SecureProbe.java" hostname >"$dir/server-host.tmp" 2>"$dir/logs/hostname.log" \
+    (run_tool "$dir/conf:$cp" SecureProbe hostname) >"$dir/server-host.tmp" 2>"$dir/logs/hostname.log" \
       || die "could not learn the server's host name (log: $dir/logs/hostname.log)"
     grep -qE '^[A-Za-z0-9._-]+$' "$dir/server-host.tmp" || die "unexpected server host name '$(cat "$dir/server-host.tmp")'"
     mv "$dir/server-host.tmp" "$dir/server-host"
@@ -348,7 +348,7 @@ secure_await() {
       "-Dprobe.server.host=$(cat "$dir/krb5/server-host")" "-Djava.security.krb5.conf=$dir/krb5/krb5.conf")
   fi
   : >"$log_file"
-  "$java_bin" "${props[@]}" -cp "$cp" "$here/SecureProbe.java" call "$host" "$port" "$framed" "$compact" "$timeout" >"$log_file" 2>&1 &
+  (tool_jvm_options=("${props[@]}"); run_tool "$cp" SecureProbe call "$host" "$port" "$framed" "$compact" "$timeout") >"$log_file" 2>&1 &
   local probe=$! pid
   while alive "$probe"; do
     for pid in "$@"; do

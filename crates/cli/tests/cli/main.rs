@@ -6,6 +6,8 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+mod bulk;
+#[path = "../common/mod.rs"]
 mod common;
 
 use assert_cmd::Command;
@@ -691,7 +693,7 @@ fn has_tool(cmd: &str, arg: &str) -> bool {
 }
 
 fn main() -> ExitCode {
-    let cases: Vec<(&str, Case)> = vec![
+    let mut cases: Vec<(&str, Case)> = vec![
         ("help_for_every_command", help_for_every_command),
         ("usage_errors", usage_errors),
         ("keys_encode_decode", keys_encode_decode),
@@ -714,6 +716,8 @@ fn main() -> ExitCode {
         ("native_admin", native_admin),
         ("site_conf_dir", site_conf_dir),
     ];
+    // The bulk commands share this binary's HBase (one HBase start less per run).
+    cases.extend(bulk::cases());
     let no_launcher = !(has_tool("java", "-version") && has_tool("mvn", "-v"));
     common::run("cli", &cases, |name| name == "local_lifecycle" && no_launcher)
 }
