@@ -42,12 +42,14 @@ pub(crate) struct LoadEnd {
 }
 
 impl SaltedLoad {
-    /// Starts a merged scan of `salted` read at a steady pace (pages of 100) and
-    /// batched writes of 200 rows (batch numbers from `first_batch`, 50 ms apart).
+    /// Starts a merged scan of `salted` read at a steady pace (pages of 100) until
+    /// [`SaltedLoad::stop`], then at full speed, and batched writes of 200 rows (batch numbers from `first_batch`, 50 ms apart).
     pub(crate) fn start(salted: &SaltedTable, first_batch: u64) -> SaltedLoad {
         let scan_table = salted.clone();
-        let scan = tokio::spawn(async move { read_salted(&scan_table, Query::new(), 100, Pace::STEADY).await });
         let stop = Arc::new(AtomicBool::new(false));
+        // Paced until the writes stop: by then the events the scan has to span are over.
+        let pace = Pace::steady_until(stop.clone());
+        let scan = tokio::spawn(async move { read_salted(&scan_table, Query::new(), 100, pace).await });
         let writer_table = salted.clone();
         let stop_writer = stop.clone();
         let writer = tokio::spawn(async move {
@@ -80,7 +82,7 @@ impl SaltedLoad {
         SaltedLoad { scan, writer, stop }
     }
 
-    /// Stops the writes and waits for the scan (up to 300 s) and the writer (up to
+    /// Stops the writes and the scan's pauses, and waits for the scan (up to 300 s) and the writer (up to
     /// `writer_timeout`); an error if either hangs.
     pub(crate) async fn stop(self, writer_timeout: Duration) -> Result<LoadEnd, Failure> {
         self.stop.store(true, Ordering::Relaxed);

@@ -3,6 +3,8 @@
 //! rows it had to return ([`Tally`]: lost, duplicated, foreign, out of order, reopens).
 
 use std::collections::{BTreeSet, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use basalt::{Bytes, SaltedTable, Scan, Table};
@@ -118,18 +120,32 @@ pub(crate) struct ScanRun {
 
 /// How a scan is read: at full speed, or paced (a pause every 20 rows, so that a scan
 /// spans an outage or region moves), within a deadline.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Pace {
     pub pause_every_20_rows: Duration,
     pub deadline: Duration,
+    /// Once set, the pauses end: the test's events are over and the rest of the scan
+    /// is read at full speed (a scan of a table that is being written to would
+    /// otherwise go on reading the new rows at the steady pace for minutes).
+    pub released: Option<Arc<AtomicBool>>,
 }
 
 impl Pace {
     /// No pause; a deadline long enough for any test scan on a loaded machine.
-    pub const FULL_SPEED: Pace = Pace { pause_every_20_rows: Duration::ZERO, deadline: Duration::from_secs(600) };
+    pub const FULL_SPEED: Pace =
+        Pace { pause_every_20_rows: Duration::ZERO, deadline: Duration::from_secs(600), released: None };
     /// 40 ms every 20 rows, for at most 240 s.
     pub const STEADY: Pace =
-        Pace { pause_every_20_rows: Duration::from_millis(40), deadline: Duration::from_secs(240) };
+        Pace { pause_every_20_rows: Duration::from_millis(40), deadline: Duration::from_secs(240), released: None };
+
+    /// [`Pace::STEADY`] until `released` is set, then full speed.
+    pub fn steady_until(released: Arc<AtomicBool>) -> Pace {
+        Pace { released: Some(released), ..Pace::STEADY }
+    }
+
+    fn pauses(&self) -> bool {
+        !self.pause_every_20_rows.is_zero() && !self.released.as_ref().is_some_and(|r| r.load(Ordering::Relaxed))
+    }
 }
 
 /// Reads a stream of rows to its end (or its first error, or the deadline), keeping
@@ -145,7 +161,7 @@ where
             Ok(row) => keys.push(key(&row)),
             Err(e) => return (keys, Some(e.to_string())),
         }
-        if !pace.pause_every_20_rows.is_zero() && keys.len() % 20 == 0 {
+        if keys.len() % 20 == 0 && pace.pauses() {
             tokio::time::sleep(pace.pause_every_20_rows).await;
         }
         if Instant::now() > deadline {
