@@ -5,25 +5,36 @@
 # AddressSanitizer when the toolchain has its runtime, else none. The corpus starts from
 # the crate's seeds/. FUZZ_TARGET_DIR moves the (large) sanitizer build elsewhere.
 #   .ci/fuzz-target.sh FUZZ_CRATE_DIR TARGET SECONDS "WHAT IS FUZZED"
+#   .ci/fuzz-target.sh --tools     (only installs g++ and cargo-fuzz when missing: run it
+#                                   once before fuzzing several targets at the same time)
 set -euo pipefail
+
+install_tools() {
+    if ! command -v c++ >/dev/null 2>&1; then
+        echo "installing g++ (libFuzzer is C++)" >&2
+        SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq g++ >/dev/null
+    fi
+    if ! cargo fuzz --version >/dev/null 2>&1; then
+        echo "installing cargo-fuzz from crates.io" >&2
+        cargo install cargo-fuzz --locked
+    fi
+}
+
+if [ $# -eq 1 ] && [ "$1" = --tools ]; then
+    install_tools
+    exit 0
+fi
 if [ $# -ne 4 ]; then
-    echo "usage: $0 FUZZ_CRATE_DIR TARGET SECONDS 'what is fuzzed'" >&2
+    echo "usage: $0 FUZZ_CRATE_DIR TARGET SECONDS 'what is fuzzed'  (or: $0 --tools)" >&2
     exit 2
 fi
 here="$(cd "$1" && pwd)" target=$2 seconds=$3 what=$4
 cd "$here"
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="${FUZZ_TARGET_DIR:-$here/target}"
-if ! command -v c++ >/dev/null 2>&1; then
-    echo "installing g++ (libFuzzer is C++)" >&2
-    SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq g++ >/dev/null
-fi
-if ! cargo fuzz --version >/dev/null 2>&1; then
-    echo "installing cargo-fuzz from crates.io" >&2
-    cargo install cargo-fuzz --locked
-fi
+install_tools
 corpus="$here/corpus/$target"
 mkdir -p "$corpus" "$here/artifacts/$target"
 # Seeds: a few valid inputs, so the fuzzer starts deep inside the grammar.

@@ -55,6 +55,9 @@
 #                           TLS beside plaintext, with a KDC and certificates for the run; the
 #                           Thrift2 gateway stays plain (see secure_rpc_prepare in secure.sh);
 #                           what a client needs is written to DIR/secure-rpc.env
+#   --quick-jit             every JVM of the run (extra gateways and region servers too)
+#                           compiles with C1 only: about half the CPU to start, somewhat
+#                           slower once hot; for test beds, not for benchmarks
 #   --site NAME=VALUE       one more hbase-site.xml property (repeatable), written after the
 #                           launcher's own, so the same NAME overrides the launcher's value
 #                           (a quota switched on, a tiny call queue); NAME is letters, digits,
@@ -175,10 +178,14 @@ jvm_flags() {
 
 # Starts a JVM in its own session, so a terminal's signals do not reach it and the
 # whole process group can be stopped by its pid.
+# With the run directory's `quick-jit` file (start --quick-jit), every JVM of the run,
+# extra gateways and region servers included, compiles with C1 only.
 spawn_jvm() {
   local dir=$1 name=$2 heap=$3 cp=$4; shift 4
+  local jit=""
+  [ -f "$dir/quick-jit" ] && jit=-XX:TieredStopAtLevel=1
   # shellcheck disable=SC2046
-  setsid "$java_bin" $(jvm_flags "$heap") ${gw_jvm_extra:-} -Dhbase.log.dir="$dir/logs" -cp "${gw_conf:-$dir/conf}:$cp" "$@" \
+  setsid "$java_bin" $(jvm_flags "$heap") $jit ${gw_jvm_extra:-} -Dhbase.log.dir="$dir/logs" -cp "${gw_conf:-$dir/conf}:$cp" "$@" \
     >"$dir/logs/$name.log" 2>&1 </dev/null &
   echo $! >"$dir/$name.pid"
 }
@@ -187,16 +194,21 @@ spawn_jvm() {
 # compiled once per source text, classpath and JDK into the cache directory. Prints the
 # class directory, or nothing when that fails (no javac beside java, a read-only cache):
 # the tools then run in source-file mode, which compiles them in every JVM they start.
+# The key and the compile use the classpath's jars only: its directories are a run's conf
+# (a new one per test bed), which compiling does not need.
 tool_classes() {
-  local cp=$1 javac_bin key out tmp
+  local cp=$1 javac_bin key out tmp jars
   javac_bin="$(dirname "$(readlink -f "$(command -v "$java_bin")")")/javac"
   [ -x "$javac_bin" ] || return 0
-  key=$( (cat "$here"/*.java; echo "$cp"; echo "$javac_bin") | cksum | cut -d' ' -f1)
+  jars=$(tr ':' '\n' <<<"$cp" | grep '\.jar$' | paste -sd: -)
+  key=$( (cat "$here"/*.java; echo "$jars"; echo "$javac_bin") | cksum | cut -d' ' -f1)
   out="$(cache_dir)/tools-$key"
   if [ ! -f "$out/.complete" ]; then
     mkdir -p "$(cache_dir)" 2>/dev/null || return 0
+    # Classes of other launcher versions or classpaths, unused for a week, go.
+    find "$(cache_dir)" -maxdepth 1 -name 'tools-*' -mtime +7 -exec rm -rf {} + 2>/dev/null || true
     tmp=$(mktemp -d "$(cache_dir)/tools-tmp.XXXXXX" 2>/dev/null) || return 0
-    if ! "$javac_bin" -nowarn -d "$tmp" -cp "$cp" "$here"/*.java >"$tmp/javac.log" 2>&1; then
+    if ! "$javac_bin" -nowarn -d "$tmp" -cp "$jars" "$here"/*.java >"$tmp/javac.log" 2>&1; then
       rm -rf "$tmp"
       return 0
     fi
@@ -204,8 +216,9 @@ tool_classes() {
     # Runs racing here each compiled a copy: the first one moved in is kept.
     mv -T "$tmp" "$out" 2>/dev/null || rm -rf "$tmp"
   fi
-  [ -f "$out/.complete" ] && echo "$out"
-  return 0
+  [ -f "$out/.complete" ] || return 0
+  touch "$out" 2>/dev/null || true # in use: not a week unused
+  echo "$out"
 }
 
 # run_tool CLASSPATH TOOL ARG...: replaces the calling shell with a JVM running one of the
@@ -252,7 +265,7 @@ await_ready() {
 cmd_start() {
   local dir="" port="" bind=127.0.0.1 framed=false compact=false scanner_ms=60000 idle_ms=60000 heap=1g
   local owner="" timeout=240 foreground=false regionservers=1 rpc_host=127.0.0.1 secure_rpc=false gateway=true
-  local site=()
+  local site=() quick_jit=false
   while [ $# -gt 0 ]; do
     case $1 in
       --dir) dir=$2; shift 2 ;;
@@ -270,6 +283,7 @@ cmd_start() {
       --foreground) foreground=true; shift ;;
       --secure-rpc) secure_rpc=true; shift ;;
       --no-gateway) gateway=false; shift ;;
+      --quick-jit) quick_jit=true; shift ;;
       --site)
         [[ ${2:-} =~ ^[A-Za-z0-9._-]+=[^\<\>\&\"\'\|]*$ ]] || die "--site takes NAME=VALUE (NAME: letters, digits, '.', '_', '-'; VALUE without < > & quotes or |), got '${2:-}'"
         site+=("$2"); shift 2 ;;
@@ -300,8 +314,9 @@ cmd_start() {
   zk_port=$(free_port)
   while [ "$zk_port" = "$port" ]; do zk_port=$(free_port); done
 
-  rm -rf "$dir/data" "$dir/logs" "$dir/conf" "$dir/server-host"
+  rm -rf "$dir/data" "$dir/logs" "$dir/conf" "$dir/server-host" "$dir/quick-jit"
   mkdir -p "$dir/data" "$dir/logs" "$dir/conf"
+  if $quick_jit; then touch "$dir/quick-jit"; fi
   # ZooKeeper listens on the loopback address, or on every address when the RPC is
   # advertised elsewhere (a container's address): standalone HBase checks its own
   # ZooKeeper at localhost, and clients reach it where they reach the region servers.

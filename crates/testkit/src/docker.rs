@@ -210,6 +210,9 @@ fn launcher_args(options: &LaunchOptions, timeout: Duration) -> Result<Vec<Strin
         args.push("--regionservers".to_owned());
         args.push(options.region_servers.to_string());
     }
+    if options.quick_jit {
+        args.push("--quick-jit".to_owned());
+    }
     args.extend(crate::site_args(options)?);
     Ok(args)
 }
@@ -575,6 +578,9 @@ mod tests {
         };
         let args = launcher_args(&quota, Duration::from_secs(60)).unwrap().join(" ");
         assert!(args.ends_with("--timeout 60 --site hbase.quota.enabled=true"), "{args}");
+        let quick = LaunchOptions { quick_jit: true, ..LaunchOptions::default() };
+        let args = launcher_args(&quick, Duration::from_secs(60)).unwrap().join(" ");
+        assert!(args.ends_with("--timeout 60 --quick-jit"), "{args}");
     }
 
     #[test]

@@ -132,6 +132,9 @@ pub(crate) fn start(dir: &Path, options: &LaunchOptions) -> Result<Started, Test
     if let Some(port) = options.thrift_port {
         cmd.arg("--thrift-port").arg(port.to_string());
     }
+    if options.quick_jit {
+        cmd.arg("--quick-jit");
+    }
     if options.framed {
         cmd.arg("--framed");
     }

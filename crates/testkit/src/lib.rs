@@ -118,6 +118,11 @@ pub struct LaunchOptions {
     /// `_` and `-`; values have no `<`, `>`, `&`, quote or control character (see
     /// [`check_site_property`]). Default none.
     pub site_properties: Vec<(String, String)>,
+    /// Every JVM of the run (extra gateways and region servers too) compiles with C1
+    /// only (`-XX:TieredStopAtLevel=1`): about half the CPU to start and a little slower
+    /// once hot, the right trade for a test bed (a test suite starts dozens of JVMs) and
+    /// the wrong one for a benchmark. On both routes. Default `false`.
+    pub quick_jit: bool,
 }
 
 /// Whether `(name, value)` may be written into `hbase-site.xml` as given: a name of
@@ -170,6 +175,7 @@ impl Default for LaunchOptions {
             secure_rpc: false,
             gateway: true,
             site_properties: Vec::new(),
+            quick_jit: false,
         }
     }
 }

@@ -69,7 +69,8 @@ async fn security_failure(servers: &[String], security: Security, what: &str) ->
 }
 
 async fn native_rpc_with_kerberos_and_tls(env: Env) -> TestResult {
-    let launch = LaunchOptions { secure_rpc: true, heap: "768m".to_owned(), ..LaunchOptions::default() };
+    let launch =
+        LaunchOptions { secure_rpc: true, heap: "768m".to_owned(), quick_jit: true, ..LaunchOptions::default() };
     let mut hbase = tokio::task::spawn_blocking(move || HBase::start(&launch)).await??;
     let result = secured_hbase(&env, &hbase).await;
     tokio::task::spawn_blocking(move || hbase.stop()).await??;

@@ -159,6 +159,8 @@ impl Env {
             idle_timeout: IDLE_TIMEOUT,
             // Two region servers, so that tests can move regions between them.
             region_servers: 2,
+            // The suite starts dozens of JVMs (own test beds, gateways, region servers).
+            quick_jit: true,
             ..LaunchOptions::default()
         };
         let hbase = HBase::from_env_or_start(&launch)?;

@@ -41,6 +41,7 @@ where
         idle_timeout: IDLE_TIMEOUT,
         region_servers: 1,
         heap: "768m".to_owned(),
+        quick_jit: true,
         ..LaunchOptions::default()
     };
     adjust(&mut options);

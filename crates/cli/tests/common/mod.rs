@@ -168,7 +168,7 @@ pub fn run(suite: &str, cases: &[(&'static str, Case)], ignored: impl Fn(&str) -
     if args.list {
         return libtest_mimic::run(&args, listing(None)).exit_code();
     }
-    let mut hbase = match HBase::from_env_or_start(&LaunchOptions::default()) {
+    let mut hbase = match HBase::from_env_or_start(&LaunchOptions { quick_jit: true, ..LaunchOptions::default() }) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("error: no HBase for the {suite} tests: {e}");
