@@ -56,10 +56,12 @@ pub fn region_servers_blocking(env: &Env) -> Result<Vec<String>, String> {
     parse_servers(&answer)
 }
 
-/// `host:port` of every live region server.
+/// `host:port` of every region server of the suite's test bed, listed once for the run
+/// (its two never change: tests that add, stop or kill region servers do it on test beds
+/// of their own), without a region tool JVM per call.
 pub(crate) async fn region_servers(env: &Env) -> Result<Vec<String>, String> {
-    let answer = tool(env, vec!["servers".into()]).await?.remove(0);
-    parse_servers(&answer)
+    let env = env.clone();
+    tokio::task::spawn_blocking(move || env.native_servers().map(<[String]>::to_vec)).await.map_err(|e| e.to_string())?
 }
 
 /// The region tool's `servers` answer (`host,port,startcode` names) as `host:port`.
