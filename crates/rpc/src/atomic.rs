@@ -9,11 +9,12 @@ use basalt_rpc_protocol::cellblock::{decode_cell_block, encode_cell, CellCodec, 
 use bytes::BytesMut;
 
 use crate::batch::remote_error;
-use crate::cells::{CellCursor, RowResult};
-use crate::client::{row_result, validate_row, RpcClient};
+use crate::builder::RpcClient;
+use crate::cells::{row_result, CellCursor, RowResult};
 use crate::error::RpcError;
 use crate::mutation::{Check, Mutation};
 use crate::pb;
+use crate::validate::validate_row;
 
 /// What a check-and-mutate tests before mutating: a column against a value
 /// ([`Check`]) or a filter over the row, optionally within a time range (HBase 2.4's
@@ -83,73 +84,70 @@ enum Holds {
     AnyKind,
 }
 
-impl RpcClient {
-    /// Applies `mutations` (puts and deletes of one row) atomically.
-    pub async fn mutate_row(&self, table: &str, mutations: &[Mutation]) -> Result<(), RpcError> {
-        let outcome = self.atomic_row(table, None, mutations, Holds::PutsAndDeletes).await;
-        outcome.map(|_| ())
-    }
+/// Applies puts and deletes of one row atomically, for [`RpcClient::mutate_row`].
+pub(crate) async fn mutate_row(client: &RpcClient, table: &str, mutations: &[Mutation]) -> Result<(), RpcError> {
+    let outcome = atomic_row(client, table, None, mutations, Holds::PutsAndDeletes).await;
+    outcome.map(|_| ())
+}
 
-    /// Applies `mutations` (puts and deletes of the checked row) atomically if `check`
-    /// holds; returns whether they were applied.
-    pub async fn check_and_mutate_row(
-        &self,
-        table: &str,
-        check: &Check,
-        mutations: &[Mutation],
-    ) -> Result<bool, RpcError> {
-        let condition = Condition::column(check.clone());
-        let outcome = self.atomic_row(table, Some(&condition), mutations, Holds::PutsAndDeletes).await;
-        outcome.map(|(applied, _)| applied)
-    }
+/// Applies puts and deletes of one row atomically if `check` holds, for
+/// [`RpcClient::check_and_mutate_row`].
+pub(crate) async fn check_and_mutate_row(
+    client: &RpcClient,
+    table: &str,
+    check: &Check,
+    mutations: &[Mutation],
+) -> Result<bool, RpcError> {
+    let condition = Condition::column(check.clone());
+    let outcome = atomic_row(client, table, Some(&condition), mutations, Holds::PutsAndDeletes).await;
+    outcome.map(|(applied, _)| applied)
+}
 
-    /// Applies `mutations` of one row atomically, increments and appends among them
-    /// (HBase 2.4+): they carry one nonce for the operation, so a retry after an
-    /// unknown outcome is applied once. Returns the cells of the increments' and
-    /// appends' results, in the order of the mutations (empty without any).
-    pub async fn mutate_row_results(&self, table: &str, mutations: &[Mutation]) -> Result<RowResult, RpcError> {
-        self.atomic_row(table, None, mutations, Holds::AnyKind).await.map(|(_, result)| result)
-    }
+/// Applies mutations of any kind of one row atomically, for [`RpcClient::mutate_row_results`].
+pub(crate) async fn mutate_row_results(
+    client: &RpcClient,
+    table: &str,
+    mutations: &[Mutation],
+) -> Result<RowResult, RpcError> {
+    atomic_row(client, table, None, mutations, Holds::AnyKind).await.map(|(_, result)| result)
+}
 
-    /// Applies `mutations` (of the condition's row, of any kind) atomically if
-    /// `condition` holds, as Java's `checkAndMutate` of `RowMutations`: whether they
-    /// were applied, and the increments' and appends' results (empty when not applied).
-    /// Never resent after an unknown outcome.
-    pub async fn check_and_mutate_rows(
-        &self,
-        table: &str,
-        condition: &Condition,
-        mutations: &[Mutation],
-    ) -> Result<(bool, RowResult), RpcError> {
-        self.atomic_row(table, Some(condition), mutations, Holds::AnyKind).await
-    }
+/// Applies mutations of any kind of one row atomically if `condition` holds, for
+/// [`RpcClient::check_and_mutate_rows`].
+pub(crate) async fn check_and_mutate_rows(
+    client: &RpcClient,
+    table: &str,
+    condition: &Condition,
+    mutations: &[Mutation],
+) -> Result<(bool, RowResult), RpcError> {
+    atomic_row(client, table, Some(condition), mutations, Holds::AnyKind).await
+}
 
-    /// Applies one mutation of any kind if `condition` holds, as Java's
-    /// `checkAndMutate` of one put, delete, increment or append: whether it was
-    /// applied, and an increment's or append's result. Never resent after an unknown
-    /// outcome.
-    pub async fn check_and_mutate_one(
-        &self,
-        table: &str,
-        condition: &Condition,
-        mutation: &Mutation,
-    ) -> Result<(bool, RowResult), RpcError> {
-        validate_row(mutation.row())?;
-        if condition.row() != mutation.row() {
-            return Err(RpcError::InvalidArgument("check-and-mutate checks the mutation's own row".into()));
-        }
-        let nonce = mutation.needs_nonce().then(|| mutation.given_nonce().unwrap_or_else(|| self.new_nonce()));
-        let proto = mutation.to_proto(nonce);
-        let condition = condition.to_proto();
-        self.with_region(table, mutation.row(), false, |region| {
+/// Applies one mutation of any kind if `condition` holds, for
+/// [`RpcClient::check_and_mutate_one`].
+pub(crate) async fn check_and_mutate_one(
+    client: &RpcClient,
+    table: &str,
+    condition: &Condition,
+    mutation: &Mutation,
+) -> Result<(bool, RowResult), RpcError> {
+    validate_row(mutation.row())?;
+    if condition.row() != mutation.row() {
+        return Err(RpcError::InvalidArgument("check-and-mutate checks the mutation's own row".into()));
+    }
+    let nonce = mutation.needs_nonce().then(|| mutation.given_nonce().unwrap_or_else(|| client.new_nonce()));
+    let proto = mutation.to_proto(nonce);
+    let condition = condition.to_proto();
+    client
+        .with_region(table, mutation.row(), false, |region| {
             let request = pb::MutateRequest {
                 region: region.specifier(),
                 mutation: proto.clone(),
                 condition: Some(condition.clone()),
-                nonce_group: proto.nonce.map(|_| self.nonce_group()),
+                nonce_group: proto.nonce.map(|_| client.nonce_group()),
             };
             async move {
-                let reply = self.call(&region.server, "Mutate", &request, None).await?;
+                let reply = client.call(&region.server, "Mutate", &request, None).await?;
                 let response: pb::MutateResponse = reply.decode(&region.server)?;
                 let mut reader = CellCursor::new(reply.cell_block.clone());
                 let result = match &response.result {
@@ -160,51 +158,54 @@ impl RpcClient {
             }
         })
         .await
-    }
+}
 
-    async fn atomic_row(
-        &self,
-        table: &str,
-        condition: Option<&Condition>,
-        mutations: &[Mutation],
-        holds: Holds,
-    ) -> Result<(bool, RowResult), RpcError> {
-        let Some(first) = mutations.first() else {
-            return Err(RpcError::InvalidArgument("row mutations need at least one mutation".into()));
-        };
-        let row = first.row().clone();
-        validate_row(&row)?;
-        let kinds_ok = |m: &Mutation| holds == Holds::AnyKind || m.is_put_or_delete();
-        if mutations.iter().any(|m| m.row() != &row || !kinds_ok(m)) {
-            return Err(RpcError::InvalidArgument("row mutations are puts and deletes of one row".into()));
-        }
-        if condition.is_some_and(|condition| condition.row() != &row) {
-            return Err(RpcError::InvalidArgument("check-and-mutate checks the mutations' own row".into()));
-        }
-        // One nonce for every increment and append of the operation, as Java's
-        // `RequestConverter` sends row mutations: a retry carries the same one.
-        let counting = mutations.iter().any(Mutation::needs_nonce);
-        let nonce =
-            counting.then(|| mutations.iter().find_map(Mutation::given_nonce).unwrap_or_else(|| self.new_nonce()));
-        let actions: Vec<pb::Action> = mutations
-            .iter()
-            .enumerate()
-            .map(|(index, m)| pb::Action {
-                index: Some(index as u32),
-                mutation: Some(m.to_proto(nonce)),
-                ..Default::default()
-            })
-            .collect();
-        let condition = condition.map(Condition::to_proto);
-        // Conditional writes are not retried after an unknown outcome (a retry could
-        // see its own write and answer false); plain row mutations are, unless one
-        // deletes a column's newest version (a retry would delete one more), puts on the
-        // server's clock (a retry would write one more version) or counts without the
-        // servers keeping nonces.
-        let idempotent = mutations.iter().filter(|m| !m.needs_nonce()).all(Mutation::is_idempotent);
-        let resendable = condition.is_none() && idempotent && (!counting || self.nonces_enabled());
-        let conditional = condition.is_some();
-        self.with_region(table, &row, resendable, |region| {
+/// One atomic region action of `mutations` (under `condition` when given): whether
+/// it was applied, and the increments' and appends' results.
+async fn atomic_row(
+    client: &RpcClient,
+    table: &str,
+    condition: Option<&Condition>,
+    mutations: &[Mutation],
+    holds: Holds,
+) -> Result<(bool, RowResult), RpcError> {
+    let Some(first) = mutations.first() else {
+        return Err(RpcError::InvalidArgument("row mutations need at least one mutation".into()));
+    };
+    let row = first.row().clone();
+    validate_row(&row)?;
+    let kinds_ok = |m: &Mutation| holds == Holds::AnyKind || m.is_put_or_delete();
+    if mutations.iter().any(|m| m.row() != &row || !kinds_ok(m)) {
+        return Err(RpcError::InvalidArgument("row mutations are puts and deletes of one row".into()));
+    }
+    if condition.is_some_and(|condition| condition.row() != &row) {
+        return Err(RpcError::InvalidArgument("check-and-mutate checks the mutations' own row".into()));
+    }
+    // One nonce for every increment and append of the operation, as Java's
+    // `RequestConverter` sends row mutations: a retry carries the same one.
+    let counting = mutations.iter().any(Mutation::needs_nonce);
+    let nonce =
+        counting.then(|| mutations.iter().find_map(Mutation::given_nonce).unwrap_or_else(|| client.new_nonce()));
+    let actions: Vec<pb::Action> = mutations
+        .iter()
+        .enumerate()
+        .map(|(index, m)| pb::Action {
+            index: Some(index as u32),
+            mutation: Some(m.to_proto(nonce)),
+            ..Default::default()
+        })
+        .collect();
+    let condition = condition.map(Condition::to_proto);
+    // Conditional writes are not retried after an unknown outcome (a retry could
+    // see its own write and answer false); plain row mutations are, unless one
+    // deletes a column's newest version (a retry would delete one more), puts on the
+    // server's clock (a retry would write one more version) or counts without the
+    // servers keeping nonces.
+    let idempotent = mutations.iter().filter(|m| !m.needs_nonce()).all(Mutation::is_idempotent);
+    let resendable = condition.is_none() && idempotent && (!counting || client.nonces_enabled());
+    let conditional = condition.is_some();
+    client
+        .with_region(table, &row, resendable, |region| {
             let request = pb::MultiRequest {
                 region_action: vec![pb::RegionAction {
                     region: region.specifier(),
@@ -212,11 +213,11 @@ impl RpcClient {
                     action: actions.clone(),
                     condition: condition.clone(),
                 }],
-                nonce_group: nonce.map(|_| self.nonce_group()),
+                nonce_group: nonce.map(|_| client.nonce_group()),
                 ..Default::default()
             };
             async move {
-                let reply = self.call(&region.server, "Multi", &request, None).await?;
+                let reply = client.call(&region.server, "Multi", &request, None).await?;
                 let response: pb::MultiResponse = reply.decode(&region.server)?;
                 let Some(result) = response.region_action_result.first() else {
                     return Err(RpcError::Protocol {
@@ -235,7 +236,6 @@ impl RpcClient {
             }
         })
         .await
-    }
 }
 
 /// The increments' and appends' results of an atomic row action, as Java reads them:

@@ -10,14 +10,16 @@ use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
 
-use crate::cells::{CellCursor, RowResult};
-use crate::client::{row_result, validate_row, Get, RpcClient};
+use crate::builder::RpcClient;
+use crate::cells::{row_result, CellCursor, RowResult};
+use crate::read::Get;
 use basalt_rpc_protocol::exception::{RemoteException, RetryHint};
 
 use crate::error::{RemoteError, RpcError};
 use crate::mutation::{write_action, Mutation, WriteCells, WriteKind};
 use crate::pb;
 use crate::region::RegionLocation;
+use crate::validate::validate_row;
 use basalt_rpc_protocol::multi::MultiWriter;
 
 /// One action of a batch.
@@ -200,241 +202,237 @@ impl Grouping {
     }
 }
 
-impl RpcClient {
-    /// Reads several rows of `table` (an empty result for a missing row), grouped by
-    /// region server.
-    pub async fn multi_get(&self, table: &str, gets: &[Get]) -> Result<Vec<RowResult>, RpcError> {
-        let actions: Vec<BatchAction> = gets.iter().cloned().map(BatchAction::Get).collect();
-        self.batch(table, &actions).await?.into_iter().collect()
-    }
+/// Reads several rows of `table` for [`RpcClient::multi_get`].
+pub(crate) async fn multi_get(client: &RpcClient, table: &str, gets: &[Get]) -> Result<Vec<RowResult>, RpcError> {
+    let actions: Vec<BatchAction> = gets.iter().cloned().map(BatchAction::Get).collect();
+    run_batch(client, table, &actions).await?.into_iter().collect()
+}
 
-    /// Runs a batch of actions on `table`: one `Multi` call per region server per round.
-    /// Each action's outcome is reported separately; the call itself fails only on
-    /// invalid input.
-    pub async fn batch(&self, table: &str, actions: &[BatchAction]) -> Result<BatchResults, RpcError> {
-        self.run_batch(table, actions).await
-    }
+/// Runs a batch of actions on `table` for [`RpcClient::batch`].
+pub(crate) async fn run_actions(
+    client: &RpcClient,
+    table: &str,
+    actions: &[BatchAction],
+) -> Result<BatchResults, RpcError> {
+    run_batch(client, table, actions).await
+}
 
-    /// Applies writes to `table` in batches as [`batch`](RpcClient::batch) does, each
-    /// encoded straight from the caller's data ([`WriteCells`]). Each write's outcome
-    /// is reported separately; the call itself fails only on invalid input.
-    pub async fn write_batch<W: WriteCells>(
-        &self,
-        table: &str,
-        writes: &[W],
-    ) -> Result<Vec<Result<(), RpcError>>, RpcError> {
-        let actions: Vec<Write<'_, W>> = writes.iter().map(Write).collect();
-        let outcomes = self.run_batch(table, &actions).await?;
-        Ok(outcomes.into_iter().map(|outcome| outcome.map(|_| ())).collect())
-    }
+/// Applies the caller's writes to `table` for [`RpcClient::write_batch`].
+pub(crate) async fn write_batch<W: WriteCells>(
+    client: &RpcClient,
+    table: &str,
+    writes: &[W],
+) -> Result<Vec<Result<(), RpcError>>, RpcError> {
+    let actions: Vec<Write<'_, W>> = writes.iter().map(Write).collect();
+    let outcomes = run_batch(client, table, &actions).await?;
+    Ok(outcomes.into_iter().map(|outcome| outcome.map(|_| ())).collect())
+}
 
-    async fn run_batch<A: Action>(&self, table: &str, actions: &[A]) -> Result<BatchResults, RpcError> {
-        if u32::try_from(actions.len()).is_err() {
-            return Err(RpcError::InvalidArgument(format!("{} actions in one batch", actions.len())));
-        }
-        for action in actions {
-            action.check()?;
-        }
-        // One nonce per increment or append for the whole operation: a retry carries
-        // the same one. Puts and deletes carry none.
-        let nonces: Vec<Option<u64>> = actions
-            .iter()
-            .map(|action| action.needs_nonce().then(|| action.given_nonce().unwrap_or_else(|| self.new_nonce())))
-            .collect();
-        // Per action: whether an attempt that may have run may be sent again. Gets,
-        // puts whose every cell has a timestamp and deletes of given versions may run
-        // twice; increments and appends carry a nonce, so the server applies a retry
-        // once (when it keeps nonces); a put on the server's clock would write one more
-        // version and a delete of a column's newest version would delete one more, so
-        // neither is resent once it may have run (unless the write says it may be, as
-        // `Mutation::resend_unstamped` lets a put).
-        let resendable: Vec<bool> = actions
-            .iter()
-            .zip(&nonces)
-            .map(|(action, nonce)| match nonce {
-                Some(_) => self.nonces_enabled(),
-                None => action.is_idempotent(),
-            })
-            .collect();
-        let mut outcomes: Vec<Option<Result<RowResult, RpcError>>> = (0..actions.len()).map(|_| None).collect();
-        // Per action: attempts made, and whether one may have run (its outcome is then
-        // unknown whatever a later attempt says).
-        let mut attempts = vec![0u32; actions.len()];
-        let mut ran = vec![false; actions.len()];
-        let mut waiting: Vec<usize> = (0..actions.len()).collect();
-        let started = Instant::now();
-        let mut round = 0;
-        while !waiting.is_empty() {
-            // In index order: each region's actions (and so the request) keep the
-            // caller's order.
-            waiting.sort_unstable();
-            let mut grouping = Grouping::default();
-            for &index in &waiting {
-                let row = actions[index].row();
-                let region = match grouping.find(row) {
-                    Some(region) => region,
-                    None => match self.locate(table, row).await {
-                        Ok(region) => grouping.add(region),
-                        Err(error) => {
-                            let error = RpcError::after_attempts(attempts[index] + 1, error, ran[index], false);
-                            outcomes[index] = Some(Err(error));
-                            continue;
-                        }
-                    },
-                };
-                grouping.regions[region].1.push(index);
-            }
-            let calls = grouping
-                .into_servers()
-                .into_iter()
-                .map(|(server, regions)| self.multi_on_server(server, regions, actions, &nonces));
-            // The actions that may be resent, each with its error; the round's pause
-            // is the retry rule's answer for the error asking the longest wait.
-            let mut retry: Vec<(usize, RpcError)> = Vec::new();
-            for answers in futures::future::join_all(calls).await {
-                for (index, outcome) in answers {
-                    let error = match outcome {
-                        Ok(row) => {
-                            outcomes[index] = Some(Ok(row));
-                            continue;
-                        }
-                        Err(error) => error,
-                    };
-                    attempts[index] += 1;
-                    if error.is_retryable() && (!error.may_have_run() || resendable[index]) {
-                        retry.push((index, error));
-                    } else {
-                        outcomes[index] =
-                            Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], false)));
-                    }
-                }
-            }
-            round += 1;
-            let asks_longest = retry.iter().map(|(_, error)| error).max_by_key(|error| Pause::after(error));
-            let pause = asks_longest.and_then(|error| self.retry_after(round, started, error));
-            waiting = Vec::with_capacity(retry.len());
-            for (index, error) in retry {
-                match pause {
-                    Some(_) => {
-                        ran[index] |= error.may_have_run();
+/// Runs `actions` on `table`: one `Multi` call per region server per round, until each
+/// action has an outcome or the retry rule gives up.
+async fn run_batch<A: Action>(client: &RpcClient, table: &str, actions: &[A]) -> Result<BatchResults, RpcError> {
+    if u32::try_from(actions.len()).is_err() {
+        return Err(RpcError::InvalidArgument(format!("{} actions in one batch", actions.len())));
+    }
+    for action in actions {
+        action.check()?;
+    }
+    // One nonce per increment or append for the whole operation: a retry carries
+    // the same one. Puts and deletes carry none.
+    let nonces: Vec<Option<u64>> = actions
+        .iter()
+        .map(|action| action.needs_nonce().then(|| action.given_nonce().unwrap_or_else(|| client.new_nonce())))
+        .collect();
+    // Per action: whether an attempt that may have run may be sent again. Gets,
+    // puts whose every cell has a timestamp and deletes of given versions may run
+    // twice; increments and appends carry a nonce, so the server applies a retry
+    // once (when it keeps nonces); a put on the server's clock would write one more
+    // version and a delete of a column's newest version would delete one more, so
+    // neither is resent once it may have run (unless the write says it may be, as
+    // `Mutation::resend_unstamped` lets a put).
+    let resendable: Vec<bool> = actions
+        .iter()
+        .zip(&nonces)
+        .map(|(action, nonce)| match nonce {
+            Some(_) => client.nonces_enabled(),
+            None => action.is_idempotent(),
+        })
+        .collect();
+    let mut outcomes: Vec<Option<Result<RowResult, RpcError>>> = (0..actions.len()).map(|_| None).collect();
+    // Per action: attempts made, and whether one may have run (its outcome is then
+    // unknown whatever a later attempt says).
+    let mut attempts = vec![0u32; actions.len()];
+    let mut ran = vec![false; actions.len()];
+    let mut waiting: Vec<usize> = (0..actions.len()).collect();
+    let started = Instant::now();
+    let mut round = 0;
+    while !waiting.is_empty() {
+        // In index order: each region's actions (and so the request) keep the
+        // caller's order.
+        waiting.sort_unstable();
+        let mut grouping = Grouping::default();
+        for &index in &waiting {
+            let row = actions[index].row();
+            let region = match grouping.find(row) {
+                Some(region) => region,
+                None => match client.locate(table, row).await {
+                    Ok(region) => grouping.add(region),
+                    Err(error) => {
+                        let error = RpcError::after_attempts(attempts[index] + 1, error, ran[index], false);
                         outcomes[index] = Some(Err(error));
-                        waiting.push(index);
+                        continue;
                     }
-                    None => {
-                        outcomes[index] = Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], true)))
-                    }
-                }
-            }
-            if let (Some(pause), false) = (pause, waiting.is_empty()) {
-                tokio::time::sleep(pause).await;
-            }
+                },
+            };
+            grouping.regions[region].1.push(index);
         }
-        Ok(outcomes
+        let calls = grouping
+            .into_servers()
             .into_iter()
-            .map(|outcome| outcome.unwrap_or_else(|| Err(RpcError::InvalidArgument("an action was never sent".into()))))
-            .collect())
+            .map(|(server, regions)| multi_on_server(client, server, regions, actions, &nonces));
+        // The actions that may be resent, each with its error; the round's pause
+        // is the retry rule's answer for the error asking the longest wait.
+        let mut retry: Vec<(usize, RpcError)> = Vec::new();
+        for answers in futures::future::join_all(calls).await {
+            for (index, outcome) in answers {
+                let error = match outcome {
+                    Ok(row) => {
+                        outcomes[index] = Some(Ok(row));
+                        continue;
+                    }
+                    Err(error) => error,
+                };
+                attempts[index] += 1;
+                if error.is_retryable() && (!error.may_have_run() || resendable[index]) {
+                    retry.push((index, error));
+                } else {
+                    outcomes[index] = Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], false)));
+                }
+            }
+        }
+        round += 1;
+        let asks_longest = retry.iter().map(|(_, error)| error).max_by_key(|error| Pause::after(error));
+        let pause = asks_longest.and_then(|error| client.retry_after(round, started, error));
+        waiting = Vec::with_capacity(retry.len());
+        for (index, error) in retry {
+            match pause {
+                Some(_) => {
+                    ran[index] |= error.may_have_run();
+                    outcomes[index] = Some(Err(error));
+                    waiting.push(index);
+                }
+                None => outcomes[index] = Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], true))),
+            }
+        }
+        if let (Some(pause), false) = (pause, waiting.is_empty()) {
+            tokio::time::sleep(pause).await;
+        }
     }
+    Ok(outcomes
+        .into_iter()
+        .map(|outcome| outcome.unwrap_or_else(|| Err(RpcError::InvalidArgument("an action was never sent".into()))))
+        .collect())
+}
 
-    /// One `Multi` call to `server` with an action list per region; the outcome of each
-    /// action index. The writes' cells go in one cell block, in the actions' order.
-    async fn multi_on_server<A: Action>(
-        &self,
-        server: String,
-        regions: Vec<RegionActions>,
-        actions: &[A],
-        nonces: &[Option<u64>],
-    ) -> Vec<(usize, Result<RowResult, RpcError>)> {
-        let mut outcomes = Vec::new();
-        let hint: usize =
-            regions.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| actions[i].cells_len_hint())).sum();
-        let mut cells = BytesMut::with_capacity(hint);
-        let mut request = MultiWriter::new();
-        let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
-        for (region, indexes) in regions {
-            request.region(&region.region_name);
-            let mut kept = Vec::with_capacity(indexes.len());
-            for index in indexes {
-                // `run_batch` checked that every index fits in a u32.
-                match actions[index].encode(index as u32, nonces[index], &mut request, &mut cells) {
-                    Ok(()) => kept.push(index),
-                    // Refused before anything was sent.
-                    Err(error) => outcomes.push((index, Err(error))),
-                }
-            }
-            // A region whose every action was refused is left out of the request.
-            if !kept.is_empty() {
-                sent.push((region, kept));
+/// One `Multi` call to `server` with an action list per region; the outcome of each
+/// action index. The writes' cells go in one cell block, in the actions' order.
+async fn multi_on_server<A: Action>(
+    client: &RpcClient,
+    server: String,
+    regions: Vec<RegionActions>,
+    actions: &[A],
+    nonces: &[Option<u64>],
+) -> Vec<(usize, Result<RowResult, RpcError>)> {
+    let mut outcomes = Vec::new();
+    let hint: usize =
+        regions.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| actions[i].cells_len_hint())).sum();
+    let mut cells = BytesMut::with_capacity(hint);
+    let mut request = MultiWriter::new();
+    let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
+    for (region, indexes) in regions {
+        request.region(&region.region_name);
+        let mut kept = Vec::with_capacity(indexes.len());
+        for index in indexes {
+            // `run_batch` checked that every index fits in a u32.
+            match actions[index].encode(index as u32, nonces[index], &mut request, &mut cells) {
+                Ok(()) => kept.push(index),
+                // Refused before anything was sent.
+                Err(error) => outcomes.push((index, Err(error))),
             }
         }
-        if sent.is_empty() {
+        // A region whose every action was refused is left out of the request.
+        if !kept.is_empty() {
+            sent.push((region, kept));
+        }
+    }
+    if sent.is_empty() {
+        return outcomes;
+    }
+    let request = request.finish(Some(client.nonce_group()));
+    let all = |outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>, error: RpcError| {
+        outcomes.extend(sent.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| (i, Err(error.clone())))));
+    };
+    let cells = cells.freeze();
+    let reply = match client.call(&server, "Multi", &request, Some(&cells).filter(|c| !c.is_empty())).await {
+        Ok(reply) => reply,
+        Err(error) => {
+            for (region, _) in &sent {
+                client.on_error(region, &error);
+            }
+            all(&mut outcomes, error);
             return outcomes;
         }
-        let request = request.finish(Some(self.nonce_group()));
-        let all = |outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>, error: RpcError| {
-            outcomes.extend(sent.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| (i, Err(error.clone())))));
-        };
-        let cells = cells.freeze();
-        let reply = match self.call(&server, "Multi", &request, Some(&cells).filter(|c| !c.is_empty())).await {
-            Ok(reply) => reply,
-            Err(error) => {
-                for (region, _) in &sent {
-                    self.on_error(region, &error);
-                }
-                all(&mut outcomes, error);
-                return outcomes;
-            }
-        };
-        drop(request);
-        let response: pb::MultiResponse = match reply.decode(&server) {
-            Ok(response) => response,
-            Err(error) => {
-                all(&mut outcomes, error);
-                return outcomes;
-            }
-        };
-        if response.region_action_result.len() != sent.len() {
-            let reason = format!("{} region results for {} regions", response.region_action_result.len(), sent.len());
-            all(&mut outcomes, RpcError::Protocol { addr: server.clone(), reason });
+    };
+    drop(request);
+    let response: pb::MultiResponse = match reply.decode(&server) {
+        Ok(response) => response,
+        Err(error) => {
+            all(&mut outcomes, error);
             return outcomes;
         }
-        let mut reader = CellCursor::new(reply.cell_block.clone());
-        outcomes.reserve(sent.iter().map(|(_, indexes)| indexes.len()).sum());
-        for ((region, indexes), result) in sent.iter().zip(response.region_action_result) {
-            if let Some(exception) = result.exception {
-                let error = remote_error(&server, &exception);
-                self.on_error(region, &error);
-                outcomes.extend(indexes.iter().map(|&i| (i, Err(error.clone()))));
+    };
+    if response.region_action_result.len() != sent.len() {
+        let reason = format!("{} region results for {} regions", response.region_action_result.len(), sent.len());
+        all(&mut outcomes, RpcError::Protocol { addr: server.clone(), reason });
+        return outcomes;
+    }
+    let mut reader = CellCursor::new(reply.cell_block.clone());
+    outcomes.reserve(sent.iter().map(|(_, indexes)| indexes.len()).sum());
+    for ((region, indexes), result) in sent.iter().zip(response.region_action_result) {
+        if let Some(exception) = result.exception {
+            let error = remote_error(&server, &exception);
+            client.on_error(region, &error);
+            outcomes.extend(indexes.iter().map(|&i| (i, Err(error.clone()))));
+            continue;
+        }
+        let mut answered = vec![false; indexes.len()];
+        for item in result.result_or_exception {
+            // The region's indexes are ascending (`run_batch` sorts them).
+            let Some(position) = item.index.and_then(|i| indexes.binary_search(&(i as usize)).ok()) else {
+                continue;
+            };
+            if std::mem::replace(&mut answered[position], true) {
                 continue;
             }
-            let mut answered = vec![false; indexes.len()];
-            for item in result.result_or_exception {
-                // The region's indexes are ascending (`run_batch` sorts them).
-                let Some(position) = item.index.and_then(|i| indexes.binary_search(&(i as usize)).ok()) else {
-                    continue;
-                };
-                if std::mem::replace(&mut answered[position], true) {
-                    continue;
+            let outcome = match (item.exception, item.result) {
+                (Some(exception), _) => {
+                    let error = remote_error(&server, &exception);
+                    client.on_error(region, &error);
+                    Err(error)
                 }
-                let outcome = match (item.exception, item.result) {
-                    (Some(exception), _) => {
-                        let error = remote_error(&server, &exception);
-                        self.on_error(region, &error);
-                        Err(error)
-                    }
-                    (None, Some(result)) => row_result(&server, &result, &mut reader),
-                    (None, None) => Ok(RowResult::default()),
-                };
-                outcomes.push((indexes[position], outcome));
-            }
-            for (position, done) in answered.into_iter().enumerate() {
-                if !done {
-                    let reason = "the server did not answer this action".to_owned();
-                    outcomes.push((indexes[position], Err(RpcError::Protocol { addr: server.clone(), reason })));
-                }
+                (None, Some(result)) => row_result(&server, &result, &mut reader),
+                (None, None) => Ok(RowResult::default()),
+            };
+            outcomes.push((indexes[position], outcome));
+        }
+        for (position, done) in answered.into_iter().enumerate() {
+            if !done {
+                let reason = "the server did not answer this action".to_owned();
+                outcomes.push((indexes[position], Err(RpcError::Protocol { addr: server.clone(), reason })));
             }
         }
-        outcomes
     }
+    outcomes
 }
 
 /// The wait a failed action asks for, ordered by length: the round's pause follows the

@@ -5,6 +5,9 @@ use basalt_rpc_protocol::cellblock::{Cell, CellBlockReader, CellCodec};
 use basalt_rpc_protocol::CellBlockError;
 use bytes::Bytes;
 
+use crate::error::RpcError;
+use crate::pb;
+
 /// One row's cells from a reply (a get's result or one row of a scan page).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowResult {
@@ -68,6 +71,43 @@ impl CellCursor {
     pub fn is_done(&mut self) -> bool {
         self.reader.next().is_none()
     }
+}
+
+/// One `Result` message's cells: taken from the cell block (`associated_cell_count`)
+/// or, when the server sent them inline, refused as unexpected.
+pub(crate) fn row_result(server: &str, result: &pb::Result, reader: &mut CellCursor) -> Result<RowResult, RpcError> {
+    let protocol = |reason: String| RpcError::Protocol { addr: server.to_owned(), reason };
+    if !result.cell.is_empty() {
+        return Err(protocol("cells inline in the message; this client asks for cell blocks".into()));
+    }
+    let count = usize::try_from(result.associated_cell_count.unwrap_or(0))
+        .map_err(|_| protocol("a negative cell count".into()))?;
+    let cells = reader.take(count).map_err(protocol)?;
+    Ok(RowResult { cells, partial: result.partial.unwrap_or(false), stale: result.stale.unwrap_or(false) })
+}
+
+/// The results of a scan reply: `cells_per_result` cells each from the cell block, with
+/// their partial flags.
+pub(crate) fn scan_results(
+    server: &str,
+    response: &pb::ScanResponse,
+    block: &Bytes,
+) -> Result<Vec<RowResult>, RpcError> {
+    let protocol = |reason: String| RpcError::Protocol { addr: server.to_owned(), reason };
+    if response.results.iter().any(|r| !r.cell.is_empty()) {
+        return Err(protocol("scan results inline in the message; this client asks for cell blocks".into()));
+    }
+    let mut reader = CellCursor::new(block.clone());
+    let mut rows = Vec::with_capacity(response.cells_per_result.len());
+    for (index, count) in response.cells_per_result.iter().enumerate() {
+        let cells = reader.take(*count as usize).map_err(protocol)?;
+        let partial = response.partial_flag_per_result.get(index).copied().unwrap_or(false);
+        rows.push(RowResult { cells, partial, stale: response.stale.unwrap_or(false) });
+    }
+    if !reader.is_done() {
+        return Err(protocol("cells left in the block after the last result".into()));
+    }
+    Ok(rows)
 }
 
 #[cfg(test)]

@@ -1,250 +1,37 @@
-//! The client: bootstrap, region location through `hbase:meta`, and the calls to one
-//! region (get, mutate, check-and-mutate) with relocation and retries.
+//! The client's methods, every one of them: bootstrap settings, region location through
+//! `hbase:meta`, and the calls to one region (get, mutate, check-and-mutate) with
+//! relocation and retries; batches, atomic row mutations, scans, replica reads and
+//! administration are delegated to their modules. The type itself, [`RpcClient`], is
+//! defined in `builder.rs` with its settings.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 
-use crate::cells::{CellCursor, RowResult};
-use crate::conn::{ConnectionOptions, Reply};
+use crate::admin::RpcAdmin;
+use crate::atomic::{self, Condition};
+use crate::batch::{self, BatchAction, BatchResults};
+use crate::builder::{zookeeper_meta, RpcClient, RpcClientBuilder};
+use crate::cells::{row_result, scan_results, CellCursor, RowResult};
+use crate::conn::Reply;
 use crate::error::RpcError;
-use crate::mutation::{Check, Mutation};
+use crate::mutation::{Check, Mutation, WriteCells};
 use crate::pb;
-use crate::pool::{AddressMap, Pool};
-use crate::read::{read_options, ReadFields};
-use crate::region::{self, MetaLookup, RegionCache, RegionLocation};
+use crate::read::Get;
+use crate::region::{self, MetaLookup, RegionLocation};
 use crate::registry::{self, ClusterInfo};
+use crate::replica;
+use crate::scan::{self, ScanSpec, Scanner};
+use crate::validate::{validate_row, validate_table};
 use basalt_rpc_protocol::call::Service;
 use basalt_rpc_protocol::exception::RemoteExceptionKind;
-
-/// Settings of an [`RpcClient`], with documented defaults.
-#[derive(Debug, Clone)]
-pub struct RpcClientBuilder {
-    bootstrap: Vec<String>,
-    /// The ZooKeeper quorum to bootstrap through instead.
-    zookeeper: Option<String>,
-    znode_parent: String,
-    connection: ConnectionOptions,
-    rpc_timeout: Duration,
-    operation_timeout: Duration,
-    pub(crate) pause: Duration,
-    nonces: bool,
-    primary_call_timeout: Duration,
-    addresses: AddressMap,
-}
-
-impl Default for RpcClientBuilder {
-    fn default() -> Self {
-        RpcClientBuilder {
-            bootstrap: Vec::new(),
-            zookeeper: None,
-            znode_parent: "/hbase".to_owned(),
-            connection: ConnectionOptions::default(),
-            rpc_timeout: Duration::from_secs(30),
-            operation_timeout: Duration::from_secs(60),
-            pause: Duration::from_millis(50),
-            nonces: true,
-            primary_call_timeout: Duration::from_millis(10),
-            addresses: AddressMap::new(),
-        }
-    }
-}
-
-impl RpcClientBuilder {
-    /// Adds a bootstrap server (`host:port` of the master or any region server); they
-    /// are asked in the order given.
-    pub fn bootstrap_server(mut self, addr: impl Into<String>) -> Self {
-        self.bootstrap.push(addr.into());
-        self
-    }
-
-    /// Bootstraps through ZooKeeper instead of bootstrap servers, for clusters that
-    /// don't serve the connection registry to clients: `quorum` is
-    /// `host:port,host:port`, and the cluster's znodes are under `/hbase` (see
-    /// [`znode_parent`](Self::znode_parent)). Needs the cargo feature `zookeeper`;
-    /// without it, [`connect`](Self::connect) fails saying so.
-    pub fn zookeeper(mut self, quorum: impl Into<String>) -> Self {
-        self.zookeeper = Some(quorum.into());
-        self
-    }
-
-    /// The cluster's znode parent in ZooKeeper (HBase's `zookeeper.znode.parent`;
-    /// default `/hbase`); used with [`zookeeper`](Self::zookeeper).
-    pub fn znode_parent(mut self, parent: impl Into<String>) -> Self {
-        self.znode_parent = parent.into();
-        self
-    }
-
-    /// The user name sent to the servers (default: `$USER`, else `basalt`); not sent
-    /// under Kerberos, where the servers take the user from the ticket.
-    pub fn user(mut self, user: impl Into<String>) -> Self {
-        self.connection.user = user.into();
-        self
-    }
-
-    /// TLS and Kerberos for every connection (default: neither; see [`Security`](crate::Security)).
-    pub fn security(mut self, security: crate::Security) -> Self {
-        self.connection.security = security;
-        self
-    }
-
-    /// Deadline of one call (default 30 s).
-    pub fn rpc_timeout(mut self, timeout: Duration) -> Self {
-        self.rpc_timeout = timeout;
-        self
-    }
-
-    /// Deadline of an operation across its retries (default 60 s).
-    pub fn operation_timeout(mut self, timeout: Duration) -> Self {
-        self.operation_timeout = timeout;
-        self
-    }
-
-    /// The first pause between retries, doubled each time up to 1 s (default 50 ms).
-    pub fn retry_pause(mut self, pause: Duration) -> Self {
-        self.pause = pause;
-        self
-    }
-
-    /// Whether the region servers deduplicate increments and appends by nonce (HBase's
-    /// `hbase.regionserver.nonces.enabled`, default: yes). When they do, an increment
-    /// or append whose outcome is unknown (a timeout, a lost connection) is retried;
-    /// when told they do not, it fails instead.
-    pub fn server_nonces(mut self, enabled: bool) -> Self {
-        self.nonces = enabled;
-        self
-    }
-
-    /// How long a timeline read waits for the primary replica before asking the
-    /// secondaries too (default 10 ms, as Java's `hbase.client.primaryCallTimeout.get`).
-    pub fn primary_call_timeout(mut self, timeout: Duration) -> Self {
-        self.primary_call_timeout = timeout;
-        self
-    }
-
-    /// Where to connect for the addresses the servers advertise (default: as
-    /// advertised). For HBase in Docker or behind NAT, whose advertised host names or
-    /// ports are not reachable from the client; bootstrap servers are routed too.
-    pub fn address_map(mut self, addresses: AddressMap) -> Self {
-        self.addresses = addresses;
-        self
-    }
-
-    /// Bootstraps from the servers (or ZooKeeper) and returns the client.
-    pub async fn connect(self) -> Result<RpcClient, RpcError> {
-        let pool = Pool::new(self.connection.clone(), self.addresses.clone());
-        let cluster = match (&self.zookeeper, self.bootstrap.is_empty()) {
-            (Some(_), false) => {
-                return Err(RpcError::InvalidArgument("give bootstrap servers or a ZooKeeper quorum, not both".into()))
-            }
-            (Some(quorum), true) => zookeeper_bootstrap(quorum, &self.znode_parent, self.rpc_timeout).await?,
-            (None, true) => return Err(RpcError::InvalidArgument("no bootstrap server given".into())),
-            (None, false) => registry::bootstrap(&pool, &self.bootstrap, self.rpc_timeout).await?,
-        };
-        Ok(RpcClient {
-            rpc_timeout: self.rpc_timeout,
-            operation_timeout: self.operation_timeout,
-            retry: None,
-            inner: Arc::new(ClientInner {
-                meta: Mutex::new(cluster.meta.clone()),
-                cluster,
-                pool,
-                regions: RegionCache::default(),
-                nonce_group: random_u64(),
-                settings: self,
-            }),
-        })
-    }
-}
-
-/// What connecting through ZooKeeper without the cargo feature says.
-#[cfg(not(feature = "zookeeper"))]
-const ZOOKEEPER_NOT_BUILT: &str = "bootstrap through ZooKeeper needs basalt-rpc's cargo feature `zookeeper`";
-
-/// The cluster, read from ZooKeeper.
-async fn zookeeper_bootstrap(quorum: &str, parent: &str, timeout: Duration) -> Result<ClusterInfo, RpcError> {
-    #[cfg(feature = "zookeeper")]
-    return crate::zookeeper::bootstrap(quorum, parent, timeout).await;
-    #[cfg(not(feature = "zookeeper"))]
-    return Err(RpcError::InvalidArgument(format!("{ZOOKEEPER_NOT_BUILT} ({quorum}{parent}, {timeout:?})")));
-}
-
-/// The meta locations, read again from ZooKeeper.
-async fn zookeeper_meta(quorum: &str, parent: &str, timeout: Duration) -> Result<Vec<RegionLocation>, RpcError> {
-    #[cfg(feature = "zookeeper")]
-    return crate::zookeeper::meta_locations(quorum, parent, timeout).await;
-    #[cfg(not(feature = "zookeeper"))]
-    return Err(RpcError::InvalidArgument(format!("{ZOOKEEPER_NOT_BUILT} ({quorum}{parent}, {timeout:?})")));
-}
-
-/// A client of one HBase cluster over the native RPC; cheap to clone.
-#[derive(Clone)]
-pub struct RpcClient {
-    pub(crate) inner: Arc<ClientInner>,
-    rpc_timeout: Duration,
-    pub(crate) operation_timeout: Duration,
-    /// What decides the retries (`None`: the layer's own [`crate::Backoff`]).
-    pub(crate) retry: Option<Arc<dyn crate::RetryRule>>,
-}
-
-pub(crate) struct ClientInner {
-    cluster: ClusterInfo,
-    meta: Mutex<Vec<RegionLocation>>,
-    pub(crate) pool: Pool,
-    pub(crate) regions: RegionCache,
-    pub(crate) settings: RpcClientBuilder,
-    /// This client's nonce group: with a nonce per operation, it lets a region server
-    /// recognize a retried increment or append it already applied.
-    nonce_group: u64,
-}
 
 impl std::fmt::Debug for RpcClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RpcClient").field("cluster_id", &self.inner.cluster.cluster_id).finish()
     }
 }
-
-/// A get of one row.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Get {
-    row: Bytes,
-    read: ReadFields,
-}
-
-impl Get {
-    /// Every column of `row`, newest version.
-    pub fn new(row: impl Into<Bytes>) -> Get {
-        Get { row: row.into(), read: ReadFields::default() }
-    }
-
-    /// The row.
-    pub fn row(&self) -> &Bytes {
-        &self.row
-    }
-
-    pub(crate) fn read_fields(&self) -> &ReadFields {
-        &self.read
-    }
-
-    pub(crate) fn to_proto(&self) -> pb::Get {
-        pb::Get {
-            row: self.row.clone(),
-            column: self.read.column_proto(),
-            filter: self.read.filter.clone(),
-            time_range: self.read.time_range_proto(),
-            max_versions: self.read.max_versions,
-            cache_blocks: self.read.cache_blocks,
-            cf_time_range: self.read.family_time_ranges_proto(),
-            consistency: self.read.consistency_proto(),
-            store_limit: self.read.store_limit,
-            store_offset: self.read.store_offset,
-            ..Default::default()
-        }
-    }
-}
-
-read_options!(Get);
 
 impl RpcClient {
     /// The same client (same connections and region cache) whose retries `rule`
@@ -592,7 +379,7 @@ impl RpcClient {
     pub async fn get(&self, table: &str, get: &Get) -> Result<RowResult, RpcError> {
         validate_row(get.row())?;
         get.check_read()?;
-        self.replicated_get(table, get).await
+        replica::replicated_get(self, table, get).await
     }
 
     /// Applies one mutation; increments and appends return the new values.
@@ -647,70 +434,88 @@ impl RpcClient {
         })
         .await
     }
-}
 
-/// One `Result` message's cells: taken from the cell block (`associated_cell_count`)
-/// or, when the server sent them inline, refused as unexpected.
-pub(crate) fn row_result(server: &str, result: &pb::Result, reader: &mut CellCursor) -> Result<RowResult, RpcError> {
-    let protocol = |reason: String| RpcError::Protocol { addr: server.to_owned(), reason };
-    if !result.cell.is_empty() {
-        return Err(protocol("cells inline in the message; this client asks for cell blocks".into()));
+    /// Reads several rows of `table` (an empty result for a missing row), grouped by
+    /// region server.
+    pub async fn multi_get(&self, table: &str, gets: &[Get]) -> Result<Vec<RowResult>, RpcError> {
+        batch::multi_get(self, table, gets).await
     }
-    let count = usize::try_from(result.associated_cell_count.unwrap_or(0))
-        .map_err(|_| protocol("a negative cell count".into()))?;
-    let cells = reader.take(count).map_err(protocol)?;
-    Ok(RowResult { cells, partial: result.partial.unwrap_or(false), stale: result.stale.unwrap_or(false) })
-}
 
-/// The results of a scan reply: `cells_per_result` cells each from the cell block, with
-/// their partial flags.
-pub(crate) fn scan_results(
-    server: &str,
-    response: &pb::ScanResponse,
-    block: &Bytes,
-) -> Result<Vec<RowResult>, RpcError> {
-    let protocol = |reason: String| RpcError::Protocol { addr: server.to_owned(), reason };
-    if response.results.iter().any(|r| !r.cell.is_empty()) {
-        return Err(protocol("scan results inline in the message; this client asks for cell blocks".into()));
+    /// Runs a batch of actions on `table`: one `Multi` call per region server per round.
+    /// Each action's outcome is reported separately; the call itself fails only on
+    /// invalid input.
+    pub async fn batch(&self, table: &str, actions: &[BatchAction]) -> Result<BatchResults, RpcError> {
+        batch::run_actions(self, table, actions).await
     }
-    let mut reader = CellCursor::new(block.clone());
-    let mut rows = Vec::with_capacity(response.cells_per_result.len());
-    for (index, count) in response.cells_per_result.iter().enumerate() {
-        let cells = reader.take(*count as usize).map_err(protocol)?;
-        let partial = response.partial_flag_per_result.get(index).copied().unwrap_or(false);
-        rows.push(RowResult { cells, partial, stale: response.stale.unwrap_or(false) });
-    }
-    if !reader.is_done() {
-        return Err(protocol("cells left in the block after the last result".into()));
-    }
-    Ok(rows)
-}
 
-/// A random 64-bit value (from the standard library's randomly keyed hasher; nonces
-/// need to be unlikely to repeat, not unpredictable).
-fn random_u64() -> u64 {
-    use std::hash::{BuildHasher, Hasher};
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
-    hasher.finish()
-}
-
-pub(crate) fn validate_row(row: &[u8]) -> Result<(), RpcError> {
-    if row.is_empty() {
-        return Err(RpcError::InvalidArgument("an empty row key".into()));
+    /// Applies writes to `table` in batches as [`batch`](RpcClient::batch) does, each
+    /// encoded straight from the caller's data ([`WriteCells`]). Each write's outcome
+    /// is reported separately; the call itself fails only on invalid input.
+    pub async fn write_batch<W: WriteCells>(
+        &self,
+        table: &str,
+        writes: &[W],
+    ) -> Result<Vec<Result<(), RpcError>>, RpcError> {
+        batch::write_batch(self, table, writes).await
     }
-    if row.len() > i16::MAX as usize {
-        return Err(RpcError::InvalidArgument(format!("a row key of {} bytes (HBase's limit is 32767)", row.len())));
-    }
-    Ok(())
-}
 
-pub(crate) fn validate_table(table: &str) -> Result<(), RpcError> {
-    let valid =
-        !table.is_empty() && table.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
-    if valid {
-        Ok(())
-    } else {
-        Err(RpcError::InvalidArgument(format!("invalid table name {table:?}")))
+    /// Applies `mutations` (puts and deletes of one row) atomically.
+    pub async fn mutate_row(&self, table: &str, mutations: &[Mutation]) -> Result<(), RpcError> {
+        atomic::mutate_row(self, table, mutations).await
+    }
+
+    /// Applies `mutations` (puts and deletes of the checked row) atomically if `check`
+    /// holds; returns whether they were applied.
+    pub async fn check_and_mutate_row(
+        &self,
+        table: &str,
+        check: &Check,
+        mutations: &[Mutation],
+    ) -> Result<bool, RpcError> {
+        atomic::check_and_mutate_row(self, table, check, mutations).await
+    }
+
+    /// Applies `mutations` of one row atomically, increments and appends among them
+    /// (HBase 2.4+): they carry one nonce for the operation, so a retry after an
+    /// unknown outcome is applied once. Returns the cells of the increments' and
+    /// appends' results, in the order of the mutations (empty without any).
+    pub async fn mutate_row_results(&self, table: &str, mutations: &[Mutation]) -> Result<RowResult, RpcError> {
+        atomic::mutate_row_results(self, table, mutations).await
+    }
+
+    /// Applies `mutations` (of the condition's row, of any kind) atomically if
+    /// `condition` holds, as Java's `checkAndMutate` of `RowMutations`: whether they
+    /// were applied, and the increments' and appends' results (empty when not applied).
+    /// Never resent after an unknown outcome.
+    pub async fn check_and_mutate_rows(
+        &self,
+        table: &str,
+        condition: &Condition,
+        mutations: &[Mutation],
+    ) -> Result<(bool, RowResult), RpcError> {
+        atomic::check_and_mutate_rows(self, table, condition, mutations).await
+    }
+
+    /// Applies one mutation of any kind if `condition` holds, as Java's
+    /// `checkAndMutate` of one put, delete, increment or append: whether it was
+    /// applied, and an increment's or append's result. Never resent after an unknown
+    /// outcome.
+    pub async fn check_and_mutate_one(
+        &self,
+        table: &str,
+        condition: &Condition,
+        mutation: &Mutation,
+    ) -> Result<(bool, RowResult), RpcError> {
+        atomic::check_and_mutate_one(self, table, condition, mutation).await
+    }
+
+    /// A scan of `table`; nothing is sent until the first page is asked for.
+    pub fn scan(&self, table: &str, spec: ScanSpec) -> Scanner {
+        scan::new_scanner(self, table, spec)
+    }
+
+    /// Administration through the active master and the region servers.
+    pub fn admin(&self) -> RpcAdmin {
+        RpcAdmin::new(self)
     }
 }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use crate::client::RpcClient;
+use crate::builder::RpcClient;
 use crate::pb;
 
 /// The shortest interval between renewals (a server announcing a tiny lease).

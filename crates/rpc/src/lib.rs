@@ -30,6 +30,7 @@
 pub mod admin;
 mod atomic;
 mod batch;
+mod builder;
 mod cells;
 mod client;
 mod conn;
@@ -46,6 +47,7 @@ mod sasl;
 pub mod sasl_frame;
 mod scan;
 mod security;
+mod validate;
 #[cfg(feature = "zookeeper")]
 mod zookeeper;
 
@@ -60,12 +62,13 @@ pub use basalt_security::{KerberosOptions, Qop, QopChoice, SecurityError, TlsOpt
 #[doc(hidden)]
 pub use batch::bench_internals;
 pub use batch::{BatchAction, BatchResults};
+pub use builder::{RpcClient, RpcClientBuilder};
 pub use cells::RowResult;
-pub use client::{Get, RpcClient, RpcClientBuilder};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RpcError};
 pub use mutation::{CellWriter, Check, Durability, Mutation, WriteCells, WriteKind};
 pub use pool::AddressMap;
+pub use read::Get;
 pub use region::RegionLocation;
 pub use registry::ClusterInfo;
 pub use retry::{retry_hint, Backoff, RetryRule};

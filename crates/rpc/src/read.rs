@@ -1,6 +1,6 @@
 //! Read options shared by gets and scans: columns, versions, time ranges, block
 //! caching, the server-side filter, and which replica reads, as HBase's protobuf
-//! fields.
+//! fields; and [`Get`], a get of one row with those options.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -225,6 +225,47 @@ pub(crate) use read_options;
 pub(crate) fn close_request(id: u64) -> pb::ScanRequest {
     pb::ScanRequest { scanner_id: Some(id), number_of_rows: Some(0), close_scanner: Some(true), ..Default::default() }
 }
+
+/// A get of one row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Get {
+    row: Bytes,
+    read: ReadFields,
+}
+
+impl Get {
+    /// Every column of `row`, newest version.
+    pub fn new(row: impl Into<Bytes>) -> Get {
+        Get { row: row.into(), read: ReadFields::default() }
+    }
+
+    /// The row.
+    pub fn row(&self) -> &Bytes {
+        &self.row
+    }
+
+    pub(crate) fn read_fields(&self) -> &ReadFields {
+        &self.read
+    }
+
+    pub(crate) fn to_proto(&self) -> pb::Get {
+        pb::Get {
+            row: self.row.clone(),
+            column: self.read.column_proto(),
+            filter: self.read.filter.clone(),
+            time_range: self.read.time_range_proto(),
+            max_versions: self.read.max_versions,
+            cache_blocks: self.read.cache_blocks,
+            cf_time_range: self.read.family_time_ranges_proto(),
+            consistency: self.read.consistency_proto(),
+            store_limit: self.read.store_limit,
+            store_offset: self.read.store_offset,
+            ..Default::default()
+        }
+    }
+}
+
+read_options!(Get);
 
 #[cfg(test)]
 mod tests {

@@ -29,11 +29,11 @@ use futures::future::Either;
 use futures::stream::{FuturesUnordered, StreamExt};
 use futures::FutureExt;
 
-use crate::cells::{CellCursor, RowResult};
-use crate::client::{row_result, scan_results, Get, RpcClient};
+use crate::builder::RpcClient;
+use crate::cells::{row_result, scan_results, CellCursor, RowResult};
 use crate::error::RpcError;
 use crate::pb;
-use crate::read::ReadFields;
+use crate::read::{Get, ReadFields};
 use crate::region::RegionLocation;
 
 /// Which replicas a read asks, decided once per read.
@@ -110,157 +110,155 @@ where
     }
 }
 
-impl RpcClient {
-    /// A get planned by its consistency and target replica (see the module's doc).
-    pub(crate) async fn replicated_get(&self, table: &str, get: &Get) -> Result<RowResult, RpcError> {
-        let proto = get.to_proto();
-        let row = get.row().as_ref();
-        match ReplicaPlan::of(get.read_fields(), self.primary_call_timeout()) {
-            ReplicaPlan::Primary => self.with_replica(table, row, 0, None, |r| self.get_once(r, &proto)).await,
-            ReplicaPlan::Only(id) => self.with_replica(table, row, id, None, |r| self.get_once(r, &proto)).await,
-            ReplicaPlan::Hedged { delay } => {
-                let region = self.locate(table, row).await?;
-                let primary = self.with_replica(table, row, 0, Some(region.clone()), |r| self.get_once(r, &proto));
-                let secondaries = || {
-                    region
-                        .replicas
-                        .iter()
-                        .map(|(id, _)| {
-                            let first = region.replica(*id);
-                            self.with_replica(table, row, *id, first, |r| self.get_once(r, &proto))
-                        })
-                        .collect::<Vec<_>>()
-                };
-                first_success(primary, delay, secondaries).await
-            }
+/// A get planned by its consistency and target replica (see the module's doc).
+pub(crate) async fn replicated_get(client: &RpcClient, table: &str, get: &Get) -> Result<RowResult, RpcError> {
+    let proto = get.to_proto();
+    let row = get.row().as_ref();
+    match ReplicaPlan::of(get.read_fields(), client.primary_call_timeout()) {
+        ReplicaPlan::Primary => with_replica(client, table, row, 0, None, |r| get_once(client, r, &proto)).await,
+        ReplicaPlan::Only(id) => with_replica(client, table, row, id, None, |r| get_once(client, r, &proto)).await,
+        ReplicaPlan::Hedged { delay } => {
+            let region = client.locate(table, row).await?;
+            let primary = with_replica(client, table, row, 0, Some(region.clone()), |r| get_once(client, r, &proto));
+            let secondaries = || {
+                region
+                    .replicas
+                    .iter()
+                    .map(|(id, _)| {
+                        let first = region.replica(*id);
+                        with_replica(client, table, row, *id, first, |r| get_once(client, r, &proto))
+                    })
+                    .collect::<Vec<_>>()
+            };
+            first_success(primary, delay, secondaries).await
         }
     }
+}
 
-    /// Opens a scanner with `request` in the primary `region`, hedged to its
-    /// secondaries after `delay`: the replica that answered first, its reply and its
-    /// rows.
-    pub(crate) async fn hedged_open(
-        &self,
-        region: &RegionLocation,
-        request: &pb::ScanRequest,
-        delay: Duration,
-    ) -> Result<(RegionLocation, pb::ScanResponse, Vec<RowResult>), RpcError> {
-        let decided = Arc::new(AtomicBool::new(false));
-        let open_on = |location: RegionLocation| {
-            let (sender, answer) = tokio::sync::oneshot::channel();
-            let (client, decided) = (self.clone(), decided.clone());
-            let mut request = request.clone();
-            request.region = Some(location.specifier());
-            tokio::spawn(async move {
-                let opened = client.open_once(location, &request).await;
-                let won = opened.is_ok()
-                    && decided.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok();
-                match (opened, won) {
-                    (Ok(opened), true) => {
-                        // The scan was dropped meanwhile: nobody will page this scanner.
-                        if let Err(Ok(unwanted)) = sender.send(Ok(opened)) {
-                            client.close_opened(&unwanted.0, &unwanted.1).await;
-                        }
-                    }
-                    (Ok(late), false) => {
-                        client.close_opened(&late.0, &late.1).await;
-                        let _ = sender.send(Err(RpcError::RegionUnavailable("another replica answered first".into())));
-                    }
-                    (Err(error), _) => {
-                        let _ = sender.send(Err(error));
+/// Opens a scanner with `request` in the primary `region`, hedged to its
+/// secondaries after `delay`: the replica that answered first, its reply and its
+/// rows.
+pub(crate) async fn hedged_open(
+    client: &RpcClient,
+    region: &RegionLocation,
+    request: &pb::ScanRequest,
+    delay: Duration,
+) -> Result<(RegionLocation, pb::ScanResponse, Vec<RowResult>), RpcError> {
+    let decided = Arc::new(AtomicBool::new(false));
+    let open_on = |location: RegionLocation| {
+        let (sender, answer) = tokio::sync::oneshot::channel();
+        let (client, decided) = (client.clone(), decided.clone());
+        let mut request = request.clone();
+        request.region = Some(location.specifier());
+        tokio::spawn(async move {
+            let opened = open_once(&client, location, &request).await;
+            let won =
+                opened.is_ok() && decided.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok();
+            match (opened, won) {
+                (Ok(opened), true) => {
+                    // The scan was dropped meanwhile: nobody will page this scanner.
+                    if let Err(Ok(unwanted)) = sender.send(Ok(opened)) {
+                        close_opened(&client, &unwanted.0, &unwanted.1).await;
                     }
                 }
-            });
-            answer.map(|sent| {
-                sent.unwrap_or_else(|_| Err(RpcError::RegionUnavailable("a replica's open call was cancelled".into())))
-            })
-        };
-        let primary = open_on(region.clone());
-        let secondaries = || region.replicas.iter().filter_map(|(id, _)| region.replica(*id)).map(open_on).collect();
-        first_success(primary, delay, secondaries).await
-    }
-
-    /// One open-scanner call to one region (any replica).
-    async fn open_once(
-        &self,
-        region: RegionLocation,
-        request: &pb::ScanRequest,
-    ) -> Result<(RegionLocation, pb::ScanResponse, Vec<RowResult>), RpcError> {
-        let reply = self.call(&region.server, "Scan", request, None).await?;
-        let response: pb::ScanResponse = reply.decode(&region.server)?;
-        let rows = scan_results(&region.server, &response, &reply.cell_block)?;
-        Ok((region, response, rows))
-    }
-
-    /// Closes a scanner that no one will page (best effort: the lease ends it anyway).
-    async fn close_opened(&self, region: &RegionLocation, response: &pb::ScanResponse) {
-        let still_open = response.more_results_in_region.unwrap_or(true) && response.more_results.unwrap_or(true);
-        if let (Some(id), true) = (response.scanner_id, still_open) {
-            let _ = self.call(&region.server, "Scan", &crate::read::close_request(id), None).await;
-        }
-    }
-
-    /// One `Get` call to one region (any replica).
-    async fn get_once(&self, region: RegionLocation, get: &pb::Get) -> Result<RowResult, RpcError> {
-        let request = pb::GetRequest { region: region.specifier(), get: get.clone() };
-        let reply = self.call(&region.server, "Get", &request, None).await?;
-        let response: pb::GetResponse = reply.decode(&region.server)?;
-        let mut reader = CellCursor::new(reply.cell_block.clone());
-        match response.result {
-            Some(result) => row_result(&region.server, &result, &mut reader),
-            None => Ok(RowResult::default()),
-        }
-    }
-
-    /// Runs the idempotent read `call` against replica `id` of the region of `row`
-    /// (the first attempt at `first` when given), relocating and retrying while the
-    /// error allows it and the operation's deadline is not reached.
-    pub(crate) async fn with_replica<T, F, Fut>(
-        &self,
-        table: &str,
-        row: &[u8],
-        id: u16,
-        mut first: Option<RegionLocation>,
-        call: F,
-    ) -> Result<T, RpcError>
-    where
-        F: Fn(RegionLocation) -> Fut,
-        Fut: Future<Output = Result<T, RpcError>>,
-    {
-        let started = Instant::now();
-        let mut attempt = 0;
-        loop {
-            let located = match first.take() {
-                Some(location) => Ok(location),
-                None => self.locate(table, row).await.and_then(|primary| {
-                    primary.replica(id).ok_or_else(|| {
-                        // Meta may list the replica once it is assigned: read it again.
-                        self.inner.regions.invalidate(&primary);
-                        RpcError::RegionUnavailable(format!(
-                            "replica {id} of the region of {table} holding the row has no server in hbase:meta"
-                        ))
-                    })
-                }),
-            };
-            let error = match located {
-                Ok(region) => match call(region.clone()).await {
-                    Ok(value) => return Ok(value),
-                    Err(error) => {
-                        self.on_error(&region, &error);
-                        error
-                    }
-                },
-                Err(error) => error,
-            };
-            if !error.is_retryable() {
-                return Err(error);
+                (Ok(late), false) => {
+                    close_opened(&client, &late.0, &late.1).await;
+                    let _ = sender.send(Err(RpcError::RegionUnavailable("another replica answered first".into())));
+                }
+                (Err(error), _) => {
+                    let _ = sender.send(Err(error));
+                }
             }
-            attempt += 1;
-            let Some(pause) = self.retry_after(attempt, started, &error) else {
-                return Err(RpcError::after_attempts(attempt, error, false, true));
-            };
-            tokio::time::sleep(pause).await;
+        });
+        answer.map(|sent| {
+            sent.unwrap_or_else(|_| Err(RpcError::RegionUnavailable("a replica's open call was cancelled".into())))
+        })
+    };
+    let primary = open_on(region.clone());
+    let secondaries = || region.replicas.iter().filter_map(|(id, _)| region.replica(*id)).map(open_on).collect();
+    first_success(primary, delay, secondaries).await
+}
+
+/// One open-scanner call to one region (any replica).
+async fn open_once(
+    client: &RpcClient,
+    region: RegionLocation,
+    request: &pb::ScanRequest,
+) -> Result<(RegionLocation, pb::ScanResponse, Vec<RowResult>), RpcError> {
+    let reply = client.call(&region.server, "Scan", request, None).await?;
+    let response: pb::ScanResponse = reply.decode(&region.server)?;
+    let rows = scan_results(&region.server, &response, &reply.cell_block)?;
+    Ok((region, response, rows))
+}
+
+/// Closes a scanner that no one will page (best effort: the lease ends it anyway).
+async fn close_opened(client: &RpcClient, region: &RegionLocation, response: &pb::ScanResponse) {
+    let still_open = response.more_results_in_region.unwrap_or(true) && response.more_results.unwrap_or(true);
+    if let (Some(id), true) = (response.scanner_id, still_open) {
+        let _ = client.call(&region.server, "Scan", &crate::read::close_request(id), None).await;
+    }
+}
+
+/// One `Get` call to one region (any replica).
+async fn get_once(client: &RpcClient, region: RegionLocation, get: &pb::Get) -> Result<RowResult, RpcError> {
+    let request = pb::GetRequest { region: region.specifier(), get: get.clone() };
+    let reply = client.call(&region.server, "Get", &request, None).await?;
+    let response: pb::GetResponse = reply.decode(&region.server)?;
+    let mut reader = CellCursor::new(reply.cell_block.clone());
+    match response.result {
+        Some(result) => row_result(&region.server, &result, &mut reader),
+        None => Ok(RowResult::default()),
+    }
+}
+
+/// Runs the idempotent read `call` against replica `id` of the region of `row`
+/// (the first attempt at `first` when given), relocating and retrying while the
+/// error allows it and the operation's deadline is not reached.
+async fn with_replica<T, F, Fut>(
+    client: &RpcClient,
+    table: &str,
+    row: &[u8],
+    id: u16,
+    mut first: Option<RegionLocation>,
+    call: F,
+) -> Result<T, RpcError>
+where
+    F: Fn(RegionLocation) -> Fut,
+    Fut: Future<Output = Result<T, RpcError>>,
+{
+    let started = Instant::now();
+    let mut attempt = 0;
+    loop {
+        let located = match first.take() {
+            Some(location) => Ok(location),
+            None => client.locate(table, row).await.and_then(|primary| {
+                primary.replica(id).ok_or_else(|| {
+                    // Meta may list the replica once it is assigned: read it again.
+                    client.inner.regions.invalidate(&primary);
+                    RpcError::RegionUnavailable(format!(
+                        "replica {id} of the region of {table} holding the row has no server in hbase:meta"
+                    ))
+                })
+            }),
+        };
+        let error = match located {
+            Ok(region) => match call(region.clone()).await {
+                Ok(value) => return Ok(value),
+                Err(error) => {
+                    client.on_error(&region, &error);
+                    error
+                }
+            },
+            Err(error) => error,
+        };
+        if !error.is_retryable() {
+            return Err(error);
         }
+        attempt += 1;
+        let Some(pause) = client.retry_after(attempt, started, &error) else {
+            return Err(RpcError::after_attempts(attempt, error, false, true));
+        };
+        tokio::time::sleep(pause).await;
     }
 }
 

@@ -21,14 +21,14 @@ use futures::{Stream, TryStreamExt};
 use basalt_rpc_protocol::cellblock::Cell;
 use basalt_rpc_protocol::exception::{RemoteExceptionKind, ScannerAdvice};
 
-use crate::cells::RowResult;
-use crate::client::{scan_results, RpcClient};
+use crate::builder::RpcClient;
+use crate::cells::{scan_results, RowResult};
 use crate::error::RpcError;
 use crate::lease::{self, Lease};
 use crate::pb;
 use crate::read::{close_request, read_options, ReadFields};
 use crate::region::RegionLocation;
-use crate::replica::ReplicaPlan;
+use crate::replica::{self, ReplicaPlan};
 
 mod java_limit;
 mod message;
@@ -255,32 +255,30 @@ impl std::fmt::Debug for Scanner {
     }
 }
 
-impl RpcClient {
-    /// A scan of `table`; nothing is sent until the first page is asked for.
-    pub fn scan(&self, table: &str, spec: ScanSpec) -> Scanner {
-        let counted_limit = spec.limit.filter(|l| *l > 0);
-        let java_limit = match (spec.allow_partial, spec.batch) {
-            (true, _) => Some(JavaBatchLimit::partial(counted_limit)),
-            (false, Some(batch)) => Some(JavaBatchLimit::new(batch, counted_limit)),
-            (false, None) => None,
-        };
-        Scanner {
-            client: self.clone(),
-            table: table.to_owned(),
-            position: Position { row: spec.start.clone(), inclusive: spec.include_start || spec.start.is_empty() },
-            spec,
-            open: None,
-            partial: Vec::new(),
-            in_row: None,
-            skip: None,
-            last_piece_row: None,
-            java_limit,
-            lease: Lease::new(),
-            returned: 0,
-            done: false,
-            reopened: 0,
-            empty_replies: 0,
-        }
+/// A scanner of `table` for [`RpcClient::scan`]; nothing is sent until its first page.
+pub(crate) fn new_scanner(client: &RpcClient, table: &str, spec: ScanSpec) -> Scanner {
+    let counted_limit = spec.limit.filter(|l| *l > 0);
+    let java_limit = match (spec.allow_partial, spec.batch) {
+        (true, _) => Some(JavaBatchLimit::partial(counted_limit)),
+        (false, Some(batch)) => Some(JavaBatchLimit::new(batch, counted_limit)),
+        (false, None) => None,
+    };
+    Scanner {
+        client: client.clone(),
+        table: table.to_owned(),
+        position: Position { row: spec.start.clone(), inclusive: spec.include_start || spec.start.is_empty() },
+        spec,
+        open: None,
+        partial: Vec::new(),
+        in_row: None,
+        skip: None,
+        last_piece_row: None,
+        java_limit,
+        lease: Lease::new(),
+        returned: 0,
+        done: false,
+        reopened: 0,
+        empty_replies: 0,
     }
 }
 
@@ -361,12 +359,12 @@ impl Scanner {
             let mut last_used = lease.gate().await;
             let outcome = match self.hedge_delay(&region, opening) {
                 // A timeline scan opens on the replica that answers first, and stays there.
-                Some(delay) => {
-                    self.client.hedged_open(&region, &request, delay).await.map(|(winner, response, rows)| {
+                Some(delay) => replica::hedged_open(&self.client, &region, &request, delay).await.map(
+                    |(winner, response, rows)| {
                         region = winner;
                         (response, rows)
-                    })
-                }
+                    },
+                ),
                 None => self.client.call(&region.server, "Scan", &request, None).await.and_then(|reply| {
                     let response: pb::ScanResponse = reply.decode(&region.server)?;
                     let rows = scan_results(&region.server, &response, &reply.cell_block)?;

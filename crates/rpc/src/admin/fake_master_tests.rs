@@ -12,7 +12,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::{is_remote_class, FamilyDescriptor, TableSchema, PROCEDURE_TIMEOUT};
-use crate::client::RpcClient;
+use crate::builder::RpcClient;
 use crate::error::RpcError;
 use crate::pb;
 

@@ -40,7 +40,7 @@ use std::time::{Duration, Instant};
 use basalt_rpc_protocol::call::Service;
 use basalt_rpc_protocol::exception::{RemoteException, RemoteExceptionKind};
 
-use crate::client::RpcClient;
+use crate::builder::RpcClient;
 use crate::conn::Reply;
 use crate::error::{RemoteError, RpcError};
 use crate::registry;
@@ -84,18 +84,16 @@ pub struct RpcAdmin {
     timeout: Option<Duration>,
 }
 
-impl RpcClient {
-    /// Administration through the active master and the region servers.
-    pub fn admin(&self) -> RpcAdmin {
+impl RpcAdmin {
+    /// The admin of `client`, for [`RpcClient::admin`]: the master learned at bootstrap.
+    pub(crate) fn new(client: &RpcClient) -> RpcAdmin {
         RpcAdmin {
-            client: self.clone(),
-            master: Arc::new(Mutex::new(self.cluster().active_master.clone())),
+            client: client.clone(),
+            master: Arc::new(Mutex::new(client.cluster().active_master.clone())),
             timeout: None,
         }
     }
-}
 
-impl RpcAdmin {
     /// The same admin whose operations (retries and procedure waits included) end with
     /// an error after `timeout` (default: the client's operation timeout).
     pub fn with_timeout(&self, timeout: Duration) -> RpcAdmin {

@@ -12,11 +12,11 @@ use basalt_rpc_protocol::meta::RegionName;
 use super::names::{table_proto, TableName};
 use super::schema::validate_family_name;
 use super::{Repeat, RpcAdmin};
-use crate::client::validate_row;
 use crate::error::RpcError;
 use crate::pb;
 use crate::pb::region_specifier::RegionSpecifierType;
 use crate::region::RegionLocation;
+use crate::validate::validate_row;
 
 /// What a balancer run did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

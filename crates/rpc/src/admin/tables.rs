@@ -8,9 +8,9 @@ use bytes::Bytes;
 use super::names::{table_proto, table_string, validate_namespace, TableName};
 use super::schema::{validate_family_name, FamilyDescriptor, TableSchema};
 use super::{is_remote_class, remote, Repeat, RpcAdmin};
-use crate::client::validate_row;
 use crate::error::RpcError;
 use crate::pb;
+use crate::validate::validate_row;
 
 /// The most split keys accepted in one create (a table of 100 001 regions).
 const MAX_SPLIT_KEYS: usize = 100_000;
