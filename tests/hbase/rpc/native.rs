@@ -61,7 +61,9 @@ pub fn region_servers_blocking(env: &Env) -> Result<Vec<String>, String> {
 /// of their own), without a region tool JVM per call.
 pub(crate) async fn region_servers(env: &Env) -> Result<Vec<String>, String> {
     let env = env.clone();
-    tokio::task::spawn_blocking(move || env.native_servers().map(<[String]>::to_vec)).await.map_err(|e| e.to_string())?
+    tokio::task::spawn_blocking(move || env.native_servers().map(<[String]>::to_vec))
+        .await
+        .map_err(|e| e.to_string())?
 }
 
 /// The region tool's `servers` answer (`host,port,startcode` names) as `host:port`.
