@@ -38,7 +38,7 @@
 //          | scv FAM QUAL OP CMP 0/1 0/1 | scve FAM QUAL OP CMP 0/1 0/1
 //          | colpage LIMIT OFFSET | colpagek LIMIT HEX | dep FAM QUAL 0/1 OP|- CMP|-
 //          | colval FAM QUAL OP CMP | keyonlylen | fuzzy K (KEY MASK)*K
-//          | mrr K (START 0/1 STOP 0/1)*K
+//          | mrr K (START 0/1 STOP 0/1)*K | text HEX (filter language, ParseFilter)
 //   CMP := bin HEX | binp HEX | regex HEX | regexi HEX | sub HEX | long N
 //          | bit and|or|xor HEX | null | bincomp OFFSET HEX
 //
@@ -108,6 +108,7 @@ import org.apache.hadoop.hbase.filter.SingleColumnValueExcludeFilter;
 import org.apache.hadoop.hbase.filter.SingleColumnValueFilter;
 import org.apache.hadoop.hbase.filter.SkipFilter;
 import org.apache.hadoop.hbase.filter.SubstringComparator;
+import org.apache.hadoop.hbase.filter.ParseFilter;
 import org.apache.hadoop.hbase.filter.TimestampsFilter;
 import org.apache.hadoop.hbase.filter.ValueFilter;
 import org.apache.hadoop.hbase.filter.WhileMatchFilter;
@@ -674,6 +675,10 @@ public class DiffTool {
         return new FilterList(
             kind.equals("and") ? FilterList.Operator.MUST_PASS_ALL : FilterList.Operator.MUST_PASS_ONE, members);
       }
+      case "text":
+        // Filter-language text, read by HBase's own parser (what the shell and the
+        // gateway's filterString use).
+        return new ParseFilter().parseFilterString(t.bytes());
       case "skip":
         return new SkipFilter(filter(t));
       case "while":

@@ -606,6 +606,7 @@ pub fn reads(seed: u64, n: usize) -> Vec<(String, Read)> {
     // The scan-extras group comes from a generator of its own, so that the other draws
     // stay those the seed always gave.
     let mut extras_rng = Rng::new(seed ^ 0x25ca_25ca_0000_0025);
+    let mut text_rng = Rng::new(seed ^ 0x7e57_f117_e500_0025);
     for i in 0..n {
         let mut read = match rng.below(10) {
             0..=1 => Read::Get(random_get(&mut rng, &rows, &values)),
@@ -615,9 +616,14 @@ pub fn reads(seed: u64, n: usize) -> Vec<(String, Read)> {
             _ => Read::Scan(random_scan(&mut rng, &rows, &values)),
         };
         add_extras(&mut extras_rng, &mut read);
+        super::filter_text::widen(&mut text_rng, &mut read);
         out.push((format!("read {i}"), read));
     }
-    out.extend(super::mixed::reads(seed, &super::mixed::rows(), &values));
+    let mut mixed = super::mixed::reads(seed, &super::mixed::rows(), &values);
+    for (_, read) in &mut mixed {
+        super::filter_text::widen(&mut text_rng, read);
+    }
+    out.extend(mixed);
     out.extend(super::mutation_api::reads(seed));
     out
 }

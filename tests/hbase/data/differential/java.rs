@@ -389,6 +389,11 @@ fn cmp(out: &mut String, c: &Cmp) {
             hex(out, b);
         }
         Cmp::Null => word(out, "null"),
+        Cmp::BinaryComponent(b, offset) => {
+            word(out, "bincomp");
+            word(out, offset);
+            hex(out, b);
+        }
     }
 }
 
@@ -398,6 +403,10 @@ pub(super) fn filter(out: &mut String, f: &Filt) {
             word(out, if matches!(f, Filt::All(_)) { "and" } else { "or" });
             word(out, m.len());
             m.iter().for_each(|x| filter(out, x));
+        }
+        Filt::Text(text, _) => {
+            word(out, "text");
+            hex(out, text.as_bytes());
         }
         Filt::Skip(x) => {
             word(out, "skip");

@@ -22,6 +22,7 @@
 
 mod answer;
 mod basalt_side;
+mod filter_text;
 mod gen;
 mod java;
 mod mixed;
@@ -154,6 +155,8 @@ struct Run {
     /// Each kind of documented refusal seen, once.
     documented_lines: Vec<String>,
     mismatches: Vec<Mismatch>,
+    /// Reads whose filter is filter-language text.
+    filter_texts: usize,
     /// Basalt reads over native RPC: a refusal of what only the gateway cannot carry
     /// ("... cannot be sent through the Thrift2 gateway") is then a mismatch, not a
     /// documented refusal.
@@ -240,16 +243,28 @@ impl Run {
         for line in &self.documented_lines {
             eprintln!("BASALT REFUSES (documented, Java answers): {line}");
         }
+        let unparsed = filter_text::parse_failures();
+        for line in &unparsed {
+            eprintln!("BASALT'S PARSER REFUSED filter text written from a valid filter: {line}");
+        }
         eprintln!(
-            "differential (seed {seed}): {} ops, {} reads, {} answers compared ({} both failed, {} documented refusals), {} cells compared, {} mismatches",
+            "differential (seed {seed}): {} ops, {} reads ({} with filter text), {} answers compared ({} both failed, {} documented refusals), {} cells compared, {} mismatches",
             self.ops,
             self.reads,
+            self.filter_texts,
             self.answers,
             self.both_failed,
             self.documented,
             self.cells,
             self.mismatches.len()
         );
+        if !unparsed.is_empty() {
+            return Err(format!(
+                "Basalt's Filter::parse refused {} filter text(s) HBase's filter language allows",
+                unparsed.len()
+            )
+            .into());
+        }
         if self.mismatches.is_empty() {
             Ok(())
         } else {
@@ -291,7 +306,12 @@ async fn run(
     // The battery, then (after it, so that only its own reads carry their cells) the
     // rows of large cells and their batched scans.
     let writes = mutation_api::for_transport(gen::writes(seed, ops), native);
-    let tool = phase(tool, a, b, &writes, &gen::reads(seed, reads), &mut run).await?;
+    let battery = gen::reads(seed, reads);
+    run.filter_texts = battery.iter().map(|(_, r)| filter_text::texts_in(r)).sum();
+    for text in battery.iter().flat_map(|(_, r)| filter_text::texts_of(r)).take(4) {
+        eprintln!("differential: a filter as text: {text}");
+    }
+    let tool = phase(tool, a, b, &writes, &battery, &mut run).await?;
     let large = mixed::large_writes(seed);
     let tool = phase(tool, a, b, &large, &mixed::large_reads(seed), &mut run).await?;
     drop(tool);

@@ -255,6 +255,8 @@ pub enum Cmp {
     Long(i64),
     Bit(Bytes, BitwiseOp),
     Null,
+    /// `BinaryComponentComparator`: the bytes compared at an offset of the cell's.
+    BinaryComponent(Bytes, u32),
 }
 
 impl Cmp {
@@ -268,6 +270,7 @@ impl Cmp {
             Cmp::Long(n) => Comparator::long(*n),
             Cmp::Bit(b, op) => Comparator::bit(b.clone(), *op),
             Cmp::Null => Comparator::null(),
+            Cmp::BinaryComponent(b, offset) => Comparator::binary_component(b.clone(), *offset),
         }
     }
 }
@@ -315,6 +318,9 @@ pub enum Filt {
     KeyOnlyWithLengths,
     FuzzyRow(Vec<(Bytes, Bytes)>),
     MultiRowRange(Vec<(Bytes, bool, Bytes, bool)>),
+    /// Filter-language text (Basalt's `Filter::parse`, Java's `ParseFilter`) and the
+    /// filter it was written from.
+    Text(String, Box<Filt>),
 }
 
 impl Filt {
@@ -361,6 +367,7 @@ impl Filt {
             Filt::MultiRowRange(ranges) => Filter::multi_row_range(
                 ranges.iter().map(|(a, ai, b, bi)| RowRange::new(a.clone(), *ai, b.clone(), *bi)),
             ),
+            Filt::Text(text, typed) => super::filter_text::parse(text, typed),
         }
     }
 
@@ -369,6 +376,7 @@ impl Filt {
     pub fn has_filter_row(&self) -> bool {
         match self {
             Filt::All(m) | Filt::Any(m) => m.iter().any(Filt::has_filter_row),
+            Filt::Text(_, typed) => typed.has_filter_row(),
             Filt::Skip(_)
             | Filt::While(_)
             | Filt::Page(_)
@@ -402,7 +410,7 @@ impl Filt {
     pub fn needs_joined_heap(&self) -> bool {
         match self {
             Filt::All(m) | Filt::Any(m) => m.iter().any(Filt::needs_joined_heap),
-            Filt::Skip(f) | Filt::While(f) => f.needs_joined_heap(),
+            Filt::Skip(f) | Filt::While(f) | Filt::Text(_, f) => f.needs_joined_heap(),
             Filt::SingleColumnValue { if_missing, .. } => *if_missing,
             // Only its own family is essential to a ColumnValueFilter.
             Filt::ColumnValue(..) => true,
