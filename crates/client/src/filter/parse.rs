@@ -5,9 +5,12 @@
 //! parenthesis on each side). A simple filter is `Name(arg, arg, ...)`, an argument a
 //! quoted byte string (`'it''s'`: a doubled quote is one quote), a comparator
 //! (`'binary:abc'`), a compare operator, an integer or a boolean (`true`/`false`, any
-//! case). Unlike HBase's own parser, arguments must be separated by commas, and a group
-//! may mix operators (HBase mis-reads `(A OR B AND C)`; the rendering of a parsed filter
-//! parenthesises every group, which HBase reads correctly).
+//! case). Unlike HBase's own parser, arguments must be separated by commas, and any
+//! text the grammar allows is read: HBase 2.6's `ParseFilter` refuses a parenthesised
+//! group it cannot reduce with one operator (`(A OR B AND C)`, `(A AND SKIP B)`,
+//! `(SKIP SKIP A)`: "Mismatched parenthesis"), which Basalt reads by the precedence
+//! above. The rendering of a parsed filter parenthesises every compound operand, which
+//! HBase reads.
 
 use std::fmt;
 

@@ -8,7 +8,7 @@ use bytes::Bytes;
 use super::spec::Scan;
 use crate::error::Result;
 use crate::filter::Filter;
-use crate::row::Row;
+use crate::row::{CellRef, Row};
 use crate::transport::ScanRequest;
 use crate::validate;
 
@@ -135,13 +135,24 @@ impl Position {
     }
 }
 
-/// A cell's place in its row: family, qualifier, timestamp.
-pub(crate) type CellKey = (Bytes, Bytes, i64);
+/// A cell's place in its row: family, qualifier, timestamp, type byte.
+pub(crate) type CellKey = (Bytes, Bytes, i64, u8);
 
-/// Whether the cell `(family, qualifier, timestamp)` sorts at or before `last` in
-/// HBase's order within a row: family and qualifier ascending, newest first.
-fn at_or_before(family: &[u8], qualifier: &[u8], timestamp: i64, last: &CellKey) -> bool {
-    (family, qualifier).cmp(&(&last.0[..], &last.1[..])).then(last.2.cmp(&timestamp)).is_le()
+/// The place of `cell` in its row.
+fn cell_key(cell: &CellRef<'_>) -> CellKey {
+    (cell.family_bytes(), cell.qualifier_bytes(), cell.timestamp(), cell.cell_type().code())
+}
+
+/// Whether `cell` sorts at or before `last` in HBase's order within a row: family and
+/// qualifier ascending, newest first, then the type byte descending (a raw scan returns
+/// a delete marker before the value it deletes, at the same timestamp: both must count,
+/// as in Java's `CellComparator`).
+fn at_or_before(cell: &CellRef<'_>, last: &CellKey) -> bool {
+    (cell.family(), cell.qualifier())
+        .cmp(&(&last.0[..], &last.1[..]))
+        .then(last.2.cmp(&cell.timestamp()))
+        .then(last.3.cmp(&cell.cell_type().code()))
+        .is_le()
 }
 
 /// What is left of an item of the row in progress after a reopen.
@@ -251,7 +262,7 @@ impl Tracker {
             self.skip = None;
             return Unseen::Row(row);
         }
-        let seen = row.cells().take_while(|c| at_or_before(c.family(), c.qualifier(), c.timestamp(), last)).count();
+        let seen = row.cells().take_while(|c| at_or_before(c, last)).count();
         if seen < row.len() {
             self.skip = None;
             if seen == 0 {
@@ -315,7 +326,7 @@ impl Tracker {
                     None => next.position.partial = Some((row.key_bytes(), 1)),
                 }
                 if let Some(cell) = row.cells().last() {
-                    next.position.partial_last = Some((cell.family_bytes(), cell.qualifier_bytes(), cell.timestamp()));
+                    next.position.partial_last = Some(cell_key(&cell));
                 }
             } else {
                 next.position.partial = None;
@@ -556,6 +567,27 @@ mod tests {
 
     fn qualifiers(rows: &[Row]) -> Vec<String> {
         rows.iter().flat_map(|r| r.cells().map(|c| String::from_utf8_lossy(c.qualifier()).into_owned())).collect()
+    }
+
+    #[test]
+    fn a_raw_row_resumes_between_a_marker_and_the_value_at_its_timestamp() {
+        use crate::row::CellType;
+        // A raw scan returns `q@5` twice: the delete marker first, then the value.
+        let marker = Cell::new("d", "q", "", 5).with_type(CellType::Delete);
+        let value = Cell::new("d", "q", "v", 5);
+        let after = Cell::new("d", "r", "w", 5);
+        let key = Bytes::from_static(b"a");
+        let mut t = Tracker::new(Bytes::new(), Bytes::new(), false, None);
+        let first = Row::new(key.clone(), vec![marker.clone()]).with_partial(true);
+        t.accept(vec![first].into_iter()).unwrap();
+        t.reopened();
+        // The reopened scanner starts the row again: the marker is dropped, the value
+        // at the same timestamp is not (it was lost when the skip ignored the type).
+        let again = Row::new(key.clone(), vec![marker, value.clone(), after.clone()]);
+        let rows = t.accept(vec![again].into_iter()).unwrap();
+        let cells: Vec<Cell> = rows.iter().flat_map(|r| r.cells().map(|c| c.to_cell())).collect();
+        assert_eq!(cells, vec![value, after]);
+        assert_eq!(t.position.partial, None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use basalt::filter::Filter;
 use basalt::{Bytes, CompareOp};
 
 use super::gen::Rng;
-use super::model::{Cmp, Filt, Read};
+use super::model::{Cmp, Filt, GetD, Opts, Read, ScanD};
 
 /// Texts Basalt's parser refused (each a Basalt bug: the text was written from a valid
 /// filter); the run fails on any.
@@ -75,7 +75,7 @@ pub fn widen(rng: &mut Rng, read: &mut Read) {
         let Some(filter) = slot.as_mut() else { continue };
         components(rng, filter);
         if rng.chance(45) {
-            let written = Writer { rng: &mut *rng }.filter(filter, Context::Top);
+            let written = Writer { rng: &mut *rng }.filter(filter, Context::Top, false);
             if let Some(text) = written {
                 let typed = filter.clone();
                 *filter = Filt::Text(text, Box::new(typed));
@@ -109,7 +109,8 @@ fn components(rng: &mut Rng, f: &mut Filt) {
         | Filt::KeyOnlyWithLengths
         | Filt::FuzzyRow(_)
         | Filt::MultiRowRange(_)
-        | Filt::Text(..) => return,
+        | Filt::Text(..)
+        | Filt::TextHBaseRefuses(..) => return,
     };
     if let Cmp::Binary(value) = cmp {
         if rng.chance(25) {
@@ -121,7 +122,10 @@ fn components(rng: &mut Rng, f: &mut Filt) {
 }
 
 /// Where a filter is written: operands of `AND`/`OR` need parentheses around a group of
-/// the other operator, an operand of `SKIP`/`WHILE` around any group.
+/// the other operator, an operand of `SKIP`/`WHILE` around any group. Inside
+/// parentheses HBase's parser reduces one operator per closing parenthesis (its `)`
+/// pops one operator too many): there every compound operand of an operator gets
+/// parentheses of its own, else HBase refuses the text (see [`hbase_refuses`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Context {
     Top,
@@ -203,29 +207,35 @@ impl Writer<'_> {
         Some(self.call(name, &args))
     }
 
-    /// The text of `f` written where `at` says, or `None` when the filter language
-    /// cannot say it.
-    fn filter(&mut self, f: &Filt, at: Context) -> Option<String> {
+    /// The text of `f` written where `at` says (`inside`: within parentheses), or `None`
+    /// when the filter language cannot say it.
+    fn filter(&mut self, f: &Filt, at: Context, inside: bool) -> Option<String> {
         let text = match f {
             Filt::All(m) | Filt::Any(m) => {
                 let (word, inner) =
                     if matches!(f, Filt::All(_)) { ("AND", Context::InAll) } else { ("OR", Context::InAny) };
-                let parts: Option<Vec<String>> = m.iter().map(|x| self.filter(x, inner)).collect();
-                let joined = parts?.join(&format!(" {word} "));
                 let needs_parens = match at {
                     Context::Top => self.rng.chance(20),
+                    // A group inside parentheses, as an operand: its own parentheses.
+                    Context::InAll | Context::InAny if inside => true,
                     Context::InAll => inner != Context::InAll || self.rng.chance(40),
                     Context::InAny => inner != Context::InAny || self.rng.chance(40),
                     Context::Unary => true,
                 };
+                let within = inside || needs_parens;
+                let parts: Option<Vec<String>> = m.iter().map(|x| self.filter(x, inner, within)).collect();
+                let joined = parts?.join(&format!(" {word} "));
                 return Some(if needs_parens { format!("({}{joined}{})", self.pad(), self.pad()) } else { joined });
             }
             Filt::Skip(x) | Filt::While(x) => {
                 let word = if matches!(f, Filt::Skip(_)) { "SKIP" } else { "WHILE" };
-                let inner = self.filter(x, Context::Unary)?;
+                // Inside parentheses, a unary operand of an operator: its own parentheses.
+                let own_parens = inside && at != Context::Top;
+                let inner = self.filter(x, Context::Unary, inside || own_parens)?;
                 // `SKIP(...)`: a keyword needs a space or a parenthesis after it.
                 let gap = if inner.starts_with('(') { self.pad() } else { " " };
-                format!("{word}{gap}{inner}")
+                let text = format!("{word}{gap}{inner}");
+                return Some(if own_parens { format!("({text})") } else { text });
             }
             Filt::Prefix(p) => self.call("PrefixFilter", &[Writer::quoted(p)?]),
             Filt::ColumnPrefix(p) => self.call("ColumnPrefixFilter", &[Writer::quoted(p)?]),
@@ -298,8 +308,61 @@ impl Writer<'_> {
             | Filt::ColumnValue(..)
             | Filt::FuzzyRow(_)
             | Filt::MultiRowRange(_)
-            | Filt::Text(..) => return None,
+            | Filt::Text(..)
+            | Filt::TextHBaseRefuses(..) => return None,
         };
         Some(text)
     }
+}
+
+/// Texts the filter language's grammar allows and HBase's `ParseFilter` (2.6) refuses,
+/// each with the filter it means: a group inside parentheses holding a unary operator
+/// after a binary one, `OR` before `AND`, or two unary operators ("Mismatched
+/// parenthesis", or an `EmptyStackException`). Basalt reads them by the grammar; the
+/// Java side is given the filter each means, so the answers are still compared.
+pub fn hbase_refuses() -> Vec<(&'static str, Filt)> {
+    let bin = |x: &[u8]| Cmp::Binary(Bytes::copy_from_slice(x));
+    vec![
+        (
+            "(ValueFilter(=, 'substring:a') AND SKIP QualifierFilter(!=, 'binary:q0'))",
+            Filt::All(vec![
+                Filt::Value(CompareOp::Equal, Cmp::Substring("a".into())),
+                Filt::Skip(Box::new(Filt::Qualifier(CompareOp::NotEqual, bin(b"q0")))),
+            ]),
+        ),
+        (
+            "(PrefixFilter('k') OR KeyOnlyFilter() AND FirstKeyOnlyFilter())",
+            Filt::Any(vec![Filt::Prefix(Bytes::from_static(b"k")), Filt::All(vec![Filt::KeyOnly, Filt::FirstKeyOnly])]),
+        ),
+        (
+            "(SKIP SKIP ValueFilter(!=, 'binary:x'))",
+            Filt::Skip(Box::new(Filt::Skip(Box::new(Filt::Value(CompareOp::NotEqual, bin(b"x")))))),
+        ),
+        (
+            "FirstKeyOnlyFilter() AND (KeyOnlyFilter() OR SKIP ValueFilter(=, 'binary:1'))",
+            Filt::All(vec![
+                Filt::FirstKeyOnly,
+                Filt::Any(vec![Filt::KeyOnly, Filt::Skip(Box::new(Filt::Value(CompareOp::Equal, bin(b"1"))))]),
+            ]),
+        ),
+    ]
+}
+
+/// A scan and a get of the battery's rows for each of [`hbase_refuses`].
+pub fn hbase_refuses_reads() -> Vec<(String, Read)> {
+    let mut out = Vec::new();
+    for (i, (text, typed)) in hbase_refuses().into_iter().enumerate() {
+        let filter = Some(Filt::TextHBaseRefuses(text.to_owned(), Box::new(typed)));
+        let opts = Opts { filter, ..Opts::default() };
+        let scan = ScanD {
+            start: Bytes::from_static(b"k"),
+            stop: Bytes::from_static(b"l"),
+            opts: opts.clone(),
+            ..ScanD::default()
+        };
+        out.push((format!("text HBase's parser refuses {i}: scan"), Read::Scan(scan)));
+        let get = GetD { row: Bytes::from_static(b"k5"), ts: None, opts };
+        out.push((format!("text HBase's parser refuses {i}: get"), Read::Get(get)));
+    }
+    out
 }

@@ -304,6 +304,8 @@ pub fn writes(seed: u64, n: usize) -> Vec<Write> {
     w.extend(super::mixed::writes(seed, &super::mixed::rows()));
     // Then issue 25's mutation API, on rows of its own.
     w.extend(super::mutation_api::writes(seed));
+    // Timestamps at their edges, here and there in all of it.
+    super::edges::writes(seed, &mut w);
     w
 }
 
@@ -603,10 +605,12 @@ pub fn reads(seed: u64, n: usize) -> Vec<(String, Read)> {
     rows.extend([&b"a"[..], b"b", b"b\x00", b"f", b"m2", b"r3", b"r5", b"v3", b"x", b"zz"].iter().map(|r| b(r)));
     let values: Vec<Bytes> = (0..24).map(|_| value(&mut rng)).collect();
     let mut out = edge_cases();
+    out.extend(super::filter_text::hbase_refuses_reads());
     // The scan-extras group comes from a generator of its own, so that the other draws
     // stay those the seed always gave.
     let mut extras_rng = Rng::new(seed ^ 0x25ca_25ca_0000_0025);
     let mut text_rng = Rng::new(seed ^ 0x7e57_f117_e500_0025);
+    let mut edge_rng = Rng::new(seed ^ 0xed9e_0000_4ead_0025);
     for i in 0..n {
         let mut read = match rng.below(10) {
             0..=1 => Read::Get(random_get(&mut rng, &rows, &values)),
@@ -617,6 +621,7 @@ pub fn reads(seed: u64, n: usize) -> Vec<(String, Read)> {
         };
         add_extras(&mut extras_rng, &mut read);
         super::filter_text::widen(&mut text_rng, &mut read);
+        super::edges::read(&mut edge_rng, &mut read);
         out.push((format!("read {i}"), read));
     }
     let mut mixed = super::mixed::reads(seed, &super::mixed::rows(), &values);

@@ -404,6 +404,8 @@ pub(super) fn filter(out: &mut String, f: &Filt) {
             word(out, m.len());
             m.iter().for_each(|x| filter(out, x));
         }
+        // HBase's parser refuses the text: Java is given the filter it means.
+        Filt::TextHBaseRefuses(_, typed) => filter(out, typed),
         Filt::Text(text, _) => {
             word(out, "text");
             hex(out, text.as_bytes());

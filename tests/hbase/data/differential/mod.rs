@@ -14,7 +14,10 @@
 //! batched versions in pages of every size, reversed scans loading families on demand,
 //! check-and-delete of mixed kinds. Issue 25's mutation API (`mutation_api.rs`: row
 //! mutations with increments and appends, check-and-mutate on a filter or a time range,
-//! mixed batches) follows the shapes, mixed with writes of every older kind.
+//! mixed batches) follows the shapes, mixed with writes of every older kind. Filters are
+//! also written as text in HBase's filter language (`filter_text.rs`: Basalt's
+//! `Filter::parse` against HBase's `ParseFilter`), and timestamps moved to their edges
+//! (`edges.rs`: 0, negative, `i64::MAX`, empty and inverted ranges).
 //!
 //! `BASALT_DIFF_SEED=N` runs other seeds (default [`DEFAULT_SEEDS`]);
 //! `BASALT_DIFF_OPS` / `BASALT_DIFF_READS` size the run. Counts are printed at the end;
@@ -22,6 +25,7 @@
 
 mod answer;
 mod basalt_side;
+mod edges;
 mod filter_text;
 mod gen;
 mod java;

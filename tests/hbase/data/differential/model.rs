@@ -321,6 +321,9 @@ pub enum Filt {
     /// Filter-language text (Basalt's `Filter::parse`, Java's `ParseFilter`) and the
     /// filter it was written from.
     Text(String, Box<Filt>),
+    /// Text HBase's `ParseFilter` refuses though the language's grammar allows it:
+    /// Basalt parses the text, the Java side is given the filter it means.
+    TextHBaseRefuses(String, Box<Filt>),
 }
 
 impl Filt {
@@ -367,7 +370,7 @@ impl Filt {
             Filt::MultiRowRange(ranges) => Filter::multi_row_range(
                 ranges.iter().map(|(a, ai, b, bi)| RowRange::new(a.clone(), *ai, b.clone(), *bi)),
             ),
-            Filt::Text(text, typed) => super::filter_text::parse(text, typed),
+            Filt::Text(text, typed) | Filt::TextHBaseRefuses(text, typed) => super::filter_text::parse(text, typed),
         }
     }
 
@@ -376,7 +379,7 @@ impl Filt {
     pub fn has_filter_row(&self) -> bool {
         match self {
             Filt::All(m) | Filt::Any(m) => m.iter().any(Filt::has_filter_row),
-            Filt::Text(_, typed) => typed.has_filter_row(),
+            Filt::Text(_, typed) | Filt::TextHBaseRefuses(_, typed) => typed.has_filter_row(),
             Filt::Skip(_)
             | Filt::While(_)
             | Filt::Page(_)
@@ -410,7 +413,7 @@ impl Filt {
     pub fn needs_joined_heap(&self) -> bool {
         match self {
             Filt::All(m) | Filt::Any(m) => m.iter().any(Filt::needs_joined_heap),
-            Filt::Skip(f) | Filt::While(f) | Filt::Text(_, f) => f.needs_joined_heap(),
+            Filt::Skip(f) | Filt::While(f) | Filt::Text(_, f) | Filt::TextHBaseRefuses(_, f) => f.needs_joined_heap(),
             Filt::SingleColumnValue { if_missing, .. } => *if_missing,
             // Only its own family is essential to a ColumnValueFilter.
             Filt::ColumnValue(..) => true,

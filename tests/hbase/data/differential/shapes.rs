@@ -146,6 +146,12 @@ fn version_rows() -> Vec<Write> {
         }
         w.push(Write::Put(PutD { row: Bytes::from(format!("p{i}")), ts: None, cells }));
     }
+    // A delete marker at the timestamp of the value it hides, which a raw scan returns
+    // just before that value.
+    for row in [&b"p2"[..], b"p4"] {
+        let specs = vec![DelSpec::Latest(b(b"a"), b(b"q2")), DelSpec::VersionAt(b(b"c"), b(b"q0"), 21)];
+        w.push(Write::Delete(DelD { row: b(row), until: None, specs }));
+    }
     w
 }
 
@@ -174,6 +180,25 @@ fn version_reads() -> Vec<(String, Read)> {
                         };
                         out.push((format!("versions grid {}", out.len()), Read::Scan(scan)));
                     }
+                }
+            }
+        }
+        // Raw: markers and the values they hide, at the same timestamps, split across
+        // pages (a reopen that skipped by timestamp alone lost the value).
+        for max_versions in [None, Some(5)] {
+            for batch in 1..=3 {
+                for caching in [Some(1), Some(2)] {
+                    let scan = ScanD {
+                        start: b(b"p"),
+                        stop: b(b"q"),
+                        reversed,
+                        batch: Some(batch),
+                        caching,
+                        raw: true,
+                        opts: Opts { max_versions, ..Opts::default() },
+                        ..ScanD::default()
+                    };
+                    out.push((format!("raw versions grid {}", out.len()), Read::Scan(scan)));
                 }
             }
         }
