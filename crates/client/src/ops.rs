@@ -205,11 +205,16 @@ impl Put {
     }
 
     /// Refuses what HBase would reject: a bad row key, no cells, a bad family, a value
-    /// over `max_value` bytes.
+    /// over `max_value` bytes, a negative timestamp (Java's client refuses it; the
+    /// gateway would store it).
     pub(crate) fn validate(&self, max_value: usize) -> Result<()> {
         validate::row_key(&self.row)?;
         if self.cells.is_empty() {
             return Err(InvalidInput::Option("a put needs at least one cell".into()).into());
+        }
+        let negative = self.timestamp.into_iter().chain(self.cells.iter().filter_map(|c| c.3)).find(|ts| *ts < 0);
+        if let Some(ts) = negative {
+            return Err(InvalidInput::Option(format!("a put's timestamp must not be negative (got {ts})")).into());
         }
         for (family, _, value, _) in &self.cells {
             validate::family(family)?;
@@ -546,5 +551,20 @@ impl Append {
             return Err(InvalidInput::Option("an append needs at least one column".into()).into());
         }
         self.columns.iter().try_for_each(|(f, _, _)| validate::family(f).map_err(Into::into))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_negative_timestamp_is_refused_on_any_transport() {
+        let max = 1 << 20;
+        let refused = |put: Put| matches!(put.validate(max), Err(crate::Error::InvalidInput(InvalidInput::Option(m))) if m.contains("negative"));
+        assert!(refused(Put::new("r").cell_at("f", "q", "v", -1)));
+        assert!(refused(Put::new("r").cell("f", "q", "v").timestamp(i64::MIN)));
+        assert!(Put::new("r").cell_at("f", "q", "v", 0).validate(max).is_ok());
+        assert!(Put::new("r").cell("f", "q", "v").timestamp(i64::MAX).validate(max).is_ok());
     }
 }
