@@ -12,8 +12,11 @@
 #                  [--profile-client NAME] [--baseline-rev REV [--baseline-native]]
 #
 # A subset, to measure one workload against one peer cheaply:
-#   --only LIST     comma-separated, from write,scan,merged,prefix,gets,gets_cold,memory
-#                   (default: all). Without write, Basalt loads the data untimed.
+#   --only LIST     comma-separated, from write,scan,merged,prefix,gets,gets_cold,floor,memory
+#                   (default: all). Without write, Basalt loads the data untimed. floor:
+#                   each read round ends with a full scan whose filter returns nothing
+#                   (basalt-native, else Basalt): the region server's own CPU per row,
+#                   reported beside every client's server CPU per row.
 #   --peers LIST    comma-separated, from basalt-native,happybase,thriftpy2,java, or
 #                   none (default: all); Basalt (Thrift2) always runs. Only the
 #                   gateways and compilers the chosen peers need are started.
@@ -26,6 +29,10 @@
 #   --baseline-native   run that worker over the native RPC instead (column
 #                   basalt-native@REV, compared with basalt-native; needs
 #                   --peers with basalt-native).
+#   --region-servers N  N region servers (default 1): the one in the master's JVM and
+#                   N-1 processes of their own (the launcher's regionserver start); the
+#                   bench's tables are created afterwards, so their regions spread over
+#                   all N. Every region server's CPU counts as the server's.
 #   --profile DIR   after the timed rounds, each chosen workload once more through
 #                   Basalt under `perf record -g` (DIR/WORKLOAD.perf.data
 #                   and a flat top-symbol report WORKLOAD.perf.data.txt);
@@ -65,17 +72,21 @@ log() { echo "[$(date -u +%H:%M:%S)] run.sh: $*" >&2; }
 
 peers=all
 baseline_rev=
+region_servers=1
 previous=
 for arg in "$@"; do
   case $arg in
-    -h|--help) sed -n '2,55p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,60p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --peers=*) peers=${arg#--peers=} ;;
     --baseline-rev=*) baseline_rev=${arg#--baseline-rev=} ;;
+    --region-servers=*) region_servers=${arg#--region-servers=} ;;
   esac
   [ "$previous" = --peers ] && peers=$arg
   [ "$previous" = --baseline-rev ] && baseline_rev=$arg
+  [ "$previous" = --region-servers ] && region_servers=$arg
   previous=$arg
 done
+[[ $region_servers =~ ^[1-9]$ ]] || { echo "--region-servers takes 1 to 9, got '$region_servers'" >&2; exit 2; }
 wants() { [ "$peers" = all ] || [[ ",$peers," == *",$1,"* ]]; }
 
 # Python peers, in their own virtualenv (versions pinned so that runs compare).
@@ -143,6 +154,12 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 log "starting HBase in $hbase_dir"
 thrift2=$("$launcher" start --dir "$hbase_dir" --heap 2g --owner-pid $$ | tail -n 1)
+# More region servers: processes of their own beside the master's JVM (which serves one);
+# the tables the driver creates afterwards are spread over all of them.
+for k in $(seq 2 "$region_servers"); do
+  log "starting region server rs$k"
+  "$launcher" regionserver start --dir "$hbase_dir" --name "rs$k" --heap 2g --owner-pid $$ >/dev/null
+done
 thrift1=none
 if wants happybase; then
   thrift1=$("$launcher" gateway start --dir "$hbase_dir" --name thrift1 --thrift1 --owner-pid $$ | tail -n 1)

@@ -27,18 +27,22 @@ ALL_CLIENTS = ["basalt", "basalt-native", "happybase", "thriftpy2", "java"]
 PEERS = ALL_CLIENTS[1:]
 BASELINE = None  # "basalt@REV" with --baseline-worker, placed after basalt-native
 READS = ["scan", "merged", "prefix", "gets"]
-WORKLOADS = ["write"] + READS + ["gets_cold", "memory"]
+WORKLOADS = ["write"] + READS + ["gets_cold", "floor", "memory"]
 CLIENTS = ALL_CLIENTS  # narrowed by --peers in main()
 
 
 def server_processes(hbase_dir):
     """The JVMs serving the bench, by the launcher's pid files: the standalone HBase
-    (master and region server in one JVM), the Thrift2 gateway and each extra gateway.
+    (master and region server in one JVM), each extra region server process (`rs-NAME`),
+    the Thrift2 gateway and each extra gateway.
     Each pid file names a process-group leader; its whole group is counted."""
     found = {}
-    for name, pattern in (("hbase", "master.pid"), ("thrift2", "thrift.pid"), ("gateway", "gateway-*.pid")):
+    patterns = (("hbase", "master.pid"), ("thrift2", "thrift.pid"), ("gateway", "gateway-*.pid"),
+                ("rs", "rs-*.pid"))
+    for name, pattern in patterns:
         for path in sorted(glob.glob(os.path.join(hbase_dir, pattern))):
-            label = name if name != "gateway" else os.path.basename(path)[len("gateway-"):-len(".pid")]
+            label = {"gateway": os.path.basename(path)[len("gateway-"):-len(".pid")],
+                     "rs": os.path.basename(path)[:-len(".pid")]}.get(name, name)
             try:
                 with open(path) as f:
                     found[label] = int(f.read().strip())
@@ -119,6 +123,8 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--rows", type=int, default=500_000)
     p.add_argument("--salts", type=int, default=16)
+    p.add_argument("--region-servers", type=int, default=1,
+                   help="region servers HBase runs (run.sh starts them; recorded for the report)")
     p.add_argument("--gets", type=int, default=20_000, help="random gets per warm round")
     p.add_argument("--cold-gets", type=int, default=20_000, help="gets by a freshly started client")
     p.add_argument("--tasks", type=int, default=16, help="concurrent get tasks/threads")
@@ -258,7 +264,8 @@ def main():
     servers = server_processes(args.hbase_dir) if args.hbase_dir else {}
     tag = "peer%d" % os.getpid()
     data, warm = tag + "_data", tag + "_warm"
-    keys = ("rows", "salts", "gets", "cold_gets", "tasks", "rounds", "write_rounds", "prefix_day", "prefix_repeat")
+    keys = ("rows", "salts", "gets", "cold_gets", "tasks", "rounds", "write_rounds", "prefix_day", "prefix_repeat",
+            "region_servers")
     results = {"config": dict({k: getattr(args, k) for k in keys}, only=only, clients=CLIENTS,
                               baseline=BASELINE),
                "runs": [], "digests": {}, "memory": None, "phases": [], "servers": sorted(servers),
@@ -358,7 +365,7 @@ def main():
             results["digests"]["write (stored, scanned back)"] = stored
             data = write_tables[(1, "basalt")]
             phase("writes", end=True)
-        elif reads or "gets_cold" in only:
+        elif reads or "gets_cold" in only or "floor" in only:
             phase("load (untimed)")
             basalt.call("create " + data)
             created.append(data)
@@ -378,7 +385,7 @@ def main():
         expected = {"scan": args.rows, "merged": args.rows, "gets": args.gets}
         commands = {"scan": "scan %s", "merged": "merged %s", "prefix": "prefix %%s %d" % args.prefix_day,
                     "gets": "gets %%s %d %s" % (args.tasks, gets_file)}
-        for rnd in range(1, args.rounds + 1 if reads else 1):
+        for rnd in range(1, args.rounds + 1 if reads or "floor" in only else 1):
             phase("reads, round %d" % rnd)
             for workload in reads:
                 shift = (rnd - 1) % len(CLIENTS)
@@ -386,6 +393,15 @@ def main():
                     for _ in range(max(args.prefix_repeat, 1) if workload == "prefix" else 1):
                         record(workload, name, timed(workers[name], commands[workload] % data), rnd,
                                expected.get(workload))
+            # HBase's own floor: a full scan whose filter returns nothing, so the region
+            # server reads every row and sends none (its CPU is what it costs to serve).
+            if "floor" in only:
+                who = "basalt-native" if "basalt-native" in workers else "basalt"
+                answer = timed(workers[who], "floor %s" % data)
+                answer.pop("ok", None)
+                results["runs"].append(dict(answer, workload="floor", client=who, round=rnd, rows_scanned=args.rows))
+                log("floor    %-13s round %s: %d rows scanned in %.2f s, servers %s" % (
+                    who, rnd, args.rows, answer["wall_s"], answer.get("server_cpu_s")))
             phase("reads, round %d" % rnd, end=True)
 
         # The first requests of a freshly started client (connection set-up, pool

@@ -6,8 +6,11 @@
 //! ```text
 //! worker --addr 127.0.0.1:9090 --salts 16 [--native HOST:PORT,HOST:PORT]
 //! create TABLE | drop TABLE | write TABLE ROWS | scan TABLE | merged TABLE
-//! prefix TABLE DAY | gets TABLE TASKS FILE | quit
+//! prefix TABLE DAY | gets TABLE TASKS FILE | floor TABLE | quit
 //! ```
+//!
+//! `floor` is a full scan whose filter returns nothing: the region server reads every
+//! row and sends none, so its CPU over the command is what HBase itself spends.
 //!
 //! With `--native`, reads and writes take HBase's native RPC to the region servers,
 //! bootstrapping from the servers listed (`Client::builder().native(..)`); admin (create,
@@ -23,7 +26,7 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, ColumnFamily, Get, Put, Scan, TableDescriptor};
+use basalt::{Bytes, Client, ColumnFamily, Comparator, CompareOp, Filter, Get, Put, Scan, TableDescriptor};
 use basalt_rowkey::{FieldType, Query, Salt, Schema, Value};
 use futures::TryStreamExt;
 use md5::{Digest, Md5};
@@ -144,6 +147,23 @@ impl Worker {
                 Ok(Some(
                     measured(async {
                         let mut stream = table.scan(full_scan())?;
+                        let mut keys = Vec::new();
+                        while let Some(row) = stream.try_next().await? {
+                            keys.push(row.key_bytes());
+                        }
+                        Ok((keys, Vec::new()))
+                    })
+                    .await?,
+                ))
+            }
+            Some("floor") => {
+                // The region server's own cost: every row read, none returned (no value
+                // is the single byte 0), so the client does next to nothing.
+                let table = self.client.table(arg(1)?)?;
+                let nothing = Filter::value(CompareOp::Equal, Comparator::binary(Bytes::from_static(b"\0")));
+                Ok(Some(
+                    measured(async {
+                        let mut stream = table.scan(Scan::new().filter(nothing))?;
                         let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
                             keys.push(row.key_bytes());
