@@ -161,6 +161,13 @@ impl MultiWriter {
         get.encode_raw(out);
     }
 
+    /// Appends the regions of `other` (another request's actions, written apart).
+    pub fn append(&mut self, mut other: MultiWriter) {
+        self.close_region();
+        other.close_region();
+        self.out.extend_from_slice(&other.out);
+    }
+
     fn close_region(&mut self) {
         if !std::mem::take(&mut self.open) || self.actions.is_empty() {
             self.actions.clear();
