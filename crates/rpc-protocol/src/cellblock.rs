@@ -20,9 +20,10 @@
 //!
 //! All integers are big-endian. HBase's `KeyValueCodec` never sends tags.
 
-use bytes::{Buf, BufMut, Bytes, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
 use crate::error::CellBlockError;
+use crate::varint::Filler;
 
 /// The fixed part of a key: row length (2), family length (1), timestamp (8), type (1).
 const KEY_INFRASTRUCTURE_LEN: u64 = 2 + 1 + 8 + 1;
@@ -379,22 +380,26 @@ pub fn encode_cell(codec: CellCodec, cell: &CellParts<'_>, out: &mut BytesMut) -
     if total > limit {
         return Err(too_long("cell", total as usize, limit));
     }
-    out.reserve(4 + total as usize);
-    out.put_u32(total as u32);
-    out.put_u32(key_len as u32);
-    out.put_u32(cell.value.len() as u32);
-    out.put_i16(row_len);
-    out.put_slice(cell.row);
-    out.put_i8(family_len);
-    out.put_slice(cell.family);
-    out.put_slice(cell.qualifier);
-    out.put_i64(cell.timestamp);
-    out.put_u8(cell.cell_type.code());
-    out.put_slice(cell.value);
+    // One resize, then the fields copied in place: a block holds thousands of cells.
+    let start = out.len();
+    out.resize(start + 4 + total as usize, 0);
+    let mut fill = Filler::at(out, start);
+    fill.put(&(total as u32).to_be_bytes());
+    fill.put(&(key_len as u32).to_be_bytes());
+    fill.put(&(cell.value.len() as u32).to_be_bytes());
+    fill.put(&row_len.to_be_bytes());
+    fill.put(cell.row);
+    fill.put(&family_len.to_be_bytes());
+    fill.put(cell.family);
+    fill.put(cell.qualifier);
+    fill.put(&cell.timestamp.to_be_bytes());
+    fill.byte(cell.cell_type.code());
+    fill.put(cell.value);
     if !tags.is_empty() {
-        out.put_u16(tags_len);
-        out.put_slice(tags);
+        fill.put(&tags_len.to_be_bytes());
+        fill.put(tags);
     }
+    debug_assert!(fill.is_full());
     Ok(())
 }
 

@@ -13,6 +13,7 @@ use prost::encoding::{encode_key, encode_varint, encoded_len_varint, WireType};
 use prost::Message;
 
 use crate::pb;
+use crate::varint::Filler;
 
 /// The `MultiRequest` fields and those of the messages inside it that this writer sets.
 mod tag {
@@ -75,27 +76,27 @@ impl MutationHead<'_> {
             + self.nonce.map_or(0, |nonce| varint_field_len(tag::MUTATION_NONCE, nonce))
     }
 
-    fn encode(&self, out: &mut BytesMut) {
-        encode_key(tag::MUTATION_ROW, WireType::LengthDelimited, out);
-        encode_varint(self.row.len() as u64, out);
-        out.put_slice(self.row);
-        encode_key(tag::MUTATION_TYPE, WireType::Varint, out);
-        encode_varint(enum_value(self.mutate_type as i32), out);
+    fn encode(&self, out: &mut Filler<'_>) {
+        out.key(tag::MUTATION_ROW, WireType::LengthDelimited);
+        out.varint(self.row.len() as u64);
+        out.put(self.row);
+        out.key(tag::MUTATION_TYPE, WireType::Varint);
+        out.varint(enum_value(self.mutate_type as i32));
         if let Some(ts) = self.timestamp {
-            encode_key(tag::MUTATION_TIMESTAMP, WireType::Varint, out);
-            encode_varint(ts, out);
+            out.key(tag::MUTATION_TIMESTAMP, WireType::Varint);
+            out.varint(ts);
         }
         if let Some(durability) = self.durability {
-            encode_key(tag::MUTATION_DURABILITY, WireType::Varint, out);
-            encode_varint(enum_value(durability as i32), out);
+            out.key(tag::MUTATION_DURABILITY, WireType::Varint);
+            out.varint(enum_value(durability as i32));
         }
         if let Some(count) = self.associated_cell_count {
-            encode_key(tag::MUTATION_CELL_COUNT, WireType::Varint, out);
-            encode_varint(enum_value(count), out);
+            out.key(tag::MUTATION_CELL_COUNT, WireType::Varint);
+            out.varint(enum_value(count));
         }
         if let Some(nonce) = self.nonce {
-            encode_key(tag::MUTATION_NONCE, WireType::Varint, out);
-            encode_varint(nonce, out);
+            out.key(tag::MUTATION_NONCE, WireType::Varint);
+            out.varint(nonce);
         }
     }
 }
@@ -125,29 +126,46 @@ impl MultiWriter {
         self.open = true;
     }
 
-    /// Adds a write to the open region.
+    /// Adds a write to the open region: sized once, then written in place (a batch
+    /// writes thousands).
     pub fn mutation(&mut self, index: u32, mutation: &MutationHead<'_>) {
-        self.action(index, tag::ACTION_MUTATION, mutation.encoded_len(), |out| mutation.encode(out));
+        let body_len = mutation.encoded_len();
+        let action_len =
+            varint_field_len(tag::ACTION_INDEX, u64::from(index)) + bytes_field_len(tag::ACTION_MUTATION, body_len);
+        let start = self.actions.len();
+        self.actions.resize(start + bytes_field_len(tag::REGION_ACTION_ACTION, action_len), 0);
+        let mut out = Filler::at(&mut self.actions, start);
+        out.key(tag::REGION_ACTION_ACTION, WireType::LengthDelimited);
+        out.varint(action_len as u64);
+        out.key(tag::ACTION_INDEX, WireType::Varint);
+        out.varint(u64::from(index));
+        out.key(tag::ACTION_MUTATION, WireType::LengthDelimited);
+        out.varint(body_len as u64);
+        mutation.encode(&mut out);
+        debug_assert!(out.is_full());
     }
 
     /// Adds a get to the open region.
     pub fn get(&mut self, index: u32, get: &pb::Get) {
-        self.action(index, tag::ACTION_GET, get.encoded_len(), |out| get.encode_raw(out));
-    }
-
-    /// Adds one action: its index and the `body_len` bytes that `body` writes under the
-    /// field `body_tag`.
-    fn action(&mut self, index: u32, body_tag: u32, body_len: usize, body: impl FnOnce(&mut BytesMut)) {
-        let action_len = varint_field_len(tag::ACTION_INDEX, u64::from(index)) + bytes_field_len(body_tag, body_len);
+        let body_len = get.encoded_len();
+        let action_len =
+            varint_field_len(tag::ACTION_INDEX, u64::from(index)) + bytes_field_len(tag::ACTION_GET, body_len);
         let out = &mut self.actions;
         out.reserve(bytes_field_len(tag::REGION_ACTION_ACTION, action_len));
         encode_key(tag::REGION_ACTION_ACTION, WireType::LengthDelimited, out);
         encode_varint(action_len as u64, out);
         encode_key(tag::ACTION_INDEX, WireType::Varint, out);
         encode_varint(u64::from(index), out);
-        encode_key(body_tag, WireType::LengthDelimited, out);
+        encode_key(tag::ACTION_GET, WireType::LengthDelimited, out);
         encode_varint(body_len as u64, out);
-        body(out);
+        get.encode_raw(out);
+    }
+
+    /// Appends the regions of `other` (another request's actions, written apart).
+    pub fn append(&mut self, mut other: MultiWriter) {
+        self.close_region();
+        other.close_region();
+        self.out.extend_from_slice(&other.out);
     }
 
     fn close_region(&mut self) {

@@ -64,6 +64,55 @@ pub(crate) fn put_delimited<M: Message>(message: &M, part: &'static str, out: &m
     message.encode_length_delimited(out).map_err(|error| FrameError::Protobuf { part, reason: error.to_string() })
 }
 
+/// Fills bytes already sized for what is written (`BytesMut::resize`), piece by piece:
+/// one size check for a whole record instead of one capacity check and one call per
+/// field. Writing more than was sized panics; the callers size from the same lengths.
+pub(crate) struct Filler<'a>(&'a mut [u8]);
+
+impl<'a> Filler<'a> {
+    /// Fills the bytes of `out` from `start` to its end.
+    pub(crate) fn at(out: &'a mut BytesMut, start: usize) -> Filler<'a> {
+        Filler(&mut out[start..])
+    }
+
+    /// Copies `bytes`.
+    #[inline]
+    pub(crate) fn put(&mut self, bytes: &[u8]) {
+        let (head, rest) = std::mem::take(&mut self.0).split_at_mut(bytes.len());
+        head.copy_from_slice(bytes);
+        self.0 = rest;
+    }
+
+    /// One byte.
+    #[inline]
+    pub(crate) fn byte(&mut self, byte: u8) {
+        let (first, rest) = std::mem::take(&mut self.0).split_first_mut().expect("a byte sized for");
+        *first = byte;
+        self.0 = rest;
+    }
+
+    /// A varint, as protobuf writes it.
+    #[inline]
+    pub(crate) fn varint(&mut self, mut value: u64) {
+        while value >= 0x80 {
+            self.byte((value as u8) | 0x80);
+            value >>= 7;
+        }
+        self.byte(value as u8);
+    }
+
+    /// A field's key (tag and wire type).
+    #[inline]
+    pub(crate) fn key(&mut self, tag: u32, wire_type: prost::encoding::WireType) {
+        self.varint(u64::from(tag << 3 | wire_type as u32));
+    }
+
+    /// Whether every sized byte was written.
+    pub(crate) fn is_full(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,6 +142,20 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn filled_varints_are_protobufs(value in any::<u64>(), tag in 1u32..(1 << 29)) {
+            let mut want = Vec::new();
+            prost::encoding::encode_key(tag, prost::encoding::WireType::Varint, &mut want);
+            prost::encoding::encode_varint(value, &mut want);
+            let mut out = BytesMut::new();
+            out.resize(want.len(), 0xee);
+            let mut filler = Filler::at(&mut out, 0);
+            filler.key(tag, prost::encoding::WireType::Varint);
+            filler.varint(value);
+            prop_assert!(filler.is_full());
+            prop_assert_eq!(&out[..], &want[..]);
+        }
+
         #[test]
         fn varint_round_trips(value in any::<u64>()) {
             let mut out = Vec::new();

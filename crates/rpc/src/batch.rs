@@ -344,27 +344,7 @@ async fn multi_on_server<A: Action>(
     nonces: &[Option<u64>],
 ) -> Vec<(usize, Result<RowResult, RpcError>)> {
     let mut outcomes = Vec::new();
-    let hint: usize =
-        regions.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| actions[i].cells_len_hint())).sum();
-    let mut cells = BytesMut::with_capacity(hint);
-    let mut request = MultiWriter::new();
-    let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
-    for (region, indexes) in regions {
-        request.region(&region.region_name);
-        let mut kept = Vec::with_capacity(indexes.len());
-        for index in indexes {
-            // `run_batch` checked that every index fits in a u32.
-            match actions[index].encode(index as u32, nonces[index], &mut request, &mut cells) {
-                Ok(()) => kept.push(index),
-                // Refused before anything was sent.
-                Err(error) => outcomes.push((index, Err(error))),
-            }
-        }
-        // A region whose every action was refused is left out of the request.
-        if !kept.is_empty() {
-            sent.push((region, kept));
-        }
-    }
+    let (request, cells, sent) = encode_multi(regions, actions, nonces, &mut outcomes);
     if sent.is_empty() {
         return outcomes;
     }
@@ -435,6 +415,66 @@ async fn multi_on_server<A: Action>(
     outcomes
 }
 
+/// The `Multi` request of one server's regions, its cell block, and the actions it
+/// holds per region (an action refused by its encoder gets its outcome in `outcomes`
+/// instead; a region left without actions is left out).
+///
+/// The actions are encoded in the caller's order, each region's into a part of its own
+/// (the caller's rows are read in the order they lie in memory, which the hardware
+/// prefetches; rows spread over many regions would otherwise be read in strides), and
+/// the parts are then joined region by region: the request lists each region's actions
+/// and the cell block holds their cells in the same order, as before.
+fn encode_multi<A: Action>(
+    regions: Vec<RegionActions>,
+    actions: &[A],
+    nonces: &[Option<u64>],
+    outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>,
+) -> (MultiWriter, BytesMut, Vec<RegionActions>) {
+    let mut order: Vec<(usize, usize)> = regions
+        .iter()
+        .enumerate()
+        .flat_map(|(part, (_, indexes))| indexes.iter().map(move |&index| (index, part)))
+        .collect();
+    order.sort_unstable();
+    let mut parts: Vec<(MultiWriter, BytesMut, Vec<usize>)> = regions
+        .iter()
+        .map(|(region, indexes)| {
+            let mut request = MultiWriter::new();
+            request.region(&region.region_name);
+            let hint = indexes.iter().map(|&i| actions[i].cells_len_hint()).sum();
+            (request, BytesMut::with_capacity(hint), Vec::with_capacity(indexes.len()))
+        })
+        .collect();
+    for (index, part) in order {
+        let (request, cells, kept) = &mut parts[part];
+        // `run_batch` checked that every index fits in a u32.
+        match actions[index].encode(index as u32, nonces[index], request, cells) {
+            Ok(()) => kept.push(index),
+            // Refused before anything was sent.
+            Err(error) => outcomes.push((index, Err(error))),
+        }
+    }
+    let total: usize = parts.iter().map(|(_, cells, _)| cells.len()).sum();
+    let mut request = MultiWriter::new();
+    let mut cells = BytesMut::new();
+    let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
+    for ((region, _), (part, block, kept)) in regions.into_iter().zip(parts) {
+        // A region whose every action was refused is left out of the request.
+        if kept.is_empty() {
+            continue;
+        }
+        request.append(part);
+        if sent.is_empty() {
+            cells = block;
+            cells.reserve(total - cells.len());
+        } else {
+            cells.extend_from_slice(&block);
+        }
+        sent.push((region, kept));
+    }
+    (request, cells, sent)
+}
+
 /// The wait a failed action asks for, ordered by length: the round's pause follows the
 /// action asking the longest (the retry rule decides on its error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -477,6 +517,36 @@ mod tests {
     use super::*;
 
     use crate::region::test_region as region;
+
+    #[test]
+    fn actions_encoded_in_the_callers_order_are_sent_region_by_region() {
+        use prost::Message;
+        let put = |row: &str, value: &str| {
+            BatchAction::Mutate(Mutation::put(row.to_owned()).column("f", "q", value.to_owned()))
+        };
+        // Rows alternate between two regions; action 2 is refused (no family).
+        let actions = vec![
+            put("a1", "v0"),
+            put("m1", "v1"),
+            BatchAction::Mutate(Mutation::put("a2").column("", "q", "x")),
+            put("m2", "v3"),
+            put("a3", "v4"),
+        ];
+        let regions = vec![(region("", "m", "s1:1"), vec![0, 2, 4]), (region("m", "", "s1:1"), vec![1, 3])];
+        let mut outcomes = Vec::new();
+        let (request, cells, sent) = encode_multi(regions, &actions, &[None; 5], &mut outcomes);
+        assert_eq!(outcomes.len(), 1);
+        assert_eq!(outcomes[0].0, 2);
+        let kept: Vec<Vec<usize>> = sent.iter().map(|(_, indexes)| indexes.clone()).collect();
+        assert_eq!(kept, vec![vec![0, 4], vec![1, 3]]);
+        let request = pb::MultiRequest::decode(request.finish(None).0).unwrap();
+        let indexes: Vec<Vec<u32>> =
+            request.region_action.iter().map(|r| r.action.iter().map(|a| a.index.unwrap()).collect()).collect();
+        assert_eq!(indexes, vec![vec![0, 4], vec![1, 3]]);
+        let values: Vec<Vec<u8>> =
+            CellCursor::new(cells.freeze()).take(4).unwrap().iter().map(|cell| cell.value().to_vec()).collect();
+        assert_eq!(values, vec![b"v0".to_vec(), b"v4".to_vec(), b"v1".to_vec(), b"v3".to_vec()]);
+    }
 
     #[test]
     fn rows_are_placed_among_the_regions_found_so_far() {

@@ -76,6 +76,20 @@ impl Reply {
 
 type Waiter = oneshot::Sender<Result<Reply, RpcError>>;
 
+/// One request as the writer sends it: the length, header and message, then the cell
+/// block as the caller built it (not copied into the frame; a batch's block is most of
+/// its bytes).
+struct Frame {
+    head: Bytes,
+    block: Bytes,
+}
+
+impl Frame {
+    fn len(&self) -> usize {
+        self.head.len() + self.block.len()
+    }
+}
+
 /// The calls waiting for a reply, or why the connection is no longer usable.
 enum Pending {
     Open(HashMap<u32, Waiter>),
@@ -133,7 +147,7 @@ pub struct Connection {
 struct Inner {
     shared: Arc<Shared>,
     next_id: AtomicU32,
-    writer: mpsc::UnboundedSender<Bytes>,
+    writer: mpsc::UnboundedSender<Frame>,
     /// The writer task: aborted with the connection, since a writer blocked on a peer
     /// that stopped reading would never see its channel close.
     writer_task: tokio::task::AbortHandle,
@@ -263,10 +277,10 @@ impl Connection {
         let timeout_ms = u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX);
         let head = CallHead { call_id: id, method_name: method, priority: None, timeout_ms: Some(timeout_ms) };
         let mut bytes = BytesMut::new();
-        let block = cell_block.map(|b| &b[..]).unwrap_or_default();
-        call::encode_call(&head, param, block, &mut bytes)
+        let block = cell_block.cloned().unwrap_or_default();
+        call::encode_call_head(&head, param, block.len(), &mut bytes)
             .map_err(|e| RpcError::InvalidArgument(format!("a request that cannot be framed: {e}")))?;
-        let frame = bytes.freeze();
+        let frame = Frame { head: bytes.freeze(), block };
         let queued = shared.queued.fetch_add(frame.len(), Ordering::AcqRel);
         if queued > 0 && queued + frame.len() > MAX_QUEUED_BYTES {
             shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
@@ -314,16 +328,25 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(write_half: W, mut rx: mpsc::UnboundedReceiver<Bytes>, shared: Arc<Shared>) {
+/// Writes one frame: its head, then its cell block (a large block bypasses the buffer).
+async fn write_frame<W: AsyncWrite + Unpin>(out: &mut BufWriter<W>, frame: &Frame) -> std::io::Result<()> {
+    out.write_all(&frame.head).await?;
+    if !frame.block.is_empty() {
+        out.write_all(&frame.block).await?;
+    }
+    Ok(())
+}
+
+async fn write_loop<W: AsyncWrite + Unpin>(write_half: W, mut rx: mpsc::UnboundedReceiver<Frame>, shared: Arc<Shared>) {
     let mut out = BufWriter::with_capacity(64 << 10, write_half);
     while let Some(frame) = rx.recv().await {
-        let mut result = out.write_all(&frame).await;
+        let mut result = write_frame(&mut out, &frame).await;
         shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
         // Gather whatever else is queued into the same flush.
         while result.is_ok() {
             match rx.try_recv() {
                 Ok(frame) => {
-                    result = out.write_all(&frame).await;
+                    result = write_frame(&mut out, &frame).await;
                     shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
                 }
                 Err(_) => break,
