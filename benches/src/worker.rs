@@ -261,7 +261,12 @@ fn main() -> std::process::ExitCode {
 
 fn serve(addr: String, salts: u32, native: Vec<String>) -> Result<(), BoxError> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    let builder = Client::builder().address(addr).pool_size(16);
+    let mut builder = Client::builder().address(addr).pool_size(16);
+    // BASALT_BENCH_GETS_IN_FLIGHT=N: single gets sent at once before later ones are
+    // coalesced (the library's default otherwise), to measure the coalescer's setting.
+    if let Some(n) = std::env::var("BASALT_BENCH_GETS_IN_FLIGHT").ok().and_then(|v| v.parse().ok()) {
+        builder = builder.gets_in_flight(n);
+    }
     let transport = if native.is_empty() { "basalt" } else { "basalt-native" };
     let client = if native.is_empty() { builder } else { builder.native(native) }.build()?;
     let worker = Worker { client, schema: schema(salts)?, salts };

@@ -37,7 +37,8 @@ pub struct ClientBuilder {
     security_set: bool,
     site: Option<SiteSource>,
     retry_budget: Duration,
-    gets_in_flight: usize,
+    /// `None`: the transport's default.
+    gets_in_flight: Option<usize>,
     native: Vec<String>,
     native_zookeeper: Option<String>,
     native_znode_parent: Option<String>,
@@ -49,6 +50,11 @@ pub struct ClientBuilder {
 /// How many single-row get calls a client sends at once by default; gets beyond that
 /// wait and are coalesced into one `getMultiple` (see [`ClientBuilder::gets_in_flight`]).
 pub const DEFAULT_GETS_IN_FLIGHT: usize = 4;
+/// Single-row gets sent at once over native RPC before later ones are coalesced: each
+/// region server has one multiplexed connection, so more calls in flight cost little,
+/// and a coalesced call waits for its slowest region server (with three region servers,
+/// 16 gave 2.6 times the gets per second of 4, and a p99 of 10 ms instead of 34).
+pub const DEFAULT_NATIVE_GETS_IN_FLIGHT: usize = 16;
 
 /// How long retries of one call (or one scan's recovery) may go on by default: longer
 /// than a routine gateway restart (10-15 s), short enough to report an outage.
@@ -90,7 +96,7 @@ impl Default for ClientBuilder {
             site: None,
             retry: Arc::new(DefaultRetryPolicy::default()),
             retry_budget: DEFAULT_RETRY_BUDGET,
-            gets_in_flight: DEFAULT_GETS_IN_FLIGHT,
+            gets_in_flight: None,
             native: Vec::new(),
             native_zookeeper: None,
             native_znode_parent: None,
@@ -292,9 +298,11 @@ impl ClientBuilder {
     /// per get on the client, the gateway and the region server than one call each,
     /// and a shorter wait. Each get keeps its own answer and its own error (a shared
     /// call that fails is redone get by get). 0 sends every get on its own, up to the
-    /// pool size. Default: [`DEFAULT_GETS_IN_FLIGHT`] (4).
+    /// pool size. Default: [`DEFAULT_GETS_IN_FLIGHT`] (4) through the gateway,
+    /// [`DEFAULT_NATIVE_GETS_IN_FLIGHT`] (16) over native RPC, where the pool size does
+    /// not bound it.
     pub fn gets_in_flight(mut self, calls: usize) -> Self {
-        self.gets_in_flight = calls;
+        self.gets_in_flight = Some(calls);
         self
     }
 
@@ -426,7 +434,11 @@ impl ClientBuilder {
             let pool = Pool::new(self.addrs, self.pool_size, options, self.max_idle, self.down_backoff);
             Arc::new(ThriftTransport::new(pool, self.request_timeout, max_value_bytes))
         };
-        let gets = Arc::new(GetCoalescer::new(self.gets_in_flight.min(self.pool_size), self.request_timeout));
+        let gets_in_flight = match native {
+            true => self.gets_in_flight.unwrap_or(DEFAULT_NATIVE_GETS_IN_FLIGHT),
+            false => self.gets_in_flight.unwrap_or(DEFAULT_GETS_IN_FLIGHT).min(self.pool_size),
+        };
+        let gets = Arc::new(GetCoalescer::new(gets_in_flight, self.request_timeout));
         Ok(Client {
             inner: Arc::new(ClientInner {
                 attempts: Attempts::new(transport, self.retry, self.retry_budget, self.resend_unstamped_puts),
@@ -490,7 +502,8 @@ impl Client {
     /// core's policies run on a scripted transport).
     #[cfg(test)]
     pub(crate) fn on_transport(builder: ClientBuilder, transport: Arc<dyn Transport>) -> Client {
-        let gets = Arc::new(GetCoalescer::new(builder.gets_in_flight, builder.request_timeout));
+        let in_flight = builder.gets_in_flight.unwrap_or(DEFAULT_GETS_IN_FLIGHT);
+        let gets = Arc::new(GetCoalescer::new(in_flight, builder.request_timeout));
         Client {
             inner: Arc::new(ClientInner {
                 attempts: Attempts::new(transport, builder.retry, builder.retry_budget, builder.resend_unstamped_puts),
@@ -678,6 +691,17 @@ mod tests {
         let bad = site("<property><name>hbase.zookeeper.property.clientPort</name><value>x</value></property>");
         let error = Client::builder().site(bad).build().unwrap_err().to_string();
         assert!(error.contains("/conf/hbase-site.xml:1: hbase.zookeeper.property.clientPort"), "{error}");
+    }
+
+    #[test]
+    fn gets_in_flight_defaults_to_the_transports_own() {
+        let limit = |b: ClientBuilder| b.build().map(|c| c.inner.gets.limit()).unwrap();
+        assert_eq!(limit(Client::builder().address("h:1")), DEFAULT_GETS_IN_FLIGHT);
+        assert_eq!(limit(Client::builder().address("h:1").pool_size(2)), 2);
+        assert_eq!(limit(Client::builder().native(["rs:16020"])), DEFAULT_NATIVE_GETS_IN_FLIGHT);
+        assert_eq!(limit(Client::builder().native(["rs:16020"]).gets_in_flight(3)), 3);
+        // The pool bounds gateway calls, not native ones (one multiplexed connection).
+        assert_eq!(limit(Client::builder().native(["rs:16020"]).pool_size(2).gets_in_flight(9)), 9);
     }
 
     #[test]

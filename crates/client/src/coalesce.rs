@@ -102,6 +102,12 @@ impl GetCoalescer {
 
     /// `(calls, gets)`: coalesced `getMultiple` calls that succeeded, and the gets
     /// they answered.
+    /// Most single-row get calls in flight at once.
+    #[cfg(test)]
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+
     pub(crate) fn counts(&self) -> (u64, u64) {
         (self.coalesced_calls.load(Ordering::Relaxed), self.coalesced_gets.load(Ordering::Relaxed))
     }

@@ -4,7 +4,8 @@
 //! | constant | what it sets | where it can be changed |
 //! |---|---|---|
 //! | [`DEFAULT_RETRY_BUDGET`] | how long the retries of one call (or a scan's recovery) may go on | [`ClientBuilder::retry_budget`](crate::ClientBuilder::retry_budget) |
-//! | [`DEFAULT_GETS_IN_FLIGHT`] | single-row gets sent at once before later ones are coalesced | [`ClientBuilder::gets_in_flight`](crate::ClientBuilder::gets_in_flight) |
+//! | [`DEFAULT_GETS_IN_FLIGHT`] | single-row gets sent at once before later ones are coalesced (gateway) | [`ClientBuilder::gets_in_flight`](crate::ClientBuilder::gets_in_flight) |
+//! | [`DEFAULT_NATIVE_GETS_IN_FLIGHT`] | the same over native RPC | [`ClientBuilder::gets_in_flight`](crate::ClientBuilder::gets_in_flight) |
 //! | [`DEFAULT_BATCH_ROWS`] | rows per call of the batched reads and writes | [`Table::with_batch_rows`](crate::Table::with_batch_rows) |
 //! | [`FIRST_PAGE_ROWS`] | rows of a scan's first page | [`Scan::caching`](crate::Scan::caching) |
 //! | [`PAGE_GROWTH`] | how much each page grows over the previous one | [`Scan::caching`](crate::Scan::caching) |
@@ -15,7 +16,7 @@
 //! | [`PARALLEL_FIRST_PAGE_ROWS`] | rows of the first page of every parallel piece but the first | [`Scan::caching`](crate::Scan::caching) |
 //! | [`MAX_ROW_KEY_LEN`] | HBase's limit on a row key's length | fixed by HBase |
 
-pub use crate::client::{DEFAULT_GETS_IN_FLIGHT, DEFAULT_RETRY_BUDGET};
+pub use crate::client::{DEFAULT_GETS_IN_FLIGHT, DEFAULT_NATIVE_GETS_IN_FLIGHT, DEFAULT_RETRY_BUDGET};
 pub use crate::scan::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, PAGE_GROWTH, PAGE_TARGET_BYTES};
 pub use crate::scan::{PARALLEL_FIRST_PAGE_ROWS, PARALLEL_PAGES_AHEAD, PARALLEL_PAGE_TARGET_BYTES};
 pub use crate::table::DEFAULT_BATCH_ROWS;
