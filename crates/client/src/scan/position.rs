@@ -8,7 +8,7 @@ use bytes::Bytes;
 use super::spec::Scan;
 use crate::error::Result;
 use crate::filter::Filter;
-use crate::row::{CellRef, Row};
+use crate::row::Row;
 use crate::transport::ScanRequest;
 use crate::validate;
 
@@ -138,20 +138,15 @@ impl Position {
 /// A cell's place in its row: family, qualifier, timestamp, type byte.
 pub(crate) type CellKey = (Bytes, Bytes, i64, u8);
 
-/// The place of `cell` in its row.
-fn cell_key(cell: &CellRef<'_>) -> CellKey {
-    (cell.family_bytes(), cell.qualifier_bytes(), cell.timestamp(), cell.cell_type().code())
-}
-
-/// Whether `cell` sorts at or before `last` in HBase's order within a row: family and
-/// qualifier ascending, newest first, then the type byte descending (a raw scan returns
-/// a delete marker before the value it deletes, at the same timestamp: both must count,
-/// as in Java's `CellComparator`).
-fn at_or_before(cell: &CellRef<'_>, last: &CellKey) -> bool {
-    (cell.family(), cell.qualifier())
+/// Whether the cell `(family, qualifier, timestamp, type byte)` sorts at or before
+/// `last` in HBase's order within a row: family and qualifier ascending, newest first,
+/// then the type byte descending (a raw scan returns a delete marker before the value it
+/// deletes, at the same timestamp: both must count, as in Java's `CellComparator`).
+fn at_or_before(family: &[u8], qualifier: &[u8], timestamp: i64, type_code: u8, last: &CellKey) -> bool {
+    (family, qualifier)
         .cmp(&(&last.0[..], &last.1[..]))
-        .then(last.2.cmp(&cell.timestamp()))
-        .then(last.3.cmp(&cell.cell_type().code()))
+        .then(last.2.cmp(&timestamp))
+        .then(last.3.cmp(&type_code))
         .is_le()
 }
 
@@ -262,7 +257,10 @@ impl Tracker {
             self.skip = None;
             return Unseen::Row(row);
         }
-        let seen = row.cells().take_while(|c| at_or_before(c, last)).count();
+        let seen = row
+            .cells()
+            .take_while(|c| at_or_before(c.family(), c.qualifier(), c.timestamp(), c.cell_type().code(), last))
+            .count();
         if seen < row.len() {
             self.skip = None;
             if seen == 0 {
@@ -326,7 +324,8 @@ impl Tracker {
                     None => next.position.partial = Some((row.key_bytes(), 1)),
                 }
                 if let Some(cell) = row.cells().last() {
-                    next.position.partial_last = Some(cell_key(&cell));
+                    let key = (cell.family_bytes(), cell.qualifier_bytes(), cell.timestamp(), cell.cell_type().code());
+                    next.position.partial_last = Some(key);
                 }
             } else {
                 next.position.partial = None;
