@@ -163,27 +163,27 @@ type RegionActions = (RegionLocation, Vec<usize>);
 #[derive(Default)]
 struct Grouping {
     regions: Vec<RegionActions>,
-    /// Indexes into `regions`, ordered by start key: a row is placed by binary search,
-    /// so a round costs one cache lookup per region, not one per row.
-    by_start: Vec<usize>,
+    /// Each region's `(start key, end key, index into regions)`, ordered by start key:
+    /// a row is placed by binary search over these keys alone (one pointer to follow
+    /// per comparison), so a round costs one cache lookup per region, not one per row.
+    by_start: Vec<(Bytes, Bytes, usize)>,
 }
 
 impl Grouping {
     /// The region already found this round that holds `row`: the one with the greatest
     /// start key at or before it, if it ends after it.
     fn find(&self, row: &[u8]) -> Option<usize> {
-        let after = self.by_start.partition_point(|&r| self.regions[r].0.start_key.as_ref() <= row);
-        let candidate = self.by_start[after.checked_sub(1)?];
-        let end = &self.regions[candidate].0.end_key;
-        (end.is_empty() || row < end.as_ref()).then_some(candidate)
+        let after = self.by_start.partition_point(|(start, _, _)| start.as_ref() <= row);
+        let (_, end, candidate) = &self.by_start[after.checked_sub(1)?];
+        (end.is_empty() || row < end.as_ref()).then_some(*candidate)
     }
 
     /// Adds a region found in the cache or meta; its index.
     fn add(&mut self, region: RegionLocation) -> usize {
-        let at = self.by_start.partition_point(|&r| self.regions[r].0.start_key <= region.start_key);
+        let at = self.by_start.partition_point(|(start, _, _)| *start <= region.start_key);
+        let index = self.regions.len();
+        self.by_start.insert(at, (region.start_key.clone(), region.end_key.clone(), index));
         self.regions.push((region, Vec::new()));
-        let index = self.regions.len() - 1;
-        self.by_start.insert(at, index);
         index
     }
 

@@ -106,6 +106,13 @@ impl RpcClient {
         self.inner.regions.len(table)
     }
 
+    /// A number standing for the region server that holds `row` of `table`, as far as
+    /// the region cache knows (no call): equal numbers, same server. `None` when the
+    /// row's region is not cached. Callers group work per server with it.
+    pub fn cached_server_id(&self, table: &str, row: &[u8]) -> Option<u64> {
+        self.inner.regions.server_id(table, row)
+    }
+
     /// The region of `table` holding `row`, from the cache or `hbase:meta`.
     pub async fn locate(&self, table: &str, row: &[u8]) -> Result<RegionLocation, RpcError> {
         if let Some(region) = self.inner.regions.find(table, row) {

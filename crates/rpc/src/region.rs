@@ -199,6 +199,22 @@ impl RegionCache {
         region.contains(row).then(|| region.clone())
     }
 
+    /// A number standing for the region server the cached region holding `row` is on
+    /// (a hash of its address: equal servers, equal numbers), without copying the
+    /// region; `None` when no cached region holds `row`.
+    pub fn server_id(&self, table: &str, row: &[u8]) -> Option<u64> {
+        use std::hash::{Hash, Hasher};
+        let tables = self.lock();
+        let regions = tables.get(table)?;
+        let (_, region) = regions.range::<[u8], _>((Bound::Unbounded, Bound::Included(row))).next_back()?;
+        if !region.contains(row) {
+            return None;
+        }
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        region.server.hash(&mut hasher);
+        Some(hasher.finish())
+    }
+
     /// The cached region holding the greatest row before `row` (for an empty `row`, the
     /// table's last region).
     pub fn find_before(&self, table: &str, row: &[u8]) -> Option<RegionLocation> {
@@ -309,6 +325,19 @@ mod tests {
         assert_eq!(cache.find_before("t", b"h").unwrap().start_key, "g");
         assert_eq!(cache.find_before("t", b"").unwrap().start_key, "p");
         assert!(cache.find("other", b"a").is_none());
+    }
+
+    #[test]
+    fn server_ids_tell_servers_apart_and_know_only_cached_rows() {
+        let cache = RegionCache::default();
+        cache.insert(region("", "g", "a:1"));
+        cache.insert(region("g", "p", "b:1"));
+        cache.insert(region("p", "x", "a:1"));
+        let a = cache.server_id("t", b"c").expect("cached");
+        assert_eq!(cache.server_id("t", b"q"), Some(a), "same server, same id");
+        assert_ne!(cache.server_id("t", b"h"), Some(a));
+        assert_eq!(cache.server_id("t", b"y"), None, "past the last cached region");
+        assert_eq!(cache.server_id("other", b"c"), None);
     }
 
     #[test]

@@ -239,6 +239,13 @@ pub trait Transport: Send + Sync + 'static {
     fn get<'a>(&'a self, table: &'a str, get: &'a Get) -> AttemptFuture<'a, Row>;
     /// Several rows, one answer per get, in order (empty rows for missing ones).
     fn get_many<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<Row>>;
+    /// Which server would answer a get of `row`, as far as the transport knows without
+    /// a call: equal numbers, same server. Concurrent single gets are coalesced per
+    /// server with it. `None` (this default): not known, or one path for every row.
+    fn get_route(&self, table: &str, row: &[u8]) -> Option<u64> {
+        let _ = (table, row);
+        None
+    }
     /// Whether each get finds something.
     fn exists<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<bool>>;
     /// Writes puts (applied row by row); the ones the servers did not apply, each with

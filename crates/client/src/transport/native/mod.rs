@@ -241,6 +241,10 @@ impl Transport for NativeTransport {
         })
     }
 
+    fn get_route(&self, table: &str, row: &[u8]) -> Option<u64> {
+        self.shared.client.get()?.cached_server_id(table, row)
+    }
+
     fn exists<'a>(&'a self, table: &'a str, gets: &'a [Get]) -> AttemptFuture<'a, Vec<bool>> {
         Box::pin(async move {
             let op = if gets.len() == 1 { Operation::Exists } else { Operation::ExistsMany };
