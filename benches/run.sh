@@ -12,8 +12,11 @@
 #                  [--profile-client NAME] [--baseline-rev REV [--baseline-native]]
 #
 # A subset, to measure one workload against one peer cheaply:
-#   --only LIST     comma-separated, from write,scan,merged,prefix,gets,gets_cold,floor,memory
-#                   (default: all). Without write, Basalt loads the data untimed. floor:
+#   --only LIST     comma-separated, from write,scan,scan_ahead,merged,prefix,gets,gets_cold,
+#                   floor,memory (default: all). scan_ahead: the full scan with 4 regions
+#                   read at once (Scan::parallel_regions(4), same rows in the same order)
+#                   through Basalt; the peers, which have no such mode, run their full
+#                   scan. Without write, Basalt loads the data untimed. floor:
 #                   each read round ends with a full scan whose filter returns nothing
 #                   (basalt-native, else Basalt): the region server's own CPU per row,
 #                   reported beside every client's server CPU per row.

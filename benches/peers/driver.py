@@ -26,7 +26,7 @@ import report  # noqa: E402
 ALL_CLIENTS = ["basalt", "basalt-native", "happybase", "thriftpy2", "java"]
 PEERS = ALL_CLIENTS[1:]
 BASELINE = None  # "basalt@REV" with --baseline-worker, placed after basalt-native
-READS = ["scan", "merged", "prefix", "gets"]
+READS = ["scan", "scan_ahead", "merged", "prefix", "gets"]
 WORKLOADS = ["write"] + READS + ["gets_cold", "floor", "memory"]
 CLIENTS = ALL_CLIENTS  # narrowed by --peers in main()
 
@@ -331,7 +331,8 @@ def main():
             created.append(warm)
             basalt.call("write %s %d" % (warm, warm_rows))
             # Only the kinds of call that will be measured (all three for writes and prefix).
-            kinds = [w for w in ("scan", "merged", "gets") if w in only or (w == "gets" and "gets_cold" in only)]
+            kinds = [w for w in ("scan", "merged", "gets")
+                     if w in only or (w == "gets" and "gets_cold" in only) or (w == "scan" and "scan_ahead" in only)]
             if "write" in only or "prefix" in only:
                 kinds = ["scan", "merged", "gets"]
             warm_commands = {"scan": "scan " + warm, "merged": "merged " + warm,
@@ -382,17 +383,21 @@ def main():
 
         # The read workloads, interleaved: each round runs every workload through
         # every client, in an order that rotates from round to round.
-        expected = {"scan": args.rows, "merged": args.rows, "gets": args.gets}
-        commands = {"scan": "scan %s", "merged": "merged %s", "prefix": "prefix %%s %d" % args.prefix_day,
-                    "gets": "gets %%s %d %s" % (args.tasks, gets_file)}
+        expected = {"scan": args.rows, "scan_ahead": args.rows, "merged": args.rows, "gets": args.gets}
+        commands = {"scan": "scan %s", "scan_ahead": "scan_ahead %s", "merged": "merged %s",
+                    "prefix": "prefix %%s %d" % args.prefix_day, "gets": "gets %%s %d %s" % (args.tasks, gets_file)}
         for rnd in range(1, args.rounds + 1 if reads or "floor" in only else 1):
             phase("reads, round %d" % rnd)
             for workload in reads:
                 shift = (rnd - 1) % len(CLIENTS)
                 for name in CLIENTS[shift:] + CLIENTS[:shift]:
+                    # The peers have no read-ahead of regions: their scan_ahead is their
+                    # full scan (the same rows, in the same order).
+                    command = commands[workload]
+                    if workload == "scan_ahead" and not name.startswith("basalt"):
+                        command = commands["scan"]
                     for _ in range(max(args.prefix_repeat, 1) if workload == "prefix" else 1):
-                        record(workload, name, timed(workers[name], commands[workload] % data), rnd,
-                               expected.get(workload))
+                        record(workload, name, timed(workers[name], command % data), rnd, expected.get(workload))
             # HBase's own floor: a full scan whose filter returns nothing, so the region
             # server reads every row and sends none (its CPU is what it costs to serve).
             if "floor" in only:

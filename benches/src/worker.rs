@@ -5,9 +5,12 @@
 //!
 //! ```text
 //! worker --addr 127.0.0.1:9090 --salts 16 [--native HOST:PORT,HOST:PORT]
-//! create TABLE | drop TABLE | write TABLE ROWS | scan TABLE | merged TABLE
-//! prefix TABLE DAY | gets TABLE TASKS FILE | floor TABLE | quit
+//! create TABLE | drop TABLE | write TABLE ROWS | scan TABLE | scan_ahead TABLE
+//! merged TABLE | prefix TABLE DAY | gets TABLE TASKS FILE | floor TABLE | quit
 //! ```
+//!
+//! `scan_ahead` is the full scan as a user wanting speed writes it: the same rows in the
+//! same order, with [`AHEAD_REGIONS`] regions read at once (`Scan::parallel_regions`).
 //!
 //! `floor` is a full scan whose filter returns nothing: the region server reads every
 //! row and sends none, so its CPU over the command is what HBase itself spends.
@@ -36,6 +39,9 @@ use crate::keys::{cpu_seconds, row_key, row_value, seq, DAYS, FAMILY, QUALIFIER}
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 const PAGE: u32 = 1000;
+
+/// Regions the `scan_ahead` workload reads at once.
+const AHEAD_REGIONS: usize = 4;
 
 /// The full scan's settings: the library's default (`Scan::new()`: pages grow from 100
 /// rows toward ~2 MiB), or as `BASALT_BENCH_SCAN` says: `fixed` (pages of [`PAGE`]
@@ -142,11 +148,15 @@ impl Worker {
                 let keys = (0..rows).map(|i| Bytes::from(row_key(i, self.salts))).collect();
                 Ok(Some(Outcome { rows, keys, ..outcome }))
             }
-            Some("scan") => {
+            Some(kind @ ("scan" | "scan_ahead")) => {
                 let table = self.client.table(arg(1)?)?;
+                let scan = match kind {
+                    "scan" => full_scan(),
+                    _ => Scan::new().parallel_regions(AHEAD_REGIONS),
+                };
                 Ok(Some(
                     measured(async {
-                        let mut stream = table.scan(full_scan())?;
+                        let mut stream = table.scan(scan)?;
                         let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
                             keys.push(row.key_bytes());

@@ -9,10 +9,11 @@ import time
 CLIENTS = ["basalt", "basalt-native", "happybase", "thriftpy2", "java"]
 ALL = CLIENTS
 PEERS = CLIENTS[1:]
-WORKLOADS = ["write", "scan", "merged", "prefix", "gets", "gets_cold"]
+WORKLOADS = ["write", "scan", "scan_ahead", "merged", "prefix", "gets", "gets_cold"]
 TITLES = {
     "write": "batched writes (one put_many / BufferedMutator / batch / putMultiple)",
     "scan": "full scan",
+    "scan_ahead": "full scan, 4 regions read at once (Basalt's parallel_regions(4); peers: their full scan)",
     "merged": "{salts}-salt merged ordered scan",
     "prefix": "~1% prefix query over {salts} salts",
     "gets": "random gets, {tasks} tasks",

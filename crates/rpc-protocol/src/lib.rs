@@ -11,6 +11,8 @@
 //! - [`exception`]: a failed call's exception mapped to what the client should do;
 //! - [`meta`]: `hbase:meta` rows and the keys of region lookups;
 //! - [`multi`]: a batch's `MultiRequest` written straight into one buffer;
+//! - [`multi_reply`]: its `MultiResponse` read in place, each action's answer still
+//!   encoded;
 //! - [`pb`]: the generated protobuf messages.
 //!
 //! Every decoder bounds each length by the bytes that remain and reports bad input with
@@ -22,6 +24,7 @@ mod error;
 pub mod exception;
 pub mod meta;
 pub mod multi;
+pub mod multi_reply;
 pub mod pb;
 pub mod reply;
 mod varint;

@@ -21,6 +21,8 @@ use crate::pb;
 use crate::region::RegionLocation;
 use crate::validate::validate_row;
 use basalt_rpc_protocol::multi::MultiWriter;
+use basalt_rpc_protocol::multi_reply::{read_multi_response, ActionAnswer};
+use basalt_rpc_protocol::FrameError;
 
 /// One action of a batch.
 #[derive(Debug, Clone, PartialEq)]
@@ -364,29 +366,37 @@ async fn multi_on_server<A: Action>(
         }
     };
     drop(request);
-    let response: pb::MultiResponse = match reply.decode(&server) {
-        Ok(response) => response,
+    let protocol = |reason: String| RpcError::Protocol { addr: server.clone(), reason };
+    // Read in place: a write's empty result is never decoded (see `multi_reply`).
+    let answers = match read_multi_response(&reply.param) {
+        Ok(answers) => answers,
         Err(error) => {
-            all(&mut outcomes, error);
+            all(&mut outcomes, protocol(format!("undecodable response: {error}")));
             return outcomes;
         }
     };
-    if response.region_action_result.len() != sent.len() {
-        let reason = format!("{} region results for {} regions", response.region_action_result.len(), sent.len());
-        all(&mut outcomes, RpcError::Protocol { addr: server.clone(), reason });
+    if answers.len() != sent.len() {
+        all(&mut outcomes, protocol(format!("{} region results for {} regions", answers.len(), sent.len())));
         return outcomes;
     }
     let mut reader = CellCursor::new(reply.cell_block.clone());
     outcomes.reserve(sent.iter().map(|(_, indexes)| indexes.len()).sum());
-    for ((region, indexes), result) in sent.iter().zip(response.region_action_result) {
-        if let Some(exception) = result.exception {
-            let error = remote_error(&server, &exception);
-            client.on_error(region, &error);
+    for ((region, indexes), answer) in sent.iter().zip(answers) {
+        let region_error = match answer.decode_exception() {
+            Ok(None) => None,
+            Ok(Some(exception)) => {
+                let error = remote_error(&server, &exception);
+                client.on_error(region, &error);
+                Some(error)
+            }
+            Err(error) => Some(protocol(format!("undecodable region exception: {error}"))),
+        };
+        if let Some(error) = region_error {
             outcomes.extend(indexes.iter().map(|&i| (i, Err(error.clone()))));
             continue;
         }
         let mut answered = vec![false; indexes.len()];
-        for item in result.result_or_exception {
+        for item in answer.actions {
             // The region's indexes are ascending (`run_batch` sorts them).
             let Some(position) = item.index.and_then(|i| indexes.binary_search(&(i as usize)).ok()) else {
                 continue;
@@ -394,16 +404,7 @@ async fn multi_on_server<A: Action>(
             if std::mem::replace(&mut answered[position], true) {
                 continue;
             }
-            let outcome = match (item.exception, item.result) {
-                (Some(exception), _) => {
-                    let error = remote_error(&server, &exception);
-                    client.on_error(region, &error);
-                    Err(error)
-                }
-                (None, Some(result)) => row_result(&server, &result, &mut reader),
-                (None, None) => Ok(RowResult::default()),
-            };
-            outcomes.push((indexes[position], outcome));
+            outcomes.push((indexes[position], action_outcome(client, &server, region, &item, &mut reader)));
         }
         for (position, done) in answered.into_iter().enumerate() {
             if !done {
@@ -413,6 +414,33 @@ async fn multi_on_server<A: Action>(
         }
     }
     outcomes
+}
+
+/// One action's outcome from its answer: its exception, or its result (a write's empty
+/// result is not decoded), its cells taken from the reply's cell block.
+fn action_outcome(
+    client: &RpcClient,
+    server: &str,
+    region: &RegionLocation,
+    answer: &ActionAnswer,
+    reader: &mut CellCursor,
+) -> Result<RowResult, RpcError> {
+    let protocol = |what: &str, error: FrameError| RpcError::Protocol {
+        addr: server.to_owned(),
+        reason: format!("undecodable action {what}: {error}"),
+    };
+    if let Some(exception) = answer.decode_exception().map_err(|e| protocol("exception", e))? {
+        let error = remote_error(server, &exception);
+        client.on_error(region, &error);
+        return Err(error);
+    }
+    match &answer.result {
+        Some(result) if !result.is_empty() => match answer.decode_result().map_err(|e| protocol("result", e))? {
+            Some(result) => row_result(server, &result, reader),
+            None => Ok(RowResult::default()),
+        },
+        Some(_) | None => Ok(RowResult::default()),
+    }
 }
 
 /// The `Multi` request of one server's regions, its cell block, and the actions it

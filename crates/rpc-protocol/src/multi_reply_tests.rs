@@ -1,0 +1,137 @@
+use super::*;
+use proptest::prelude::*;
+
+fn exception(name: &str) -> pb::NameBytesPair {
+    pb::NameBytesPair { name: name.to_owned(), value: Some(Bytes::from_static(b"why")) }
+}
+
+/// An action's answer as the generated message: an index, a result with `cells`
+/// associated cells (`None`: no result), an exception.
+fn answer(index: Option<u32>, cells: Option<i32>, failed: bool) -> pb::ResultOrException {
+    pb::ResultOrException {
+        index,
+        result: cells.map(|n| pb::Result { associated_cell_count: (n > 0).then_some(n), ..Default::default() }),
+        exception: failed.then(|| exception("org.apache.hadoop.hbase.NotServingRegionException")),
+        load_stats: Some(pb::RegionLoadStats { mem_store_load: Some(3), ..Default::default() }),
+        ..Default::default()
+    }
+}
+
+fn encoded(response: &pb::MultiResponse) -> Bytes {
+    Bytes::from(response.encode_to_vec())
+}
+
+/// What the generated decoder reads, in this reader's shape.
+fn read_with_prost(message: &Bytes) -> Vec<(Vec<(Option<u32>, Option<pb::Result>, bool)>, bool)> {
+    let response = pb::MultiResponse::decode(message.clone()).unwrap();
+    response
+        .region_action_result
+        .into_iter()
+        .map(|region| {
+            let actions = region.result_or_exception.into_iter().map(|a| (a.index, a.result, a.exception.is_some()));
+            (actions.collect(), region.exception.is_some())
+        })
+        .collect()
+}
+
+fn read_here(message: &Bytes) -> Vec<(Vec<(Option<u32>, Option<pb::Result>, bool)>, bool)> {
+    read_multi_response(message)
+        .unwrap()
+        .into_iter()
+        .map(|region| {
+            let actions = region.actions.iter().map(|a| (a.index, a.decode_result().unwrap(), a.exception.is_some()));
+            (actions.collect(), region.exception.is_some())
+        })
+        .collect()
+}
+
+#[test]
+fn reads_what_the_server_sends_for_a_batch() {
+    let response = pb::MultiResponse {
+        region_action_result: vec![
+            pb::RegionActionResult {
+                result_or_exception: vec![answer(Some(0), Some(0), false), answer(Some(2), None, true)],
+                exception: None,
+                processed: Some(true),
+            },
+            pb::RegionActionResult {
+                result_or_exception: Vec::new(),
+                exception: Some(exception("org.apache.hadoop.hbase.RegionTooBusyException")),
+                processed: None,
+            },
+        ],
+        ..Default::default()
+    };
+    let message = encoded(&response);
+    let regions = read_multi_response(&message).unwrap();
+    assert_eq!(regions.len(), 2);
+    let first = &regions[0];
+    assert_eq!(first.actions.len(), 2);
+    assert_eq!(first.actions[0].index, Some(0));
+    assert_eq!(first.actions[0].result.as_deref(), Some(&[][..]), "a write's empty result, not decoded");
+    assert_eq!(first.actions[0].decode_exception().unwrap(), None);
+    let failed = first.actions[1].decode_exception().unwrap().unwrap();
+    assert_eq!(failed.name, "org.apache.hadoop.hbase.NotServingRegionException");
+    assert_eq!(first.actions[1].result, None);
+    assert!(first.exception.is_none());
+    let region_error = regions[1].decode_exception().unwrap().unwrap();
+    assert_eq!(region_error.name, "org.apache.hadoop.hbase.RegionTooBusyException");
+    assert_eq!(read_here(&message), read_with_prost(&message));
+}
+
+#[test]
+fn an_empty_reply_has_no_regions() {
+    assert!(read_multi_response(&Bytes::new()).unwrap().is_empty());
+}
+
+#[test]
+fn broken_replies_are_refused_without_panicking() {
+    let good = encoded(&pb::MultiResponse {
+        region_action_result: vec![pb::RegionActionResult {
+            result_or_exception: vec![answer(Some(7), Some(2), false); 3],
+            ..Default::default()
+        }],
+        ..Default::default()
+    });
+    // Every truncation of a good reply either reads or is refused.
+    for end in 0..good.len() {
+        let _ = read_multi_response(&good.slice(..end));
+    }
+    // A length past the end, a field number 0, a group wire type, a runaway varint.
+    for bad in [
+        &[0x0a, 0x05, 0x0a][..],
+        &[0x02, 0x00],
+        &[0x0b],
+        &[0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+    ] {
+        assert!(read_multi_response(&Bytes::copy_from_slice(bad)).is_err(), "{bad:?}");
+    }
+}
+
+fn any_answer() -> impl Strategy<Value = pb::ResultOrException> {
+    (proptest::option::of(any::<u32>()), proptest::option::of(0..5i32), any::<bool>())
+        .prop_map(|(index, cells, failed)| answer(index, cells, failed))
+}
+
+fn any_region() -> impl Strategy<Value = pb::RegionActionResult> {
+    (proptest::collection::vec(any_answer(), 0..6), any::<bool>(), proptest::option::of(any::<bool>())).prop_map(
+        |(result_or_exception, failed, processed)| pb::RegionActionResult {
+            result_or_exception,
+            exception: failed.then(|| exception("org.apache.hadoop.hbase.RegionTooBusyException")),
+            processed,
+        },
+    )
+}
+
+proptest! {
+    #[test]
+    fn reads_as_the_generated_decoder_does(regions in proptest::collection::vec(any_region(), 0..5)) {
+        let message = encoded(&pb::MultiResponse { region_action_result: regions, ..Default::default() });
+        prop_assert_eq!(read_here(&message), read_with_prost(&message));
+    }
+
+    #[test]
+    fn any_bytes_read_or_are_refused(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+        let _ = read_multi_response(&Bytes::from(bytes));
+    }
+}
