@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | [`DEFAULT_RETRY_BUDGET`] | how long the retries of one call (or a scan's recovery) may go on | [`ClientBuilder::retry_budget`](crate::ClientBuilder::retry_budget) |
 //! | [`DEFAULT_GETS_IN_FLIGHT`] | single-row gets sent at once before later ones are coalesced (gateway) | [`ClientBuilder::gets_in_flight`](crate::ClientBuilder::gets_in_flight) |
-//! | [`DEFAULT_NATIVE_GETS_IN_FLIGHT`] | the same over native RPC | [`ClientBuilder::gets_in_flight`](crate::ClientBuilder::gets_in_flight) |
+//! | [`DEFAULT_NATIVE_GETS_IN_FLIGHT`] | the same over native RPC, per region server | [`ClientBuilder::gets_in_flight`](crate::ClientBuilder::gets_in_flight) |
 //! | [`DEFAULT_BATCH_ROWS`] | rows per call of the batched reads and writes | [`Table::with_batch_rows`](crate::Table::with_batch_rows) |
 //! | [`FIRST_PAGE_ROWS`] | rows of a scan's first page | [`Scan::caching`](crate::Scan::caching) |
 //! | [`PAGE_GROWTH`] | how much each page grows over the previous one | [`Scan::caching`](crate::Scan::caching) |
