@@ -21,7 +21,7 @@ use crate::pb;
 use crate::region::RegionLocation;
 use crate::validate::validate_row;
 use basalt_rpc_protocol::multi::MultiWriter;
-use basalt_rpc_protocol::multi_reply::{read_multi_response, ActionAnswer};
+use basalt_rpc_protocol::multi_reply::{ActionAnswer, MultiReply};
 use basalt_rpc_protocol::FrameError;
 
 /// One action of a batch.
@@ -165,26 +165,53 @@ type RegionActions = (RegionLocation, Vec<usize>);
 #[derive(Default)]
 struct Grouping {
     regions: Vec<RegionActions>,
-    /// Each region's `(start key, end key, index into regions)`, ordered by start key:
-    /// a row is placed by binary search over these keys alone (one pointer to follow
-    /// per comparison), so a round costs one cache lookup per region, not one per row.
-    by_start: Vec<(Bytes, Bytes, usize)>,
+    /// Each region's start key (with its first 8 bytes as a number), end key and index
+    /// into `regions`, ordered by start key: a row is placed by binary search over
+    /// these alone, so a round costs one cache lookup per region, not one per row.
+    by_start: Vec<(KeyPrefix, Bytes, Bytes, usize)>,
+}
+
+/// A key's first 8 bytes as a big-endian number (zeros past its end). Two keys whose
+/// prefixes differ are ordered as their prefixes are, so most comparisons of a binary
+/// search are one integer comparison; equal prefixes fall back to the bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct KeyPrefix(u64);
+
+impl KeyPrefix {
+    fn of(key: &[u8]) -> KeyPrefix {
+        let mut bytes = [0u8; 8];
+        let n = key.len().min(8);
+        bytes[..n].copy_from_slice(&key[..n]);
+        KeyPrefix(u64::from_be_bytes(bytes))
+    }
+}
+
+/// Whether `a <= b`, `a` and `b` with their prefixes.
+fn at_or_before((a_prefix, a): (KeyPrefix, &[u8]), (b_prefix, b): (KeyPrefix, &[u8])) -> bool {
+    match a_prefix.cmp(&b_prefix) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        std::cmp::Ordering::Equal => a <= b,
+    }
 }
 
 impl Grouping {
     /// The region already found this round that holds `row`: the one with the greatest
     /// start key at or before it, if it ends after it.
     fn find(&self, row: &[u8]) -> Option<usize> {
-        let after = self.by_start.partition_point(|(start, _, _)| start.as_ref() <= row);
-        let (_, end, candidate) = &self.by_start[after.checked_sub(1)?];
+        let key = (KeyPrefix::of(row), row);
+        let after = self.by_start.partition_point(|(prefix, start, _, _)| at_or_before((*prefix, start), key));
+        let (_, _, end, candidate) = &self.by_start[after.checked_sub(1)?];
         (end.is_empty() || row < end.as_ref()).then_some(*candidate)
     }
 
     /// Adds a region found in the cache or meta; its index.
     fn add(&mut self, region: RegionLocation) -> usize {
-        let at = self.by_start.partition_point(|(start, _, _)| *start <= region.start_key);
+        let start = (KeyPrefix::of(&region.start_key), region.start_key.as_ref());
+        let at = self.by_start.partition_point(|(prefix, key, _, _)| at_or_before((*prefix, key), start));
         let index = self.regions.len();
-        self.by_start.insert(at, (region.start_key.clone(), region.end_key.clone(), index));
+        let entry = (start.0, region.start_key.clone(), region.end_key.clone(), index);
+        self.by_start.insert(at, entry);
         self.regions.push((region, Vec::new()));
         index
     }
@@ -271,7 +298,9 @@ async fn run_batch<A: Action>(client: &RpcClient, table: &str, actions: &[A]) ->
     while !waiting.is_empty() {
         // In index order: each region's actions (and so the request) keep the
         // caller's order.
-        waiting.sort_unstable();
+        if !waiting.is_sorted() {
+            waiting.sort_unstable();
+        }
         let mut grouping = Grouping::default();
         for &index in &waiting {
             let row = actions[index].row();
@@ -354,8 +383,7 @@ async fn multi_on_server<A: Action>(
     let all = |outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>, error: RpcError| {
         outcomes.extend(sent.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| (i, Err(error.clone())))));
     };
-    let cells = cells.freeze();
-    let reply = match client.call(&server, "Multi", &request, Some(&cells).filter(|c| !c.is_empty())).await {
+    let reply = match client.call_with_block(&server, "Multi", &request, cells).await {
         Ok(reply) => reply,
         Err(error) => {
             for (region, _) in &sent {
@@ -368,21 +396,22 @@ async fn multi_on_server<A: Action>(
     drop(request);
     let protocol = |reason: String| RpcError::Protocol { addr: server.clone(), reason };
     // Read in place: a write's empty result is never decoded (see `multi_reply`).
-    let answers = match read_multi_response(&reply.param) {
+    let answers = match MultiReply::read(reply.param.clone()) {
         Ok(answers) => answers,
         Err(error) => {
             all(&mut outcomes, protocol(format!("undecodable response: {error}")));
             return outcomes;
         }
     };
-    if answers.len() != sent.len() {
-        all(&mut outcomes, protocol(format!("{} region results for {} regions", answers.len(), sent.len())));
+    if answers.regions.len() != sent.len() {
+        let reason = format!("{} region results for {} regions", answers.regions.len(), sent.len());
+        all(&mut outcomes, protocol(reason));
         return outcomes;
     }
     let mut reader = CellCursor::new(reply.cell_block.clone());
     outcomes.reserve(sent.iter().map(|(_, indexes)| indexes.len()).sum());
-    for ((region, indexes), answer) in sent.iter().zip(answers) {
-        let region_error = match answer.decode_exception() {
+    for ((region, indexes), answer) in sent.iter().zip(&answers.regions) {
+        let region_error = match answers.region_exception(answer) {
             Ok(None) => None,
             Ok(Some(exception)) => {
                 let error = remote_error(&server, &exception);
@@ -396,7 +425,7 @@ async fn multi_on_server<A: Action>(
             continue;
         }
         let mut answered = vec![false; indexes.len()];
-        for item in answer.actions {
+        for item in &answer.actions {
             // The region's indexes are ascending (`run_batch` sorts them).
             let Some(position) = item.index.and_then(|i| indexes.binary_search(&(i as usize)).ok()) else {
                 continue;
@@ -404,7 +433,8 @@ async fn multi_on_server<A: Action>(
             if std::mem::replace(&mut answered[position], true) {
                 continue;
             }
-            outcomes.push((indexes[position], action_outcome(client, &server, region, &item, &mut reader)));
+            let outcome = action_outcome(client, &server, region, &answers, item, &mut reader);
+            outcomes.push((indexes[position], outcome));
         }
         for (position, done) in answered.into_iter().enumerate() {
             if !done {
@@ -422,6 +452,7 @@ fn action_outcome(
     client: &RpcClient,
     server: &str,
     region: &RegionLocation,
+    reply: &MultiReply,
     answer: &ActionAnswer,
     reader: &mut CellCursor,
 ) -> Result<RowResult, RpcError> {
@@ -429,41 +460,38 @@ fn action_outcome(
         addr: server.to_owned(),
         reason: format!("undecodable action {what}: {error}"),
     };
-    if let Some(exception) = answer.decode_exception().map_err(|e| protocol("exception", e))? {
-        let error = remote_error(server, &exception);
-        client.on_error(region, &error);
-        return Err(error);
+    if answer.has_exception() {
+        if let Some(exception) = reply.action_exception(answer).map_err(|e| protocol("exception", e))? {
+            let error = remote_error(server, &exception);
+            client.on_error(region, &error);
+            return Err(error);
+        }
     }
-    match &answer.result {
-        Some(result) if !result.is_empty() => match answer.decode_result().map_err(|e| protocol("result", e))? {
-            Some(result) => row_result(server, &result, reader),
-            None => Ok(RowResult::default()),
-        },
-        Some(_) | None => Ok(RowResult::default()),
+    if !answer.has_result_fields() {
+        // No result, or a write's empty one: no cells.
+        return Ok(RowResult::default());
+    }
+    match reply.result(answer).map_err(|e| protocol("result", e))? {
+        Some(result) => row_result(server, &result, reader),
+        None => Ok(RowResult::default()),
     }
 }
 
-/// The `Multi` request of one server's regions, its cell block, and the actions it
-/// holds per region (an action refused by its encoder gets its outcome in `outcomes`
-/// instead; a region left without actions is left out).
+/// The `Multi` request of one server's regions, its cell block (one piece per region),
+/// and the actions it holds per region (an action refused by its encoder gets its
+/// outcome in `outcomes` instead; a region left without actions is left out).
 ///
 /// The actions are encoded in the caller's order, each region's into a part of its own
 /// (the caller's rows are read in the order they lie in memory, which the hardware
-/// prefetches; rows spread over many regions would otherwise be read in strides), and
-/// the parts are then joined region by region: the request lists each region's actions
-/// and the cell block holds their cells in the same order, as before.
+/// prefetches; rows spread over many regions would otherwise be read in strides). The
+/// request then lists the regions' actions region by region, and the cell block is the
+/// regions' pieces in the same order, sent one after the other without being joined.
 fn encode_multi<A: Action>(
     regions: Vec<RegionActions>,
     actions: &[A],
     nonces: &[Option<u64>],
     outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>,
-) -> (MultiWriter, BytesMut, Vec<RegionActions>) {
-    let mut order: Vec<(usize, usize)> = regions
-        .iter()
-        .enumerate()
-        .flat_map(|(part, (_, indexes))| indexes.iter().map(move |&index| (index, part)))
-        .collect();
-    order.sort_unstable();
+) -> (MultiWriter, Vec<Bytes>, Vec<RegionActions>) {
     let mut parts: Vec<(MultiWriter, BytesMut, Vec<usize>)> = regions
         .iter()
         .map(|(region, indexes)| {
@@ -473,7 +501,7 @@ fn encode_multi<A: Action>(
             (request, BytesMut::with_capacity(hint), Vec::with_capacity(indexes.len()))
         })
         .collect();
-    for (index, part) in order {
+    for (index, part) in callers_order(&regions) {
         let (request, cells, kept) = &mut parts[part];
         // `run_batch` checked that every index fits in a u32.
         match actions[index].encode(index as u32, nonces[index], request, cells) {
@@ -482,9 +510,8 @@ fn encode_multi<A: Action>(
             Err(error) => outcomes.push((index, Err(error))),
         }
     }
-    let total: usize = parts.iter().map(|(_, cells, _)| cells.len()).sum();
     let mut request = MultiWriter::new();
-    let mut cells = BytesMut::new();
+    let mut cells = Vec::with_capacity(parts.len());
     let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
     for ((region, _), (part, block, kept)) in regions.into_iter().zip(parts) {
         // A region whose every action was refused is left out of the request.
@@ -492,15 +519,38 @@ fn encode_multi<A: Action>(
             continue;
         }
         request.append(part);
-        if sent.is_empty() {
-            cells = block;
-            cells.reserve(total - cells.len());
-        } else {
-            cells.extend_from_slice(&block);
+        if !block.is_empty() {
+            cells.push(block.freeze());
         }
         sent.push((region, kept));
     }
     (request, cells, sent)
+}
+
+/// Every `(action index, region)` of `regions` (each region's indexes ascending), in
+/// the order of the indexes. Indexes that fill much of their span are placed in a
+/// table (no sort); sparse ones are sorted.
+fn callers_order(regions: &[RegionActions]) -> Vec<(usize, usize)> {
+    let all = || regions.iter().enumerate().flat_map(|(part, (_, indexes))| indexes.iter().map(move |&i| (i, part)));
+    let count: usize = regions.iter().map(|(_, indexes)| indexes.len()).sum();
+    let (low, high) = all().fold((usize::MAX, 0), |(low, high), (i, _)| (low.min(i), high.max(i)));
+    if count == 0 {
+        return Vec::new();
+    }
+    let span = high - low + 1;
+    if span <= count.saturating_mul(4) {
+        // Region of each index in the span, plus one (0: none of these regions').
+        let mut table = vec![0usize; span];
+        for (i, part) in all() {
+            table[i - low] = part + 1;
+        }
+        let placed = table.iter().enumerate().filter(|(_, part)| **part > 0);
+        placed.map(|(offset, part)| (low + offset, part - 1)).collect()
+    } else {
+        let mut order: Vec<(usize, usize)> = all().collect();
+        order.sort_unstable();
+        order
+    }
 }
 
 /// The wait a failed action asks for, ordered by length: the round's pause follows the
@@ -571,9 +621,48 @@ mod tests {
         let indexes: Vec<Vec<u32>> =
             request.region_action.iter().map(|r| r.action.iter().map(|a| a.index.unwrap()).collect()).collect();
         assert_eq!(indexes, vec![vec![0, 4], vec![1, 3]]);
+        assert_eq!(cells.len(), 2, "one piece per region");
         let values: Vec<Vec<u8>> =
-            CellCursor::new(cells.freeze()).take(4).unwrap().iter().map(|cell| cell.value().to_vec()).collect();
+            CellCursor::new(cells.concat().into()).take(4).unwrap().iter().map(|cell| cell.value().to_vec()).collect();
         assert_eq!(values, vec![b"v0".to_vec(), b"v4".to_vec(), b"v1".to_vec(), b"v3".to_vec()]);
+    }
+
+    #[test]
+    fn actions_are_taken_in_the_callers_order_dense_or_sparse() {
+        let regions = |lists: &[&[usize]]| -> Vec<RegionActions> {
+            lists.iter().map(|indexes| (region("", "", "s1:1"), indexes.to_vec())).collect()
+        };
+        // Dense: a table, no sort.
+        let dense = regions(&[&[0, 3, 4], &[1, 2, 5]]);
+        assert_eq!(callers_order(&dense), vec![(0, 0), (1, 1), (2, 1), (3, 0), (4, 0), (5, 1)]);
+        // Sparse: sorted.
+        let sparse = regions(&[&[7, 100_000], &[3]]);
+        assert_eq!(callers_order(&sparse), vec![(3, 1), (7, 0), (100_000, 0)]);
+        assert!(callers_order(&regions(&[&[], &[]])).is_empty());
+    }
+
+    #[test]
+    fn key_prefixes_order_keys_as_their_bytes_do() {
+        let keys: [&[u8]; 12] = [
+            b"",
+            b"\0",
+            b"\0\0",
+            b"a",
+            b"a\0",
+            b"a\0\0\0\0\0\0\0\0",
+            b"a\0\x01",
+            b"abcdefgh",
+            b"abcdefgh\0",
+            b"abcdefghi",
+            b"b",
+            b"\xff",
+        ];
+        for a in keys {
+            for b in keys {
+                let got = at_or_before((KeyPrefix::of(a), a), (KeyPrefix::of(b), b));
+                assert_eq!(got, a <= b, "{a:?} <= {b:?}");
+            }
+        }
     }
 
     #[test]

@@ -276,8 +276,21 @@ impl RpcClient {
         param: &impl prost::Message,
         cell_block: Option<&Bytes>,
     ) -> Result<Reply, RpcError> {
+        let block = cell_block.filter(|b| !b.is_empty()).map(|b| vec![b.clone()]).unwrap_or_default();
+        self.call_with_block(server, method, param, block).await
+    }
+
+    /// [`call`](RpcClient::call) with a cell block made of `pieces`, sent one after the
+    /// other (not joined).
+    pub(crate) async fn call_with_block(
+        &self,
+        server: &str,
+        method: &'static str,
+        param: &impl prost::Message,
+        pieces: Vec<Bytes>,
+    ) -> Result<Reply, RpcError> {
         let (number, conn) = self.inner.pool.get(server, Service::Client).await?;
-        let result = conn.call(method, param, cell_block, self.rpc_timeout).await;
+        let result = conn.call_with_block(method, param, pieces, self.rpc_timeout).await;
         if let Err(RpcError::Timeout { .. }) = &result {
             // A connection whose call went unanswered may be stalled (a dead peer, a
             // black hole between): later calls get a new one. Calls still waiting on it

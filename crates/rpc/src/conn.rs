@@ -77,16 +77,16 @@ impl Reply {
 type Waiter = oneshot::Sender<Result<Reply, RpcError>>;
 
 /// One request as the writer sends it: the length, header and message, then the cell
-/// block as the caller built it (not copied into the frame; a batch's block is most of
-/// its bytes).
+/// block in the pieces the caller built (not copied into the frame; a batch's block is
+/// most of its bytes).
 struct Frame {
     head: Bytes,
-    block: Bytes,
+    block: Vec<Bytes>,
 }
 
 impl Frame {
     fn len(&self) -> usize {
-        self.head.len() + self.block.len()
+        self.head.len() + self.block.iter().map(Bytes::len).sum::<usize>()
     }
 }
 
@@ -263,6 +263,19 @@ impl Connection {
         cell_block: Option<&Bytes>,
         timeout: Duration,
     ) -> Result<Reply, RpcError> {
+        let block = cell_block.filter(|b| !b.is_empty()).map(|b| vec![b.clone()]).unwrap_or_default();
+        self.call_with_block(method, param, block, timeout).await
+    }
+
+    /// [`call`](Connection::call) with a cell block made of `pieces`, sent one after
+    /// the other as one block (a batch's regions, each written apart, are not joined).
+    pub async fn call_with_block(
+        &self,
+        method: &'static str,
+        param: &impl Message,
+        pieces: Vec<Bytes>,
+        timeout: Duration,
+    ) -> Result<Reply, RpcError> {
         let shared = &self.inner.shared;
         // Call ids are u32 on the wire but the server reads them as int; stay positive.
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed) & 0x7fff_ffff;
@@ -277,10 +290,10 @@ impl Connection {
         let timeout_ms = u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX);
         let head = CallHead { call_id: id, method_name: method, priority: None, timeout_ms: Some(timeout_ms) };
         let mut bytes = BytesMut::new();
-        let block = cell_block.cloned().unwrap_or_default();
-        call::encode_call_head(&head, param, block.len(), &mut bytes)
+        let block_len = pieces.iter().map(Bytes::len).sum();
+        call::encode_call_head(&head, param, block_len, &mut bytes)
             .map_err(|e| RpcError::InvalidArgument(format!("a request that cannot be framed: {e}")))?;
-        let frame = Frame { head: bytes.freeze(), block };
+        let frame = Frame { head: bytes.freeze(), block: pieces };
         let queued = shared.queued.fetch_add(frame.len(), Ordering::AcqRel);
         if queued > 0 && queued + frame.len() > MAX_QUEUED_BYTES {
             shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
@@ -328,11 +341,12 @@ impl Drop for PendingGuard<'_> {
     }
 }
 
-/// Writes one frame: its head, then its cell block (a large block bypasses the buffer).
+/// Writes one frame: its head, then its cell block's pieces (a large piece bypasses
+/// the buffer).
 async fn write_frame<W: AsyncWrite + Unpin>(out: &mut BufWriter<W>, frame: &Frame) -> std::io::Result<()> {
     out.write_all(&frame.head).await?;
-    if !frame.block.is_empty() {
-        out.write_all(&frame.block).await?;
+    for piece in &frame.block {
+        out.write_all(piece).await?;
     }
     Ok(())
 }

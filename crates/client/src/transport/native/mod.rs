@@ -257,10 +257,9 @@ impl Transport for NativeTransport {
     fn put<'a>(&'a self, table: &'a str, puts: &'a [Put]) -> AttemptFuture<'a, Vec<WriteFailure>> {
         Box::pin(async move {
             let op = if puts.len() == 1 { Operation::Put } else { Operation::PutMany };
-            let max = self.shared.settings.max_value_bytes;
             let writes = puts
                 .iter()
-                .map(|p| PutWrite::new(p, max, self.shared.settings.resend_unstamped_puts))
+                .map(|p| PutWrite::new(p, self.shared.settings.resend_unstamped_puts))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| invalid(op, e))?;
             let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;

@@ -40,11 +40,11 @@ pub(super) struct PutWrite<'a> {
 }
 
 impl<'a> PutWrite<'a> {
-    /// Checks `put` as HBase would (row, families, values up to `max_value` bytes,
-    /// timestamps not negative); a put on the server's clock is resent after an attempt
-    /// that may have run only if `resend_unstamped`.
-    pub(super) fn new(put: &'a Put, max_value: usize, resend_unstamped: bool) -> Result<PutWrite<'a>, Error> {
-        put.validate(max_value)?;
+    /// `put`, whose row, families and values the core validated before handing it to
+    /// the transport (`Table::put`, `Table::put_many`); its timestamps are checked again
+    /// here as the encoder needs them (not negative). A put on the server's clock is
+    /// resent after an attempt that may have run only if `resend_unstamped`.
+    pub(super) fn new(put: &'a Put, resend_unstamped: bool) -> Result<PutWrite<'a>, Error> {
         for (_, _, _, ts) in &put.cells {
             if let Some(ts) = ts {
                 timestamp(*ts)?;
