@@ -19,12 +19,16 @@ fn answer(index: Option<u32>, cells: Option<i32>, failed: bool) -> pb::ResultOrE
     }
 }
 
+/// Per region: each action's (index, result, whether it failed), and whether the
+/// region failed.
+type Read = Vec<(Vec<(Option<u32>, Option<pb::Result>, bool)>, bool)>;
+
 fn encoded(response: &pb::MultiResponse) -> Bytes {
     Bytes::from(response.encode_to_vec())
 }
 
 /// What the generated decoder reads, in this reader's shape.
-fn read_with_prost(message: &Bytes) -> Vec<(Vec<(Option<u32>, Option<pb::Result>, bool)>, bool)> {
+fn read_with_prost(message: &Bytes) -> Read {
     let response = pb::MultiResponse::decode(message.clone()).unwrap();
     response
         .region_action_result
@@ -36,7 +40,7 @@ fn read_with_prost(message: &Bytes) -> Vec<(Vec<(Option<u32>, Option<pb::Result>
         .collect()
 }
 
-fn read_here(message: &Bytes) -> Vec<(Vec<(Option<u32>, Option<pb::Result>, bool)>, bool)> {
+fn read_here(message: &Bytes) -> Read {
     let reply = MultiReply::read(message.clone()).unwrap();
     reply
         .regions
