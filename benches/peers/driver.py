@@ -206,8 +206,11 @@ def log(msg):
 def profile(worker, command, path, freq):
     """Runs one command through `worker` under `perf record -g` and writes a flat report
     of the symbols with the most samples (self time) beside the data. The release
-    binary has no frame pointers, so call chains are short; the self shares are exact."""
-    perf = subprocess.Popen(["perf", "record", "-F", str(freq), "-g", "-o", path, "-p", str(worker.proc.pid)],
+    binary has no frame pointers, so call chains are short; the self shares are exact.
+    BASALT_BENCH_CALL_GRAPH=dwarf unwinds with DWARF instead (whole chains, through libc's
+    allocator too; larger files: use a lower --perf-freq)."""
+    graph = ["--call-graph", os.environ["BASALT_BENCH_CALL_GRAPH"]] if os.environ.get("BASALT_BENCH_CALL_GRAPH") else ["-g"]
+    perf = subprocess.Popen(["perf", "record", "-F", str(freq)] + graph + ["-o", path, "-p", str(worker.proc.pid)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     LIVE.append(perf)
     time.sleep(1.0)  # perf attaches

@@ -165,10 +165,17 @@ type RegionActions = (RegionLocation, Vec<usize>);
 #[derive(Default)]
 struct Grouping {
     regions: Vec<RegionActions>,
-    /// Each region's start key (with its first 8 bytes as a number), end key and index
-    /// into `regions`, ordered by start key: a row is placed by binary search over
+    /// Each region's start and end keys (each with its first 8 bytes as a number) and
+    /// index into `regions`, ordered by start key: a row is placed by binary search over
     /// these alone, so a round costs one cache lookup per region, not one per row.
-    by_start: Vec<(KeyPrefix, Bytes, Bytes, usize)>,
+    by_start: Vec<RegionBounds>,
+}
+
+/// A region's bounds as [`Grouping::find`] reads them.
+struct RegionBounds {
+    start: (KeyPrefix, Bytes),
+    end: (KeyPrefix, Bytes),
+    index: usize,
 }
 
 /// A key's first 8 bytes as a big-endian number (zeros past its end). Two keys whose
@@ -200,18 +207,24 @@ impl Grouping {
     /// start key at or before it, if it ends after it.
     fn find(&self, row: &[u8]) -> Option<usize> {
         let key = (KeyPrefix::of(row), row);
-        let after = self.by_start.partition_point(|(prefix, start, _, _)| at_or_before((*prefix, start), key));
-        let (_, _, end, candidate) = &self.by_start[after.checked_sub(1)?];
-        (end.is_empty() || row < end.as_ref()).then_some(*candidate)
+        let after = self.by_start.partition_point(|b| at_or_before((b.start.0, &b.start.1), key));
+        let bounds = &self.by_start[after.checked_sub(1)?];
+        let (end_prefix, end) = &bounds.end;
+        // Before the end: the end is not at or before the row.
+        (end.is_empty() || !at_or_before((*end_prefix, end), key)).then_some(bounds.index)
     }
 
     /// Adds a region found in the cache or meta; its index.
     fn add(&mut self, region: RegionLocation) -> usize {
         let start = (KeyPrefix::of(&region.start_key), region.start_key.as_ref());
-        let at = self.by_start.partition_point(|(prefix, key, _, _)| at_or_before((*prefix, key), start));
+        let at = self.by_start.partition_point(|b| at_or_before((b.start.0, &b.start.1), start));
         let index = self.regions.len();
-        let entry = (start.0, region.start_key.clone(), region.end_key.clone(), index);
-        self.by_start.insert(at, entry);
+        let bounds = RegionBounds {
+            start: (start.0, region.start_key.clone()),
+            end: (KeyPrefix::of(&region.end_key), region.end_key.clone()),
+            index,
+        };
+        self.by_start.insert(at, bounds);
         self.regions.push((region, Vec::new()));
         index
     }
