@@ -193,10 +193,7 @@ impl RegionCache {
 
     /// The cached region holding `row`.
     pub fn find(&self, table: &str, row: &[u8]) -> Option<RegionLocation> {
-        let tables = self.lock();
-        let regions = tables.get(table)?;
-        let (_, region) = regions.range::<[u8], _>((Bound::Unbounded, Bound::Included(row))).next_back()?;
-        region.contains(row).then(|| region.clone())
+        holding(self.lock().get(table)?, row).cloned()
     }
 
     /// A number standing for the region server the cached region holding `row` is on
@@ -205,11 +202,7 @@ impl RegionCache {
     pub fn server_id(&self, table: &str, row: &[u8]) -> Option<u64> {
         use std::hash::{Hash, Hasher};
         let tables = self.lock();
-        let regions = tables.get(table)?;
-        let (_, region) = regions.range::<[u8], _>((Bound::Unbounded, Bound::Included(row))).next_back()?;
-        if !region.contains(row) {
-            return None;
-        }
+        let region = holding(tables.get(table)?, row)?;
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         region.server.hash(&mut hasher);
         Some(hasher.finish())
@@ -291,6 +284,12 @@ impl RegionCache {
     pub fn len(&self, table: &str) -> usize {
         self.lock().get(table).map_or(0, BTreeMap::len)
     }
+}
+
+/// The region of `regions` (one table's, by start key) holding `row`.
+fn holding<'a>(regions: &'a BTreeMap<Bytes, RegionLocation>, row: &[u8]) -> Option<&'a RegionLocation> {
+    let (_, region) = regions.range::<[u8], _>((Bound::Unbounded, Bound::Included(row))).next_back()?;
+    region.contains(row).then_some(region)
 }
 
 /// A primary region of table `t` from `start` to `end` on `server`, for tests.
