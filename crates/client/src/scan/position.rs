@@ -150,6 +150,21 @@ fn at_or_before(family: &[u8], qualifier: &[u8], timestamp: i64, type_code: u8, 
         .is_le()
 }
 
+/// The last complete row of a page being checked: a key, or the index of a row kept.
+enum PageLast {
+    Key(Bytes),
+    Row(usize),
+}
+
+impl PageLast {
+    fn key<'a>(&'a self, rows: &'a [Row]) -> &'a [u8] {
+        match self {
+            PageLast::Key(key) => key,
+            PageLast::Row(index) => rows.get(*index).map_or(&[][..], Row::key),
+        }
+    }
+}
+
 /// What is left of an item of the row in progress after a reopen.
 enum Unseen {
     /// Cells not returned before (all of the item, or its tail).
@@ -283,8 +298,9 @@ impl Tracker {
     pub(crate) fn accept(&mut self, results: impl ExactSizeIterator<Item = Row>) -> Result<Vec<Row>, Rejected> {
         let mut next = self.clone();
         let mut rows: Vec<Row> = Vec::with_capacity(results.len());
-        // The page's last complete row.
-        let mut last_complete: Option<Bytes> = None;
+        // The page's last complete row: its key, or which of `rows` it is (its key is
+        // taken once, at the end, not for every row).
+        let mut last_complete: Option<PageLast> = None;
         for row in results {
             if next.done {
                 break;
@@ -296,18 +312,19 @@ impl Tracker {
                 Unseen::RowEnded(key) => {
                     next.position.partial = None;
                     next.position.partial_last = None;
-                    last_complete = Some(key);
+                    last_complete = Some(PageLast::Key(key));
                     continue;
                 }
             };
-            if !next.keep(&row, last_complete.as_deref())? {
+            let page_last = last_complete.as_ref().map(|last| last.key(&rows));
+            if !next.keep(&row, page_last)? {
                 continue;
             }
             let continues = matches!(&next.position.partial, Some((key, _)) if key[..] == *row.key());
             if !continues {
                 // Another row: the one in progress (if any) is complete.
                 if let Some((key, _)) = next.position.partial.take() {
-                    last_complete = Some(key);
+                    last_complete = Some(PageLast::Key(key));
                 }
                 next.position.partial_last = None;
                 if next.remaining == Some(0) && next.cuts_at_limit {
@@ -330,12 +347,15 @@ impl Tracker {
             } else {
                 next.position.partial = None;
                 next.position.partial_last = None;
-                last_complete = Some(row.key_bytes());
+                last_complete = Some(PageLast::Row(rows.len()));
             }
             rows.push(row);
         }
-        if last_complete.is_some() {
-            next.position.last = last_complete;
+        if let Some(last) = last_complete {
+            next.position.last = Some(match last {
+                PageLast::Key(key) => key,
+                PageLast::Row(index) => rows.get(index).map(Row::key_bytes).unwrap_or_default(),
+            });
         }
         next.position.settle(next.reversed);
         *self = next;
