@@ -161,6 +161,15 @@ impl Worker {
                         while let Some(row) = stream.try_next().await? {
                             keys.push(row.key_bytes());
                         }
+                        // To the worker's log: how the scan went (pages, recoveries).
+                        let stats = stream.stats();
+                        eprintln!(
+                            "{kind}: {} rows in {} pages, {} reopens, {} refused pages",
+                            stats.rows(),
+                            stats.pages(),
+                            stats.reopens(),
+                            stats.rejected_pages()
+                        );
                         Ok((keys, Vec::new()))
                     })
                     .await?,

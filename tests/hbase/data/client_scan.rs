@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use basalt::{Bytes, Comparator, CompareOp, Filter, Put, Row, Scan, Table};
-use futures::StreamExt;
+use futures::{StreamExt, TryStreamExt};
 
 use crate::support::{check_reopens_after_pause, Env, Test, TestResult, SCANNER_TIMEOUT};
 use crate::tests;
@@ -142,6 +142,18 @@ async fn sixteen_regions(env: Env) -> TestResult {
     let rev = table.scan_all(Scan::new().reversed(true).caching(7)).await?;
     assert_eq!(rev.len(), 160);
     assert!(rev.windows(2).all(|w| w[0].key() > w[1].key()));
+    // The default scan crosses every region in its pages without a page refused or a
+    // scanner reopened (either would make the servers read rows twice).
+    for reversed in [false, true] {
+        let mut stream = table.scan(Scan::new().reversed(reversed))?;
+        let mut rows = 0;
+        while stream.try_next().await?.is_some() {
+            rows += 1;
+        }
+        let stats = stream.stats();
+        let seen = (rows, stats.reopens(), stats.rejected_pages());
+        assert_eq!(seen, (160, 0, 0), "reversed {reversed}: rows, reopens, refused pages");
+    }
     table.client().admin().delete_table(table.name()).await?;
     Ok(())
 }
