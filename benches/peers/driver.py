@@ -209,7 +209,8 @@ def profile(worker, command, path, freq):
     binary has no frame pointers, so call chains are short; the self shares are exact.
     BASALT_BENCH_CALL_GRAPH=dwarf unwinds with DWARF instead (whole chains, through libc's
     allocator too; larger files: use a lower --perf-freq)."""
-    graph = ["--call-graph", os.environ["BASALT_BENCH_CALL_GRAPH"]] if os.environ.get("BASALT_BENCH_CALL_GRAPH") else ["-g"]
+    call_graph = os.environ.get("BASALT_BENCH_CALL_GRAPH")
+    graph = ["--call-graph", call_graph] if call_graph else ["-g"]
     perf = subprocess.Popen(["perf", "record", "-F", str(freq)] + graph + ["-o", path, "-p", str(worker.proc.pid)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     LIVE.append(perf)

@@ -311,9 +311,7 @@ async fn run_batch<A: Action>(client: &RpcClient, table: &str, actions: &[A]) ->
     while !waiting.is_empty() {
         // In index order: each region's actions (and so the request) keep the
         // caller's order.
-        if !waiting.is_sorted() {
-            waiting.sort_unstable();
-        }
+        waiting.sort_unstable();
         let mut grouping = Grouping::default();
         for &index in &waiting {
             let row = actions[index].row();

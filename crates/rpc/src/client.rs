@@ -14,7 +14,7 @@ use crate::atomic::{self, Condition};
 use crate::batch::{self, BatchAction, BatchResults};
 use crate::builder::{zookeeper_meta, RpcClient, RpcClientBuilder};
 use crate::cells::{row_result, scan_results, CellCursor, RowResult};
-use crate::conn::Reply;
+use crate::conn::{one_piece, Reply};
 use crate::error::RpcError;
 use crate::mutation::{Check, Mutation, WriteCells};
 use crate::pb;
@@ -276,8 +276,7 @@ impl RpcClient {
         param: &impl prost::Message,
         cell_block: Option<&Bytes>,
     ) -> Result<Reply, RpcError> {
-        let block = cell_block.filter(|b| !b.is_empty()).map(|b| vec![b.clone()]).unwrap_or_default();
-        self.call_with_block(server, method, param, block).await
+        self.call_with_block(server, method, param, one_piece(cell_block)).await
     }
 
     /// [`call`](RpcClient::call) with a cell block made of `pieces`, sent one after the

@@ -263,8 +263,7 @@ impl Connection {
         cell_block: Option<&Bytes>,
         timeout: Duration,
     ) -> Result<Reply, RpcError> {
-        let block = cell_block.filter(|b| !b.is_empty()).map(|b| vec![b.clone()]).unwrap_or_default();
-        self.call_with_block(method, param, block, timeout).await
+        self.call_with_block(method, param, one_piece(cell_block), timeout).await
     }
 
     /// [`call`](Connection::call) with a cell block made of `pieces`, sent one after
@@ -339,6 +338,12 @@ impl Drop for PendingGuard<'_> {
             waiters.remove(&self.id);
         }
     }
+}
+
+/// A cell block given whole, as the pieces [`Connection::call_with_block`] takes (none
+/// when it is absent or empty).
+pub(crate) fn one_piece(cell_block: Option<&Bytes>) -> Vec<Bytes> {
+    cell_block.filter(|b| !b.is_empty()).map(|b| vec![b.clone()]).unwrap_or_default()
 }
 
 /// Writes one frame: its head, then its cell block's pieces (a large piece bypasses
