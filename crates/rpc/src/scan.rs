@@ -26,173 +26,18 @@ use crate::cells::{scan_results, RowResult};
 use crate::error::RpcError;
 use crate::lease::{self, Lease};
 use crate::pb;
-use crate::read::{close_request, read_options, ReadFields};
+use crate::read::close_request;
 use crate::region::RegionLocation;
 use crate::replica::{self, ReplicaPlan};
 
+mod ahead;
 mod java_limit;
 mod message;
+mod spec;
+use ahead::PageAhead;
 use java_limit::JavaBatchLimit;
 use message::scan_message;
-
-/// What to scan, with documented defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScanSpec {
-    start: Bytes,
-    stop: Bytes,
-    include_start: bool,
-    include_stop: bool,
-    reversed: bool,
-    read: ReadFields,
-    rows_per_page: u32,
-    max_result_size: Option<u64>,
-    limit: Option<u64>,
-    batch: Option<u32>,
-    auto_renew: bool,
-    reopen_expired: bool,
-    on_demand: Option<bool>,
-    raw: bool,
-    allow_partial: bool,
-}
-
-impl Default for ScanSpec {
-    fn default() -> Self {
-        ScanSpec {
-            start: Bytes::new(),
-            stop: Bytes::new(),
-            include_start: true,
-            include_stop: false,
-            reversed: false,
-            read: ReadFields::default(),
-            rows_per_page: 1000,
-            max_result_size: None,
-            limit: None,
-            batch: None,
-            auto_renew: true,
-            reopen_expired: true,
-            on_demand: None,
-            raw: false,
-            allow_partial: false,
-        }
-    }
-}
-
-impl ScanSpec {
-    /// The whole table, forward, 1000 rows per page.
-    pub fn new() -> ScanSpec {
-        ScanSpec::default()
-    }
-
-    /// First row (inclusive unless [`ScanSpec::include_start`] says otherwise); for a
-    /// reversed scan, the highest row.
-    pub fn start(mut self, row: impl Into<Bytes>) -> ScanSpec {
-        self.start = row.into();
-        self
-    }
-
-    /// Row where the scan ends (exclusive unless [`ScanSpec::include_stop`] says
-    /// otherwise); for a reversed scan, the lowest bound.
-    pub fn stop(mut self, row: impl Into<Bytes>) -> ScanSpec {
-        self.stop = row.into();
-        self
-    }
-
-    /// Whether the start row itself is scanned (default: yes). Ignored for an empty
-    /// start (the table's edge).
-    pub fn include_start(mut self, include: bool) -> ScanSpec {
-        self.include_start = include;
-        self
-    }
-
-    /// Whether the stop row itself is scanned (default: no).
-    pub fn include_stop(mut self, include: bool) -> ScanSpec {
-        self.include_stop = include;
-        self
-    }
-
-    /// Scans from high rows to low rows.
-    pub fn reversed(mut self, reversed: bool) -> ScanSpec {
-        self.reversed = reversed;
-        self
-    }
-
-    /// Rows asked per call (default 1000; the server's `caching`).
-    pub fn rows_per_page(mut self, rows: u32) -> ScanSpec {
-        self.rows_per_page = rows.max(1);
-        self
-    }
-
-    /// Bytes the server returns per call at most (the server's default otherwise); a
-    /// row larger than this arrives in partial pieces, joined here.
-    pub fn max_result_size(mut self, bytes: u64) -> ScanSpec {
-        self.max_result_size = Some(bytes);
-        self
-    }
-
-    /// At most this many rows in all; 0, as Java's `Scan.setLimit(0)`: the scan ends
-    /// after its first reply, whatever that holds (Java's scanner closes when its limit
-    /// is 0 after a reply).
-    pub fn limit(mut self, rows: u64) -> ScanSpec {
-        self.limit = Some(rows);
-        self
-    }
-
-    /// At most `cells` cells per result: a wider row is delivered in several results
-    /// (each marked partial but the last) instead of joined.
-    pub fn batch(mut self, cells: u32) -> ScanSpec {
-        self.batch = Some(cells.max(1));
-        self
-    }
-
-    /// Java's `Scan.setLoadColumnFamiliesOnDemand`: whether families the filter does
-    /// not need are read only for rows it keeps (unset: the region server's default).
-    /// HBase refuses a reversed scan that would load a family on demand.
-    pub fn load_column_families_on_demand(mut self, on_demand: bool) -> ScanSpec {
-        self.on_demand = Some(on_demand);
-        self
-    }
-
-    /// A raw scan (Java's `Scan.setRaw`, sent as its scan attribute `_raw_`): delete
-    /// markers and the cells they hide are returned, each with its type.
-    pub fn raw(mut self, raw: bool) -> ScanSpec {
-        self.raw = raw;
-        self
-    }
-
-    /// Java's `Scan.setAllowPartialResults`: results are delivered in the pieces the
-    /// server sends (each marked partial but a row's last), not joined; with
-    /// [`ScanSpec::batch`] too. A limit then counts rows as the Java client counts
-    /// such pieces.
-    pub fn allow_partial_results(mut self, allow: bool) -> ScanSpec {
-        self.allow_partial = allow;
-        self
-    }
-
-    /// Whether results are delivered as the server's pieces ([`ScanSpec::batch`] or
-    /// [`ScanSpec::allow_partial_results`]).
-    fn in_pieces(&self) -> bool {
-        self.batch.is_some() || self.allow_partial
-    }
-
-    /// Whether a background task renews the server-side scanner's lease while pages
-    /// are not asked for (default: yes). Without it, a reader slower than the lease
-    /// finds the scanner expired and the scan reopens after its last row.
-    pub fn auto_renew(mut self, renew: bool) -> ScanSpec {
-        self.auto_renew = renew;
-        self
-    }
-
-    /// Whether a scanner the server no longer knows (its lease expired) is reopened
-    /// after the last row delivered (default: yes). Without it, the next page fails
-    /// with the server's `UnknownScannerException` and the scan ends, for a caller that
-    /// reopens scans itself and counts the reopens.
-    pub fn reopen_after_expiry(mut self, reopen: bool) -> ScanSpec {
-        self.reopen_expired = reopen;
-        self
-    }
-}
-
-read_options!(ScanSpec);
+pub use spec::ScanSpec;
 
 /// Where the scan resumes: a row, and whether that row itself is still to come.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,11 +80,19 @@ pub struct Scanner {
     /// [`JavaBatchLimit`]).
     java_limit: Option<JavaBatchLimit>,
     lease: Arc<Lease>,
+    /// The open scanner's next page, asked for before this one was read.
+    ahead: Option<PageAhead>,
     returned: u64,
     done: bool,
     reopened: u32,
     /// Replies without results that were no heartbeat (see [`Scanner::empty_replies`]).
     empty_replies: u64,
+}
+
+/// A reply's results: read already (a hedged open), or its cell block still to read.
+enum Answer {
+    Rows(Vec<RowResult>),
+    Block(Bytes),
 }
 
 /// A server-side scanner in one region.
@@ -275,6 +128,7 @@ pub(crate) fn new_scanner(client: &RpcClient, table: &str, spec: ScanSpec) -> Sc
         last_piece_row: None,
         java_limit,
         lease: Lease::new(),
+        ahead: None,
         returned: 0,
         done: false,
         reopened: 0,
@@ -347,50 +201,38 @@ impl Scanner {
                 self.finish();
                 return Ok(None);
             }
-            let (mut region, request, opening) = match &self.open {
-                Some(open) => (open.region.clone(), self.next_request(open), false),
-                None => {
-                    let region = self.locate().await?;
-                    let request = self.open_request(&region);
-                    (region, request, true)
+            let ahead = self.ahead.take();
+            let (region, opening, outcome) = match (ahead, &self.open) {
+                (Some(ahead), Some(open)) => {
+                    let region = open.region.clone();
+                    let outcome = match ahead.reply().await {
+                        Ok(reply) => {
+                            reply.decode(&region.server).map(|response| (response, Answer::Block(reply.cell_block)))
+                        }
+                        Err(error) => Err(error),
+                    };
+                    (region, false, outcome)
+                }
+                (_, open) => {
+                    let (region, request, opening) = match open {
+                        Some(open) => (open.region.clone(), self.next_request(open), false),
+                        None => {
+                            let region = self.locate().await?;
+                            let request = self.open_request(&region);
+                            (region, request, true)
+                        }
+                    };
+                    let outcome = self.call(&region, &request, opening).await;
+                    match outcome {
+                        Ok((winner, response, answer)) => (winner, opening, Ok((response, answer))),
+                        Err(error) => (region, opening, Err(error)),
+                    }
                 }
             };
-            let lease = self.lease.clone();
-            let mut last_used = lease.gate().await;
-            let outcome = match self.hedge_delay(&region, opening) {
-                // A timeline scan opens on the replica that answers first, and stays there.
-                Some(delay) => replica::hedged_open(&self.client, &region, &request, delay).await.map(
-                    |(winner, response, rows)| {
-                        region = winner;
-                        (response, rows)
-                    },
-                ),
-                None => self.client.call(&region.server, "Scan", &request, None).await.and_then(|reply| {
-                    let response: pb::ScanResponse = reply.decode(&region.server)?;
-                    let rows = scan_results(&region.server, &response, &reply.cell_block)?;
-                    Ok((response, rows))
-                }),
-            };
-            *last_used = Instant::now();
-            drop(last_used);
-            let (response, rows) = match outcome {
+            let (response, answer) = match outcome {
                 Ok(answer) => answer,
                 Err(error) => {
-                    self.client.on_error(&region, &error);
-                    self.abandon_scanner();
-                    let reopenable = error.is_retryable()
-                        || error.remote().is_some_and(|r| r.exception.scanner_advice() == ScannerAdvice::Reopen);
-                    let expired =
-                        error.remote().is_some_and(|r| matches!(r.kind(), RemoteExceptionKind::UnknownScanner));
-                    attempt += 1;
-                    let may_reopen = reopenable && (!expired || self.spec.reopen_expired);
-                    let pause = may_reopen.then(|| self.client.retry_after(attempt, started, &error)).flatten();
-                    let Some(pause) = pause else {
-                        self.done = true;
-                        return Err(error);
-                    };
-                    self.reopened += 1;
-                    tokio::time::sleep(pause).await;
+                    self.recover(&region, error, &mut attempt, started).await?;
                     continue;
                 }
             };
@@ -412,6 +254,21 @@ impl Scanner {
             } else if let Some(open) = &mut self.open {
                 open.next_call_seq += 1;
             }
+            let more_in_region = response.more_results_in_region.unwrap_or(true);
+            let more_at_all = response.more_results.unwrap_or(true);
+            if more_in_region && more_at_all {
+                self.fetch_ahead();
+            }
+            let rows = match answer {
+                Answer::Rows(rows) => rows,
+                Answer::Block(block) => match scan_results(&region.server, &response, &block) {
+                    Ok(rows) => rows,
+                    Err(error) => {
+                        self.recover(&region, error, &mut attempt, started).await?;
+                        continue;
+                    }
+                },
+            };
             if rows.is_empty() && !response.heartbeat_message.unwrap_or(false) {
                 self.empty_replies += 1;
                 if let Some(limit) = &mut self.java_limit {
@@ -429,8 +286,6 @@ impl Scanner {
                 self.finish();
                 return Ok(Some(page));
             }
-            let more_in_region = response.more_results_in_region.unwrap_or(true);
-            let more_at_all = response.more_results.unwrap_or(true);
             let mut page = page;
             if !more_in_region || !more_at_all {
                 // The server closed its scanner: a row still in pieces ended with its
@@ -454,6 +309,69 @@ impl Scanner {
             if !page.is_empty() {
                 return Ok(Some(page));
             }
+        }
+    }
+
+    /// One call on the scanner (opening it in `region`, or its next page), holding the
+    /// lease gate; a timeline scan opens on the replica that answers first, and stays
+    /// there. The region that answered, the reply's header and its rows or cells.
+    async fn call(
+        &self,
+        region: &RegionLocation,
+        request: &pb::ScanRequest,
+        opening: bool,
+    ) -> Result<(RegionLocation, pb::ScanResponse, Answer), RpcError> {
+        let mut last_used = self.lease.gate().await;
+        let outcome = match self.hedge_delay(region, opening) {
+            Some(delay) => replica::hedged_open(&self.client, region, request, delay)
+                .await
+                .map(|(winner, response, rows)| (winner, response, Answer::Rows(rows))),
+            None => self.client.call(&region.server, "Scan", request, None).await.and_then(|reply| {
+                let response: pb::ScanResponse = reply.decode(&region.server)?;
+                Ok((region.clone(), response, Answer::Block(reply.cell_block)))
+            }),
+        };
+        *last_used = Instant::now();
+        outcome
+    }
+
+    /// After a failed call on `region`: forgets the scanner and waits before the scan
+    /// reopens after its last row, or ends the scan with `error` (not retryable, an
+    /// expired scanner the spec does not reopen, or the retries are spent).
+    async fn recover(
+        &mut self,
+        region: &RegionLocation,
+        error: RpcError,
+        attempt: &mut u32,
+        started: Instant,
+    ) -> Result<(), RpcError> {
+        self.client.on_error(region, &error);
+        self.abandon_scanner();
+        let reopenable = error.is_retryable()
+            || error.remote().is_some_and(|r| r.exception.scanner_advice() == ScannerAdvice::Reopen);
+        let expired = error.remote().is_some_and(|r| matches!(r.kind(), RemoteExceptionKind::UnknownScanner));
+        *attempt += 1;
+        let may_reopen = reopenable && (!expired || self.spec.reopen_expired);
+        let pause = may_reopen.then(|| self.client.retry_after(*attempt, started, &error)).flatten();
+        let Some(pause) = pause else {
+            self.done = true;
+            return Err(error);
+        };
+        self.reopened += 1;
+        tokio::time::sleep(pause).await;
+        Ok(())
+    }
+
+    /// Sends the open scanner's next call now (see [`ahead`]), unless the spec says not
+    /// to or a limit is counted: where the limit ends depends on the rows of the reply
+    /// not yet read.
+    fn fetch_ahead(&mut self) {
+        if !self.spec.fetch_ahead || self.spec.limit.is_some() || self.java_limit.is_some() {
+            return;
+        }
+        if let Some(open) = &self.open {
+            let request = self.next_request(open);
+            self.ahead = Some(PageAhead::send(&self.client, &open.region.server, request, self.lease.clone()));
         }
     }
 
@@ -481,6 +399,10 @@ impl Scanner {
     pub async fn close(mut self) -> Result<(), RpcError> {
         self.done = true;
         self.lease.set_current(None);
+        if let Some(ahead) = self.ahead.take() {
+            // The scanner's calls never overlap: the close follows the page in flight.
+            let _ = ahead.reply().await;
+        }
         match self.open.take() {
             Some(open) => {
                 let request = close_request(open.id);
@@ -711,7 +633,7 @@ impl Scanner {
         self.skip = self.in_row.clone();
         self.lease.set_current(None);
         if let Some(open) = self.open.take() {
-            spawn_close(&self.client, open);
+            spawn_close(&self.client, open, self.ahead.take());
         }
     }
 
@@ -719,7 +641,7 @@ impl Scanner {
         self.done = true;
         self.lease.set_current(None);
         if let Some(open) = self.open.take() {
-            spawn_close(&self.client, open);
+            spawn_close(&self.client, open, self.ahead.take());
         }
     }
 }
@@ -727,19 +649,23 @@ impl Scanner {
 impl Drop for Scanner {
     fn drop(&mut self) {
         if let Some(open) = self.open.take() {
-            spawn_close(&self.client, open);
+            spawn_close(&self.client, open, self.ahead.take());
         }
     }
 }
 
-/// Closes a server-side scanner from a background task (best effort: an error means it
-/// is already gone, and the lease would expire it anyway).
-fn spawn_close(client: &RpcClient, open: OpenScanner) {
+/// Closes a server-side scanner from a background task, after its page in flight if any
+/// (best effort: an error means it is already gone, and the lease would expire it
+/// anyway).
+fn spawn_close(client: &RpcClient, open: OpenScanner, ahead: Option<PageAhead>) {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
         return;
     };
     let client = client.clone();
     runtime.spawn(async move {
+        if let Some(ahead) = ahead {
+            let _ = ahead.reply().await;
+        }
         let _ = client.call(&open.region.server, "Scan", &close_request(open.id), None).await;
     });
 }
