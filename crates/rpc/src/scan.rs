@@ -257,7 +257,7 @@ impl Scanner {
             let more_in_region = response.more_results_in_region.unwrap_or(true);
             let more_at_all = response.more_results.unwrap_or(true);
             if more_in_region && more_at_all {
-                self.fetch_ahead();
+                self.fetch_ahead().await;
             }
             let rows = match answer {
                 Answer::Rows(rows) => rows,
@@ -365,13 +365,13 @@ impl Scanner {
     /// Sends the open scanner's next call now (see [`ahead`]), unless the spec says not
     /// to or a limit is counted: where the limit ends depends on the rows of the reply
     /// not yet read.
-    fn fetch_ahead(&mut self) {
+    async fn fetch_ahead(&mut self) {
         if !self.spec.fetch_ahead || self.spec.limit.is_some() || self.java_limit.is_some() {
             return;
         }
         if let Some(open) = &self.open {
             let request = self.next_request(open);
-            self.ahead = Some(PageAhead::send(&self.client, &open.region.server, request, self.lease.clone()));
+            self.ahead = Some(PageAhead::send(&self.client, &open.region.server, request, self.lease.clone()).await);
         }
     }
 

@@ -5,15 +5,16 @@
 //! rows, and for the next request. On a long scan that wait is a large part of each
 //! page's time. So as soon as a reply's header says its region has more rows, the
 //! [`Scanner`](crate::Scanner) sends the next request (same scanner, the next
-//! `next_call_seq`) from a task of its own, and only then reads the reply's cells. The
+//! `next_call_seq`), and only then reads the reply's cells. The
 //! server works on the next page while the client reads this one; the calls on the
 //! scanner still never overlap, and at most one page waits here beyond those handed
 //! out.
 
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
 use std::time::Instant;
-
-use tokio::task::JoinHandle;
 
 use crate::builder::RpcClient;
 use crate::conn::Reply;
@@ -21,38 +22,44 @@ use crate::error::RpcError;
 use crate::lease::Lease;
 use crate::pb;
 
-/// The call of a scanner's next page, already sent.
-#[derive(Debug)]
+/// A call in flight.
+type Call = Pin<Box<dyn Future<Output = Result<Reply, RpcError>> + Send>>;
+
+/// The call of a scanner's next page, already sent. (In a mutex only to be `Sync`, as
+/// the scanner holding it must be: it is never locked while contended.)
 pub(super) struct PageAhead {
-    call: JoinHandle<Result<Reply, RpcError>>,
-    server: String,
+    call: Mutex<Call>,
 }
 
 impl PageAhead {
-    /// Sends `request` to `server` now, from a task that holds the scanner's lease gate
-    /// for the call (a renewal never overlaps it).
-    pub(super) fn send(client: &RpcClient, server: &str, request: pb::ScanRequest, lease: Arc<Lease>) -> PageAhead {
+    /// Sends `request` to `server` now, holding the scanner's lease gate for the call
+    /// (a renewal never overlaps it). The call is polled once here, which queues the
+    /// request for the connection's writer, and the task yields once so that the writer
+    /// (woken on this thread) sends it before the caller goes on reading the current
+    /// reply. The call owns what it needs: a dropped scanner's close can await it.
+    pub(super) async fn send(
+        client: &RpcClient,
+        server: &str,
+        request: pb::ScanRequest,
+        lease: Arc<Lease>,
+    ) -> PageAhead {
         let client = client.clone();
         let addr = server.to_owned();
-        let call = tokio::spawn(async move {
+        let mut call: Call = Box::pin(async move {
             let mut last_used = lease.gate().await;
             let reply = client.call(&addr, "Scan", &request, None).await;
             *last_used = Instant::now();
             reply
         });
-        PageAhead { call, server: server.to_owned() }
+        if let Poll::Ready(reply) = futures::poll!(call.as_mut()) {
+            call = Box::pin(std::future::ready(reply));
+        }
+        tokio::task::yield_now().await;
+        PageAhead { call: Mutex::new(call) }
     }
 
-    /// The call's reply. A task lost before it answered (its runtime shut down) is a
-    /// failed connection: the page may or may not have been read, and the scan reopens
-    /// after its last row delivered.
+    /// The call's reply.
     pub(super) async fn reply(self) -> Result<Reply, RpcError> {
-        match self.call.await {
-            Ok(reply) => reply,
-            Err(lost) => Err(RpcError::ConnectionFailed {
-                addr: self.server,
-                reason: format!("the call of the page asked for ahead was lost: {lost}"),
-            }),
-        }
+        self.call.into_inner().unwrap_or_else(PoisonError::into_inner).await
     }
 }
