@@ -279,6 +279,13 @@ async fn native_scans_cross_regions_like_thrift(env: Env) -> TestResult {
         ("limit", ScanSpec::new().start("k0120").limit(20).rows_per_page(7), Scan::new().start("k0120").limit(20)),
         ("one family, small pages", ScanSpec::new().column("d", "n").rows_per_page(1), Scan::new().column("d", "n")),
         ("partial pieces", ScanSpec::new().start("w").max_result_size(1000).rows_per_page(2), Scan::new().start("w")),
+        // Scans fetch the next page ahead by default; the same scans without.
+        ("all, not ahead", ScanSpec::new().rows_per_page(37).fetch_ahead(false), Scan::new()),
+        (
+            "partial pieces, not ahead",
+            ScanSpec::new().start("w").max_result_size(1000).rows_per_page(2).fetch_ahead(false),
+            Scan::new().start("w"),
+        ),
     ];
     for (what, spec, thrift_scan) in cases {
         let mut scanner = client.scan(&name, spec);
@@ -287,7 +294,7 @@ async fn native_scans_cross_regions_like_thrift(env: Env) -> TestResult {
         assert_eq!(rows.len(), expected.len(), "{what}: row count");
         assert_eq!(native_cells(&rows), thrift_cells(&expected), "{what}: cells");
         assert!(rows.iter().all(|r| !r.partial), "{what}: a partial row was delivered");
-        if what == "partial pieces" {
+        if what.starts_with("partial pieces") {
             assert_eq!(rows.len(), 3);
             assert!(rows.iter().all(|r| r.cells.len() == 60), "{what}: pieces joined into whole rows");
         }
@@ -457,17 +464,26 @@ async fn native_scanner_lease_renewal_and_expiry(env: Env) -> TestResult {
     assert!(expired.reopened() >= 1, "the expired scanner was reopened");
 
     // Not renewed and not to be reopened (the `basalt::Client` transport's setting: the
-    // client's core reopens and counts it): the expiry is the scan's error.
-    let mut told = client.scan(&name, ScanSpec::new().rows_per_page(100).auto_renew(false).reopen_after_expiry(false));
-    assert_eq!(told.next_page().await?.map(|page| page.len()), Some(100));
-    tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
-    match told.next_page().await {
-        Err(RpcError::Remote(remote)) if matches!(remote.kind(), RemoteExceptionKind::UnknownScanner) => {}
-        other => {
-            return Err(format!("expected UnknownScannerException, got {:?}", other.map(|p| p.map(|p| p.len()))).into())
+    // client's core reopens and counts it): the expiry is the scan's error. Without
+    // fetching ahead it comes with the next page; fetching ahead, the page asked for
+    // before the lease expired is delivered first.
+    for (ahead, pages_before_error) in [(false, 1), (true, 2)] {
+        let spec = ScanSpec::new().rows_per_page(100).auto_renew(false).reopen_after_expiry(false).fetch_ahead(ahead);
+        let mut told = client.scan(&name, spec);
+        assert_eq!(told.next_page().await?.map(|page| page.len()), Some(100));
+        tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
+        for _ in 1..pages_before_error {
+            assert_eq!(told.next_page().await?.map(|page| keys(&page)), Some(expected[100..200].to_vec()));
         }
+        match told.next_page().await {
+            Err(RpcError::Remote(remote)) if matches!(remote.kind(), RemoteExceptionKind::UnknownScanner) => {}
+            other => {
+                let got = other.map(|p| p.map(|p| p.len()));
+                return Err(format!("expected UnknownScannerException (ahead: {ahead}), got {got:?}").into());
+            }
+        }
+        assert!(told.next_page().await?.is_none(), "the scan ended with its error");
     }
-    assert!(told.next_page().await?.is_none(), "the scan ended with its error");
     table.client().admin().delete_table(table.name()).await?;
     Ok(())
 }

@@ -10,11 +10,10 @@
 //! scanner still never overlap, and at most one page waits here beyond those handed
 //! out.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::task::Poll;
+use std::sync::Arc;
 use std::time::Instant;
+
+use tokio::task::JoinHandle;
 
 use crate::builder::RpcClient;
 use crate::conn::Reply;
@@ -22,21 +21,20 @@ use crate::error::RpcError;
 use crate::lease::Lease;
 use crate::pb;
 
-/// A call in flight.
-type Call = Pin<Box<dyn Future<Output = Result<Reply, RpcError>> + Send>>;
-
-/// The call of a scanner's next page, already sent. (In a mutex only to be `Sync`, as
-/// the scanner holding it must be: it is never locked while contended.)
+/// The call of a scanner's next page, already sent.
+#[derive(Debug)]
 pub(super) struct PageAhead {
-    call: Mutex<Call>,
+    call: JoinHandle<Result<Reply, RpcError>>,
+    server: String,
 }
 
 impl PageAhead {
-    /// Sends `request` to `server` now, holding the scanner's lease gate for the call
-    /// (a renewal never overlaps it). The call is polled once here, which queues the
-    /// request for the connection's writer, and the task yields once so that the writer
-    /// (woken on this thread) sends it before the caller goes on reading the current
-    /// reply. The call owns what it needs: a dropped scanner's close can await it.
+    /// Sends `request` to `server` from a task of its own, which holds the scanner's
+    /// lease gate while the call is out and lets it go when the reply arrives (so a
+    /// renewal neither overlaps the call nor waits for a slow reader). The caller then
+    /// yields once: the task, and the connection's writer it wakes, run on this thread
+    /// before the caller goes on reading the current reply, so the request is on its
+    /// way first.
     pub(super) async fn send(
         client: &RpcClient,
         server: &str,
@@ -45,21 +43,26 @@ impl PageAhead {
     ) -> PageAhead {
         let client = client.clone();
         let addr = server.to_owned();
-        let mut call: Call = Box::pin(async move {
+        let call = tokio::spawn(async move {
             let mut last_used = lease.gate().await;
             let reply = client.call(&addr, "Scan", &request, None).await;
             *last_used = Instant::now();
             reply
         });
-        if let Poll::Ready(reply) = futures::poll!(call.as_mut()) {
-            call = Box::pin(std::future::ready(reply));
-        }
         tokio::task::yield_now().await;
-        PageAhead { call: Mutex::new(call) }
+        PageAhead { call, server: server.to_owned() }
     }
 
-    /// The call's reply.
+    /// The call's reply. A task lost before it answered (its runtime shut down) is a
+    /// failed connection: the page may or may not have been read, and the scan reopens
+    /// after its last row delivered.
     pub(super) async fn reply(self) -> Result<Reply, RpcError> {
-        self.call.into_inner().unwrap_or_else(PoisonError::into_inner).await
+        match self.call.await {
+            Ok(reply) => reply,
+            Err(lost) => Err(RpcError::ConnectionFailed {
+                addr: self.server,
+                reason: format!("the call of the page asked for ahead was lost: {lost}"),
+            }),
+        }
     }
 }
