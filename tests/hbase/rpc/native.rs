@@ -473,7 +473,7 @@ async fn native_scanner_lease_renewal_and_expiry(env: Env) -> TestResult {
         assert_eq!(told.next_page().await?.map(|page| page.len()), Some(100));
         tokio::time::sleep(SCANNER_TIMEOUT * 2).await;
         for _ in 1..pages_before_error {
-            assert_eq!(told.next_page().await?.map(|page| keys(&page)), Some(expected[100..200].to_vec()));
+            assert_eq!(told.next_page().await?.map(|page| self::keys(&page)), Some(expected[100..200].to_vec()));
         }
         match told.next_page().await {
             Err(RpcError::Remote(remote)) if matches!(remote.kind(), RemoteExceptionKind::UnknownScanner) => {}

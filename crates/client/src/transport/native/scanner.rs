@@ -99,6 +99,11 @@ impl NativeScanner {
             // An empty reply (no heartbeat) during the call came before its rows.
             let empty_reply_before = self.scanner.empty_replies() > empty_replies;
             match next {
+                // The usual case: a reply that fills (at most) a page of its own is the
+                // page, without moving its rows one by one.
+                Ok(Some(more)) if page.is_empty() && self.regrouper.is_none() && more.len() <= wanted => {
+                    page = more;
+                }
                 Ok(Some(more)) => {
                     for row in self.items(more, empty_reply_before) {
                         if page.len() < wanted {
