@@ -1,8 +1,9 @@
 //! The scan engine: scans as `futures::Stream`s of rows.
 //!
 //! A scan runs in a background task ([`worker`]) that pages through a server-side
-//! scanner one page ahead of the consumer (memory is bounded by two pages; pages grow
-//! from small to about 2 MiB unless `caching` is set, see [`plan`]). Its server-side
+//! scanner one page ahead of the consumer (memory is bounded by two pages, three over
+//! native RPC, whose scanner asks for its next page while the current one is read;
+//! pages grow from small to about 2 MiB unless `caching` is set, see [`plan`]). Its server-side
 //! scanner is pinned to the connection that opened it: the id is only ever used on
 //! that connection, so a restarted gateway or a load balancer can never hand the scan
 //! another scanner's rows. Every page is checked against the scan's range and

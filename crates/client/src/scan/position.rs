@@ -436,6 +436,7 @@ impl Tracker {
                     filter,
                     limit: None,
                     on_demand,
+                    fetch_ahead: false,
                     extras: scan.extras,
                 }));
             }
@@ -517,6 +518,7 @@ impl Tracker {
             filter,
             limit: server_limit,
             on_demand: scan.on_demand,
+            fetch_ahead: false,
             extras: scan.extras,
         }))
     }

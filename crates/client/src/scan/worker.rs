@@ -285,9 +285,11 @@ impl Worker {
         let page = match pinned.as_mut() {
             Some(scanner) => attempts.once_as(Operation::NextPage, scanner.next_page(want)).await?,
             None => {
-                let Some(request) = self.tracker.scan_request(&self.scan)? else {
+                let Some(mut request) = self.tracker.scan_request(&self.scan)? else {
                     return Ok(Page::Last(Vec::new()));
                 };
+                // A gate bounds the calls in flight: no call goes out without it.
+                request.fetch_ahead = self.gate.is_none();
                 let opened = attempts.transport.open_scanner(&self.table, &request, want);
                 let (scanner, first) = attempts.once_as(Operation::OpenScanner, opened).await?;
                 self.tracker.reopened();

@@ -148,6 +148,11 @@ pub struct ScanRequest {
     pub limit: Option<i32>,
     /// Java's `loadColumnFamiliesOnDemand` (`None`: the region server's default).
     pub on_demand: Option<bool>,
+    /// Whether the transport may ask for the scanner's next page before the current one
+    /// is read. Native RPC does (one more page held); a gateway's scanner pages only
+    /// when asked. Off when the scan's fetches wait on a shared gate (a salted scan's
+    /// buckets), which bounds the calls in flight.
+    pub fetch_ahead: bool,
     /// Raw scans, per-family windows, partial rows (each transport carries or refuses
     /// them by name).
     pub(crate) extras: crate::request::ScanExtras,

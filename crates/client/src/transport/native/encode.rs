@@ -283,7 +283,7 @@ pub(super) fn scan_spec(scan: &ScanRequest, rows: u32) -> Result<ScanSpec, Error
         spec = spec.load_column_families_on_demand(on_demand);
     }
     let extras = &scan.extras;
-    spec = spec.raw(extras.raw).allow_partial_results(extras.allow_partial);
+    spec = spec.raw(extras.raw).allow_partial_results(extras.allow_partial).fetch_ahead(scan.fetch_ahead);
     if let Some(limit) = extras.window.limit {
         spec = spec.max_results_per_family(limit);
     }
@@ -339,6 +339,7 @@ mod tests {
             filter: None,
             limit: None,
             on_demand: None,
+            fetch_ahead: true,
             extras,
         }
     }

@@ -67,6 +67,7 @@ pub(crate) fn scan(scan: &ScanRequest) -> Result<TScan> {
         .into());
     }
     refuse_untranslatable_extras(&scan.extras)?;
+    // `fetch_ahead` is a hint the gateway cannot take: its scanners page when asked.
     // The gateway's caching toward the region server: the caller's page size, else
     // unset, so that the region server answers by size (2 MB per call by default)
     // and the growing pages are served from the gateway's cache.
@@ -493,6 +494,7 @@ mod tests {
             filter: None,
             limit: None,
             on_demand: None,
+            fetch_ahead: false,
             extras: crate::request::ScanExtras::default(),
         };
         let tscan = scan(&request).unwrap();
@@ -511,6 +513,7 @@ mod tests {
             filter: None,
             limit: None,
             on_demand: None,
+            fetch_ahead: false,
             extras: ScanExtras::default(),
         };
         assert_eq!(scan(&plain).unwrap().attributes, None);
