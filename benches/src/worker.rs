@@ -29,7 +29,7 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, ColumnFamily, Comparator, CompareOp, Filter, Get, Put, Scan, TableDescriptor};
+use basalt::{Bytes, Client, ColumnFamily, Comparator, CompareOp, Filter, Get, Put, Row, Scan, TableDescriptor};
 use basalt_rowkey::{FieldType, Query, Salt, Schema, Value};
 use futures::TryStreamExt;
 use md5::{Digest, Md5};
@@ -58,6 +58,13 @@ fn full_scan() -> Scan {
 }
 
 /// The key design every client writes: `salt(seq % S) day(2) seq(20)`, all decimal.
+/// A row's key as the digest keeps it: a copy, as the Java worker keeps one
+/// (`Result.getRow` copies the key), so that the keys kept until the run ends do not
+/// hold on to every reply they were read from.
+fn kept_key(row: &Row) -> Bytes {
+    Bytes::copy_from_slice(row.key())
+}
+
 fn schema(salts: u32) -> Result<Schema, BoxError> {
     Ok(Schema::builder()
         .field("day", FieldType::Decimal { digits: 2 })
@@ -159,7 +166,7 @@ impl Worker {
                         let mut stream = table.scan(scan)?;
                         let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
-                            keys.push(row.key_bytes());
+                            keys.push(kept_key(&row));
                         }
                         // To the worker's log: how the scan went (pages, recoveries).
                         let stats = stream.stats();
@@ -185,7 +192,7 @@ impl Worker {
                         let mut stream = table.scan(Scan::new().filter(nothing))?;
                         let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
-                            keys.push(row.key_bytes());
+                            keys.push(kept_key(&row));
                         }
                         Ok((keys, Vec::new()))
                     })
@@ -203,7 +210,7 @@ impl Worker {
                         let mut stream = salted.scan(query).template(Scan::new().caching(PAGE)).stream().await?;
                         let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
-                            keys.push(row.row.key_bytes());
+                            keys.push(kept_key(&row.row));
                         }
                         Ok((keys, Vec::new()))
                     })
@@ -240,7 +247,7 @@ impl Worker {
                 for key in wanted.iter().skip(k).step_by(tasks) {
                     let started = Instant::now();
                     let row = table.get(Get::new(key.clone())).await?;
-                    got.push((row.key_bytes(), started.elapsed()));
+                    got.push((kept_key(&row), started.elapsed()));
                 }
                 Ok::<_, BoxError>(got)
             }));
