@@ -131,15 +131,14 @@ impl ReplyDecoder {
         }
     }
 
-    /// Takes the next whole reply off the front of `buf`, or returns `None` (and reserves
-    /// room for the rest of the frame) when it has not fully arrived.
+    /// Takes the next whole reply off the front of `buf`, or returns `None` when it has
+    /// not fully arrived (the caller makes room for the rest: [`frame_len`](Self::frame_len)
+    /// says how much).
     pub fn decode(&self, buf: &mut BytesMut) -> Result<Option<Reply>, FrameError> {
         let Some(length) = self.frame_len(buf)? else {
             return Ok(None);
         };
-        let wanted = 4 + length;
-        if buf.len() < wanted {
-            buf.reserve(wanted - buf.len());
+        if buf.len() < 4 + length {
             return Ok(None);
         }
         buf.advance(4);

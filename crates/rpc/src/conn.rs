@@ -29,6 +29,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::error::{RemoteError, RpcError};
+use crate::recv::ReceiveBuffer;
 use crate::security::{self, Security};
 
 /// Settings of one connection.
@@ -386,10 +387,10 @@ async fn read_loop<R: AsyncRead + Unpin>(
     writer: JoinHandle<()>,
 ) {
     let decoder = ReplyDecoder::with_max_frame_len(max_frame);
-    let mut buf = BytesMut::with_capacity(64 << 10);
+    let mut buffer = ReceiveBuffer::new();
     let reason = 'read: loop {
         loop {
-            match decoder.decode(&mut buf) {
+            match decoder.decode(buffer.bytes()) {
                 Ok(Some(reply)) => {
                     if let Some(reason) = deliver(&shared, reply) {
                         break 'read reason;
@@ -401,10 +402,8 @@ async fn read_loop<R: AsyncRead + Unpin>(
                 Err(e) => break 'read format!("unreadable reply: {e}"),
             }
         }
-        if buf.capacity() - buf.len() < 16 << 10 {
-            buf.reserve(64 << 10);
-        }
-        match read_half.read_buf(&mut buf).await {
+        buffer.make_room(&decoder);
+        match read_half.read_buf(buffer.bytes()).await {
             Ok(0) => break "the server closed the connection".into(),
             Ok(_) => {}
             Err(e) => break format!("read failed: {e}"),

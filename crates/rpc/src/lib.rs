@@ -39,6 +39,7 @@ mod lease;
 mod mutation;
 mod pool;
 mod read;
+mod recv;
 mod region;
 mod registry;
 mod replica;
