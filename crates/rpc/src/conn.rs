@@ -4,7 +4,9 @@
 //! is dropped mid-call never leaves half a frame on the wire); a reader task reads reply
 //! frames and hands each to the pending call with its id. A call's future owns a guard
 //! that removes its pending entry when dropped or timed out, so a late reply finds no
-//! entry and is discarded. When the connection fails (I/O error, an unreadable reply, a
+//! entry and is discarded. Replies are read into buffers that are used again once
+//! the replies cut from them are dropped (a few are kept, 8 MiB at most beyond the
+//! one in use; see `recv.rs`). When the connection fails (I/O error, an unreadable reply, a
 //! fatal server exception), every pending call fails with
 //! [`RpcError::ConnectionFailed`] and the connection refuses new calls; the pool then
 //! opens a new one on next use.

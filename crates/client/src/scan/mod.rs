@@ -2,7 +2,8 @@
 //!
 //! A scan runs in a background task ([`worker`]) that pages through a server-side
 //! scanner one page ahead of the consumer (memory is bounded by two pages, three over
-//! native RPC, whose scanner asks for its next page while the current one is read;
+//! native RPC, whose scanner asks for its next page while the current one is read,
+//! and whose connections keep up to 8 MiB of read buffers for the next replies;
 //! pages grow from small to about 2 MiB unless `caching` is set, see [`plan`]). Its server-side
 //! scanner is pinned to the connection that opened it: the id is only ever used on
 //! that connection, so a restarted gateway or a load balancer can never hand the scan
