@@ -5,74 +5,42 @@
 
 use std::sync::Arc;
 
-use basalt_rpc::{Cell, RowResult};
+use basalt_rpc::RowResult;
 use bytes::Bytes;
 
 use crate::row::{CellType, PageCell, Row, RowSource};
 
-/// A reply's results, in the server's order (or as regrouped for a batched scan), laid
-/// out flat: every row's cells side by side in one list, each row a span of it. A row's
-/// key is then read from the list (its first cell) without a pointer chase through a
-/// list of its own, which matters where many pages are read in turn (a merged scan).
-/// Each cell views its KeyValue in the reply's cell block.
-pub(super) struct NativePage {
-    cells: Vec<Cell>,
-    rows: Vec<RowSpan>,
-}
-
-/// One row of a [`NativePage`]: its cells `start..end`, and its flags.
-struct RowSpan {
-    start: usize,
-    end: usize,
-    partial: bool,
-    stale: bool,
-}
-
-impl NativePage {
-    fn new(results: Vec<RowResult>) -> NativePage {
-        let mut cells = Vec::with_capacity(results.iter().map(|r| r.cells.len()).sum());
-        let mut rows = Vec::with_capacity(results.len());
-        for result in results {
-            let start = cells.len();
-            cells.extend(result.cells);
-            rows.push(RowSpan { start, end: cells.len(), partial: result.partial, stale: result.stale });
-        }
-        NativePage { cells, rows }
-    }
-
-    /// Row `row`'s cells.
-    fn row_cells(&self, row: usize) -> &[Cell] {
-        self.rows.get(row).and_then(|span| self.cells.get(span.start..span.end)).unwrap_or_default()
-    }
-}
+/// A reply's results, in the server's order (or as regrouped for a batched scan). Each
+/// cell views its KeyValue in the reply's cell block.
+pub(super) struct NativePage(Vec<RowResult>);
 
 impl RowSource for NativePage {
     fn row_count(&self) -> usize {
-        self.rows.len()
+        self.0.len()
     }
 
     fn key(&self, row: usize) -> (&Bytes, &[u8]) {
         static EMPTY: Bytes = Bytes::from_static(b"");
-        match self.row_cells(row).first() {
+        match self.0.get(row).and_then(|r| r.cells.first()) {
             Some(cell) => (cell.key_value(), cell.row()),
             None => (&EMPTY, &[]),
         }
     }
 
     fn partial(&self, row: usize) -> bool {
-        self.rows.get(row).is_some_and(|r| r.partial)
+        self.0.get(row).is_some_and(|r| r.partial)
     }
 
     fn stale(&self, row: usize) -> bool {
-        self.rows.get(row).is_some_and(|r| r.stale)
+        self.0.get(row).is_some_and(|r| r.stale)
     }
 
     fn cell_count(&self, row: usize) -> usize {
-        self.row_cells(row).len()
+        self.0.get(row).map_or(0, |r| r.cells.len())
     }
 
     fn cell(&self, row: usize, cell: usize) -> Option<PageCell<'_>> {
-        let c = self.row_cells(row).get(cell)?;
+        let c = self.0.get(row)?.cells.get(cell)?;
         Some(PageCell {
             buf: c.key_value(),
             family: c.family(),
@@ -86,7 +54,7 @@ impl RowSource for NativePage {
 
 /// A reply's results as rows sharing the reply (one page for all of them).
 pub(crate) fn rows(results: Vec<RowResult>) -> impl ExactSizeIterator<Item = Row> {
-    Row::of_page(Arc::new(NativePage::new(results)))
+    Row::of_page(Arc::new(NativePage(results)))
 }
 
 /// One result (a get's, a mutation's) as a row sharing the reply.
