@@ -13,7 +13,7 @@ use basalt_rpc_protocol::reply::ReplyDecoder;
 use bytes::BytesMut;
 
 /// The room kept free to read into when the next frame's length is not known yet.
-const MIN_SPARE: usize = 16 << 10;
+const MIN_SPARE: usize = 64 << 10;
 /// The smallest buffer allocated.
 const MIN_CAPACITY: usize = 64 << 10;
 /// At most this many bytes are made room for ahead of a frame's arrival on the word of
