@@ -212,11 +212,11 @@ pub(crate) fn encode_field(field: &Field, value: Option<&Value>, out: &mut Vec<u
         FieldType::Decimal { digits } => match need()? {
             Value::UInt(n) => {
                 let w = usize::from(*digits);
-                let s = format!("{n:0w$}");
-                if s.len() > w {
-                    return Err(too_wide(field, w, s.len()));
+                let len = crate::digits::decimal_len(*n);
+                if len > w {
+                    return Err(too_wide(field, w, len));
                 }
-                out.extend_from_slice(s.as_bytes());
+                crate::digits::push_decimal(out, *n, w);
             }
             other => return Err(mismatch(field, "unsigned integer", other)),
         },
@@ -443,11 +443,20 @@ pub(crate) fn decode_field(field: &Field, input: &[u8], pos: &mut usize) -> Resu
 pub(crate) fn text_bytes(field: &Field, v: &Value) -> Vec<u8> {
     match (&field.ty, v) {
         (FieldType::Decimal { digits }, Value::UInt(n)) => {
-            let w = usize::from(*digits);
-            format!("{n:0w$}").into_bytes()
+            let mut out = Vec::with_capacity(usize::from(*digits).max(20));
+            crate::digits::push_decimal(&mut out, *n, usize::from(*digits));
+            out
         }
-        (_, Value::UInt(n)) => n.to_string().into_bytes(),
-        (_, Value::Int(n)) | (_, Value::Timestamp(n)) => n.to_string().into_bytes(),
+        (_, Value::UInt(n)) => {
+            let mut out = Vec::with_capacity(20);
+            crate::digits::push_decimal(&mut out, *n, 0);
+            out
+        }
+        (_, Value::Int(n)) | (_, Value::Timestamp(n)) => {
+            let mut out = Vec::with_capacity(20);
+            crate::digits::push_signed(&mut out, *n);
+            out
+        }
         (_, Value::F32(x)) => x.to_string().into_bytes(),
         (_, Value::F64(x)) => x.to_string().into_bytes(),
         (_, Value::Bool(b)) => b.to_string().into_bytes(),

@@ -68,6 +68,7 @@
 
 mod calendar;
 mod codec;
+mod digits;
 mod error;
 mod field;
 pub mod hash;

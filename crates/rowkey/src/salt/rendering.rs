@@ -38,8 +38,8 @@ impl SaltRendering {
                 let w = usize::from(w).min(8);
                 out.extend_from_slice(&u64::from(bucket).to_be_bytes()[8 - w..]);
             }
-            SaltRendering::Decimal(w) => out.extend_from_slice(format!("{bucket:0w$}", w = usize::from(w)).as_bytes()),
-            SaltRendering::Hex(w) => out.extend_from_slice(format!("{bucket:0w$x}", w = usize::from(w)).as_bytes()),
+            SaltRendering::Decimal(w) => crate::digits::push_decimal(out, u64::from(bucket), usize::from(w)),
+            SaltRendering::Hex(w) => crate::digits::push_hex(out, u64::from(bucket), usize::from(w)),
         }
     }
 
