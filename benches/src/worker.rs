@@ -138,7 +138,12 @@ impl Worker {
                 Ok(None)
             }
             Some("write") => {
-                let (table, rows) = (self.client.table(arg(1)?)?, arg(2)?.parse::<u64>()?);
+                let (mut table, rows) = (self.client.table(arg(1)?)?, arg(2)?.parse::<u64>()?);
+                // BASALT_BENCH_BATCH_ROWS=N: rows per batch call (the library's default
+                // otherwise), to measure that setting.
+                if let Some(n) = std::env::var("BASALT_BENCH_BATCH_ROWS").ok().and_then(|v| v.parse().ok()) {
+                    table = table.with_batch_rows(n);
+                }
                 let schema = &self.schema;
                 let outcome = measured(async {
                     let puts = (0..rows)

@@ -118,6 +118,29 @@ impl MultiWriter {
         MultiWriter::default()
     }
 
+    /// An empty request with room for `actions` bytes of actions (in its regions'
+    /// action lists: a batch knows roughly what its writes take).
+    pub fn with_capacity(actions: usize) -> MultiWriter {
+        MultiWriter { actions: BytesMut::with_capacity(actions), ..MultiWriter::default() }
+    }
+
+    /// The bytes written so far, the open region's actions included (what
+    /// [`append`](MultiWriter::append)ing it adds, but for its region's header).
+    pub fn len(&self) -> usize {
+        self.out.len() + self.actions.len()
+    }
+
+    /// Makes room for `additional` more bytes of regions (what
+    /// [`append`](MultiWriter::append) adds).
+    pub fn reserve(&mut self, additional: usize) {
+        self.out.reserve(additional);
+    }
+
+    /// Whether nothing was written.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Opens the action list of the region named `region_name` (closing the previous
     /// one; a region without actions is left out).
     pub fn region(&mut self, region_name: &Bytes) {
@@ -162,33 +185,19 @@ impl MultiWriter {
     }
 
     /// Appends the regions of `other` (another request's actions, written apart).
-    pub fn append(&mut self, mut other: MultiWriter) {
+    pub fn append(&mut self, other: MultiWriter) {
         self.close_region();
-        other.close_region();
         self.out.extend_from_slice(&other.out);
+        // The other's open region goes straight here (not through its own buffer).
+        if other.open {
+            write_region(&mut self.out, &other.region_name, &other.actions);
+        }
     }
 
     fn close_region(&mut self) {
-        if !std::mem::take(&mut self.open) || self.actions.is_empty() {
-            self.actions.clear();
-            return;
+        if std::mem::take(&mut self.open) {
+            write_region(&mut self.out, &self.region_name, &self.actions);
         }
-        let kind = enum_value(pb::region_specifier::RegionSpecifierType::RegionName as i32);
-        let specifier_len =
-            varint_field_len(tag::SPECIFIER_TYPE, kind) + bytes_field_len(tag::SPECIFIER_VALUE, self.region_name.len());
-        let region_len = bytes_field_len(tag::REGION_ACTION_REGION, specifier_len) + self.actions.len();
-        let out = &mut self.out;
-        out.reserve(bytes_field_len(tag::MULTI_REGION_ACTION, region_len));
-        encode_key(tag::MULTI_REGION_ACTION, WireType::LengthDelimited, out);
-        encode_varint(region_len as u64, out);
-        encode_key(tag::REGION_ACTION_REGION, WireType::LengthDelimited, out);
-        encode_varint(specifier_len as u64, out);
-        encode_key(tag::SPECIFIER_TYPE, WireType::Varint, out);
-        encode_varint(kind, out);
-        encode_key(tag::SPECIFIER_VALUE, WireType::LengthDelimited, out);
-        encode_varint(self.region_name.len() as u64, out);
-        out.put_slice(&self.region_name);
-        out.put_slice(&self.actions);
         self.actions.clear();
     }
 
@@ -201,6 +210,29 @@ impl MultiWriter {
         }
         EncodedMessage(self.out.freeze())
     }
+}
+
+/// One region's action list, as a `RegionAction` of the request (nothing for a region
+/// without actions).
+fn write_region(out: &mut BytesMut, region_name: &[u8], actions: &[u8]) {
+    if actions.is_empty() {
+        return;
+    }
+    let kind = enum_value(pb::region_specifier::RegionSpecifierType::RegionName as i32);
+    let specifier_len =
+        varint_field_len(tag::SPECIFIER_TYPE, kind) + bytes_field_len(tag::SPECIFIER_VALUE, region_name.len());
+    let region_len = bytes_field_len(tag::REGION_ACTION_REGION, specifier_len) + actions.len();
+    out.reserve(bytes_field_len(tag::MULTI_REGION_ACTION, region_len));
+    encode_key(tag::MULTI_REGION_ACTION, WireType::LengthDelimited, out);
+    encode_varint(region_len as u64, out);
+    encode_key(tag::REGION_ACTION_REGION, WireType::LengthDelimited, out);
+    encode_varint(specifier_len as u64, out);
+    encode_key(tag::SPECIFIER_TYPE, WireType::Varint, out);
+    encode_varint(kind, out);
+    encode_key(tag::SPECIFIER_VALUE, WireType::LengthDelimited, out);
+    encode_varint(region_name.len() as u64, out);
+    out.put_slice(region_name);
+    out.put_slice(actions);
 }
 
 /// A message already encoded: sent as its bytes by anything that takes a

@@ -107,6 +107,9 @@ impl MultiReply {
 
 fn read_region(message: &[u8], span: Span) -> Result<RegionAnswer, FrameError> {
     let mut region = RegionAnswer::default();
+    // A write's answer takes six bytes or more: room for as many as the span can hold
+    // (bounded by the bytes received), so the list does not grow by copying.
+    region.actions.reserve(span.end.saturating_sub(span.start) / 6);
     let mut fields = Fields::new(message, span);
     while let Some(field) = fields.next_field() {
         match field? {
@@ -119,6 +122,9 @@ fn read_region(message: &[u8], span: Span) -> Result<RegionAnswer, FrameError> {
 }
 
 fn read_action(message: &[u8], span: Span) -> Result<ActionAnswer, FrameError> {
+    if let Some(answer) = write_answer(message, span) {
+        return Ok(answer);
+    }
     let mut action = ActionAnswer::default();
     let mut fields = Fields::new(message, span);
     while let Some(field) = fields.next_field() {
@@ -131,6 +137,25 @@ fn read_action(message: &[u8], span: Span) -> Result<ActionAnswer, FrameError> {
         }
     }
     Ok(action)
+}
+
+/// The answer of a write that succeeded, as region servers send it: its index (field
+/// 1, a varint of at most five bytes) then an empty result (field 2, length 0), and
+/// nothing else. Any other shape is left to the field-by-field reader.
+fn write_answer(message: &[u8], span: Span) -> Option<ActionAnswer> {
+    let bytes = message.get(span.start..span.end)?;
+    let (&first, rest) = bytes.split_first()?;
+    if first != 0x08 || rest.len() < 3 || rest.len() > 7 {
+        return None;
+    }
+    let (index_bytes, tail) = rest.split_at(rest.len() - 2);
+    let (&last, lead) = index_bytes.split_last()?;
+    if tail != [0x12, 0x00] || last & 0x80 != 0 || lead.iter().any(|b| b & 0x80 == 0) {
+        return None;
+    }
+    let index = index_bytes.iter().rev().fold(0u64, |value, b| value << 7 | u64::from(b & 0x7f));
+    let end = span.end;
+    Some(ActionAnswer { index: Some(index as u32), result: Some(Span { start: end, end }), exception: None })
 }
 
 /// A field's value, as far as this reader needs it.

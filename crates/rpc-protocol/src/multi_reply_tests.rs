@@ -8,13 +8,19 @@ fn exception(name: &str) -> pb::NameBytesPair {
 /// An action's answer as the generated message: an index, a result with `cells`
 /// associated cells (`None`: no result), an exception; and load statistics, a field
 /// the reader skips (deprecated, still sent by older servers).
-#[allow(deprecated)]
 fn answer(index: Option<u32>, cells: Option<i32>, failed: bool) -> pb::ResultOrException {
+    answer_with_stats(index, cells, failed, true)
+}
+
+/// [`answer`], with load statistics or without (a write that succeeded, without them,
+/// is the shape read by the short path).
+#[allow(deprecated)]
+fn answer_with_stats(index: Option<u32>, cells: Option<i32>, failed: bool, stats: bool) -> pb::ResultOrException {
     pb::ResultOrException {
         index,
         result: cells.map(|n| pb::Result { associated_cell_count: (n > 0).then_some(n), ..Default::default() }),
         exception: failed.then(|| exception("org.apache.hadoop.hbase.NotServingRegionException")),
-        load_stats: Some(pb::RegionLoadStats { mem_store_load: Some(3), ..Default::default() }),
+        load_stats: stats.then(|| pb::RegionLoadStats { mem_store_load: Some(3), ..Default::default() }),
         ..Default::default()
     }
 }
@@ -88,6 +94,31 @@ fn reads_what_the_server_sends_for_a_batch() {
 }
 
 #[test]
+fn a_write_answered_in_the_usual_shape_is_read_as_any_other() {
+    // Indexes of one to five varint bytes; then an answer that only looks like one.
+    for index in [0, 1, 127, 128, 300, 16_383, 16_384, 2_000_000, u32::MAX] {
+        let region = pb::RegionActionResult {
+            result_or_exception: vec![answer_with_stats(Some(index), Some(0), false, false)],
+            ..Default::default()
+        };
+        let message = encoded(&pb::MultiResponse { region_action_result: vec![region], ..Default::default() });
+        let span = MultiReply::read(message.clone()).unwrap().regions[0].actions[0];
+        assert_eq!(span.index, Some(index));
+        assert!(!span.has_result_fields() && !span.has_exception());
+        assert_eq!(read_here(&message), read_with_prost(&message));
+    }
+    // The short path itself: index 300 and an empty result.
+    let usual = [0x08, 0xac, 0x02, 0x12, 0x00];
+    let answer = write_answer(&usual, Span { start: 0, end: usual.len() }).unwrap();
+    assert_eq!((answer.index, answer.has_result_fields(), answer.has_exception()), (Some(300), false, false));
+    // A varint continued into the result's key, a result with a byte in it, an index
+    // without its result: not the short path's, read field by field.
+    for bytes in [&[0x08, 0x81, 0x12, 0x00][..], &[0x08, 0x05, 0x12, 0x01, 0x00], &[0x08, 0x05]] {
+        assert_eq!(write_answer(bytes, Span { start: 0, end: bytes.len() }), None, "{bytes:?}");
+    }
+}
+
+#[test]
 fn an_empty_reply_has_no_regions() {
     assert!(MultiReply::read(Bytes::new()).unwrap().regions.is_empty());
 }
@@ -117,8 +148,9 @@ fn broken_replies_are_refused_without_panicking() {
 }
 
 fn any_answer() -> impl Strategy<Value = pb::ResultOrException> {
-    (proptest::option::of(any::<u32>()), proptest::option::of(0..5i32), any::<bool>())
-        .prop_map(|(index, cells, failed)| answer(index, cells, failed))
+    let index = prop_oneof![Just(None), (0..200u32).prop_map(Some), any::<u32>().prop_map(Some)];
+    (index, proptest::option::of(0..5i32), any::<bool>(), any::<bool>())
+        .prop_map(|(index, cells, failed, stats)| answer_with_stats(index, cells, failed, stats))
 }
 
 fn any_region() -> impl Strategy<Value = pb::RegionActionResult> {

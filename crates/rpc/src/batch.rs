@@ -19,6 +19,7 @@ use crate::error::{RemoteError, RpcError};
 use crate::mutation::{write_action, Mutation, WriteCells, WriteKind};
 use crate::pb;
 use crate::region::RegionLocation;
+use crate::send_buffers::SendBuffers;
 use crate::validate::validate_row;
 use basalt_rpc_protocol::multi::MultiWriter;
 use basalt_rpc_protocol::multi_reply::{ActionAnswer, MultiReply};
@@ -386,15 +387,21 @@ async fn multi_on_server<A: Action>(
     nonces: &[Option<u64>],
 ) -> Vec<(usize, Result<RowResult, RpcError>)> {
     let mut outcomes = Vec::new();
-    let (request, cells, sent) = encode_multi(regions, actions, nonces, &mut outcomes);
+    let buffers = &client.inner.send_buffers;
+    let (request, cells, sent) = encode_multi(regions, actions, nonces, buffers, &mut outcomes);
     if sent.is_empty() {
+        buffers.give_back(cells);
         return outcomes;
     }
     let request = request.finish(Some(client.nonce_group()));
     let all = |outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>, error: RpcError| {
         outcomes.extend(sent.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| (i, Err(error.clone())))));
     };
-    let reply = match client.call_with_block(&server, "Multi", &request, cells).await {
+    let reply = client.call_with_block(&server, "Multi", &request, cells.clone()).await;
+    // Sent (or failed): the blocks' buffers serve the next call once the connection has
+    // let go of them.
+    buffers.give_back(cells);
+    let reply = match reply {
         Ok(reply) => reply,
         Err(error) => {
             for (region, _) in &sent {
@@ -501,15 +508,18 @@ fn encode_multi<A: Action>(
     regions: Vec<RegionActions>,
     actions: &[A],
     nonces: &[Option<u64>],
+    buffers: &SendBuffers,
     outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>,
 ) -> (MultiWriter, Vec<Bytes>, Vec<RegionActions>) {
     let mut parts: Vec<(MultiWriter, BytesMut, Vec<usize>)> = regions
         .iter()
         .map(|(region, indexes)| {
-            let mut request = MultiWriter::new();
+            // A write's action takes its row and some twenty bytes more.
+            let actions_len = indexes.iter().map(|&i| actions[i].row().len() + 20).sum();
+            let mut request = MultiWriter::with_capacity(actions_len);
             request.region(&region.region_name);
             let hint = indexes.iter().map(|&i| actions[i].cells_len_hint()).sum();
-            (request, BytesMut::with_capacity(hint), Vec::with_capacity(indexes.len()))
+            (request, buffers.take(hint), Vec::with_capacity(indexes.len()))
         })
         .collect();
     for (index, part) in callers_order(&regions) {
@@ -522,16 +532,19 @@ fn encode_multi<A: Action>(
         }
     }
     let mut request = MultiWriter::new();
+    request.reserve(parts.iter().map(|(part, _, _)| part.len() + 64).sum());
     let mut cells = Vec::with_capacity(parts.len());
     let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
     for ((region, _), (part, block, kept)) in regions.into_iter().zip(parts) {
         // A region whose every action was refused is left out of the request.
         if kept.is_empty() {
+            buffers.keep(block);
             continue;
         }
         request.append(part);
-        if !block.is_empty() {
-            cells.push(block.freeze());
+        match block.is_empty() {
+            true => buffers.keep(block),
+            false => cells.push(block.freeze()),
         }
         sent.push((region, kept));
     }
@@ -623,7 +636,8 @@ mod tests {
         ];
         let regions = vec![(region("", "m", "s1:1"), vec![0, 2, 4]), (region("m", "", "s1:1"), vec![1, 3])];
         let mut outcomes = Vec::new();
-        let (request, cells, sent) = encode_multi(regions, &actions, &[None; 5], &mut outcomes);
+        let buffers = SendBuffers::default();
+        let (request, cells, sent) = encode_multi(regions, &actions, &[None; 5], &buffers, &mut outcomes);
         assert_eq!(outcomes.len(), 1);
         assert_eq!(outcomes[0].0, 2);
         let kept: Vec<Vec<usize>> = sent.iter().map(|(_, indexes)| indexes.clone()).collect();

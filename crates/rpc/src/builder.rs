@@ -12,6 +12,7 @@ use crate::error::RpcError;
 use crate::pool::{AddressMap, Pool};
 use crate::region::{RegionCache, RegionLocation};
 use crate::registry::{self, ClusterInfo};
+use crate::send_buffers::SendBuffers;
 
 /// Settings of an [`RpcClient`], with documented defaults.
 #[derive(Debug, Clone)]
@@ -147,6 +148,7 @@ impl RpcClientBuilder {
                 pool,
                 regions: RegionCache::default(),
                 nonce_group: random_u64(),
+                send_buffers: SendBuffers::default(),
                 settings: self,
             }),
         })
@@ -199,6 +201,8 @@ pub(crate) struct ClientInner {
     /// This client's nonce group: with a nonce per operation, it lets a region server
     /// recognize a retried increment or append it already applied.
     pub(crate) nonce_group: u64,
+    /// The cell-block buffers batch calls use again.
+    pub(crate) send_buffers: SendBuffers,
 }
 
 /// A random 64-bit value (from the standard library's randomly keyed hasher; nonces

@@ -48,6 +48,7 @@ mod sasl;
 pub mod sasl_frame;
 mod scan;
 mod security;
+mod send_buffers;
 mod validate;
 #[cfg(feature = "zookeeper")]
 mod zookeeper;
