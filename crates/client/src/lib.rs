@@ -87,8 +87,9 @@
 //!
 //! [`Table::scan`] gives a [`RowStream`], a `futures::Stream` of rows in key order:
 //! by prefix or `[start, stop)`, reversed, limited. Pages grow from
-//! [`tuning::FIRST_PAGE_ROWS`] toward about [`tuning::PAGE_TARGET_BYTES`] unless [`Scan::caching`]
-//! sets the rows per page, and one page is fetched ahead. A scan survives an expired
+//! [`tuning::FIRST_PAGE_ROWS`] toward about [`tuning::PAGE_TARGET_BYTES`] (over native RPC
+//! [`tuning::NATIVE_PAGE_TARGET_BYTES`]) unless [`Scan::caching`] sets the rows per page,
+//! and one page is fetched ahead. A scan survives an expired
 //! scanner or a broken connection: it reopens after the last row it returned, so no
 //! row is missed or repeated. Dropping the stream closes the server-side scanner.
 //! [`Scan::parallel_regions`] reads several regions at once, rows still in key order.

@@ -9,7 +9,8 @@
 //! | [`DEFAULT_BATCH_ROWS`] | rows per call of the batched reads and writes | [`Table::with_batch_rows`](crate::Table::with_batch_rows) |
 //! | [`FIRST_PAGE_ROWS`] | rows of a scan's first page | [`Scan::caching`](crate::Scan::caching) |
 //! | [`PAGE_GROWTH`] | how much each page grows over the previous one | [`Scan::caching`](crate::Scan::caching) |
-//! | [`PAGE_TARGET_BYTES`] | bytes a plain scan's page grows to | [`Scan::caching`](crate::Scan::caching), [`ClientBuilder::max_response_bytes`](crate::ClientBuilder::max_response_bytes) |
+//! | [`PAGE_TARGET_BYTES`] | bytes a plain scan's page grows to (gateway) | [`Scan::caching`](crate::Scan::caching), [`ClientBuilder::max_response_bytes`](crate::ClientBuilder::max_response_bytes) |
+//! | [`NATIVE_PAGE_TARGET_BYTES`] | the same over native RPC | [`Scan::caching`](crate::Scan::caching) |
 //! | [`MAX_PAGE_ROWS`] | most rows of one page | [`Scan::caching`](crate::Scan::caching) |
 //! | [`PARALLEL_PAGES_AHEAD`] | pages each piece of a parallel scan holds ahead of the consumer | fixed |
 //! | [`PARALLEL_PAGE_TARGET_BYTES`] | bytes a parallel piece's page grows to | [`Scan::caching`](crate::Scan::caching) |
@@ -17,7 +18,7 @@
 //! | [`MAX_ROW_KEY_LEN`] | HBase's limit on a row key's length | fixed by HBase |
 
 pub use crate::client::{DEFAULT_GETS_IN_FLIGHT, DEFAULT_NATIVE_GETS_IN_FLIGHT, DEFAULT_RETRY_BUDGET};
-pub use crate::scan::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, PAGE_GROWTH, PAGE_TARGET_BYTES};
+pub use crate::scan::{FIRST_PAGE_ROWS, MAX_PAGE_ROWS, NATIVE_PAGE_TARGET_BYTES, PAGE_GROWTH, PAGE_TARGET_BYTES};
 pub use crate::scan::{PARALLEL_FIRST_PAGE_ROWS, PARALLEL_PAGES_AHEAD, PARALLEL_PAGE_TARGET_BYTES};
 pub use crate::table::DEFAULT_BATCH_ROWS;
 pub use crate::validate::MAX_ROW_KEY_LEN;

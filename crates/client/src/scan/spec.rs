@@ -238,7 +238,9 @@ impl Scan {
     /// Rows per round trip, every page exactly (also the gateway's caching toward the
     /// region server). When not set, pages start at
     /// [`FIRST_PAGE_ROWS`](crate::tuning::FIRST_PAGE_ROWS) for a fast first row and grow
-    /// toward about [`PAGE_TARGET_BYTES`](crate::tuning::PAGE_TARGET_BYTES) per reply.
+    /// toward about [`PAGE_TARGET_BYTES`](crate::tuning::PAGE_TARGET_BYTES) per reply
+    /// ([`NATIVE_PAGE_TARGET_BYTES`](crate::tuning::NATIVE_PAGE_TARGET_BYTES) over the
+    /// native RPC).
     pub fn caching(mut self, rows: u32) -> Scan {
         self.read = self.read.caching(rows);
         self

@@ -41,7 +41,8 @@ impl RowStream {
         let stats = Arc::new(ScanStats::default());
         let pages = match mode {
             ScanMode::Plain => {
-                Worker::spawn(attempts, table, scan, None, Arc::clone(&stats), PagePlan::of(PageRole::Plain))
+                let plan = PagePlan::of(PageRole::Plain).target(attempts.transport.plain_page_bytes());
+                Worker::spawn(attempts, table, scan, None, Arc::clone(&stats), plan)
             }
             ScanMode::ParallelRegions { regions } => regions::spawn(attempts, table, scan, regions, Arc::clone(&stats)),
             ScanMode::SaltedBucket { gate } => {

@@ -346,6 +346,11 @@ pub trait Transport: Send + Sync + 'static {
     fn max_reply_bytes(&self) -> usize;
     /// Most calls in flight at once (the pool's size).
     fn max_in_flight(&self) -> usize;
+    /// Bytes a plain scan's page grows to when its caching is not set (see
+    /// [`crate::tuning::PAGE_TARGET_BYTES`]).
+    fn plain_page_bytes(&self) -> usize {
+        crate::scan::PAGE_TARGET_BYTES
+    }
     /// The servers this transport talks to, for error messages.
     fn endpoints(&self) -> Vec<String>;
     /// Counters of the connection pool.

@@ -504,6 +504,10 @@ impl Transport for NativeTransport {
         MAX_IN_FLIGHT
     }
 
+    fn plain_page_bytes(&self) -> usize {
+        crate::scan::NATIVE_PAGE_TARGET_BYTES
+    }
+
     fn endpoints(&self) -> Vec<String> {
         self.shared.settings.bootstrap.clone()
     }
