@@ -22,6 +22,9 @@ use crate::varint::read_varint;
 
 const PART: &str = "MultiResponse";
 
+/// Action answers a region's list makes room for before reading them.
+const MAX_ANSWERS_RESERVED: usize = 4096;
+
 /// Where a field's bytes lie in the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Span {
@@ -107,9 +110,10 @@ impl MultiReply {
 
 fn read_region(message: &[u8], span: Span) -> Result<RegionAnswer, FrameError> {
     let mut region = RegionAnswer::default();
-    // A write's answer takes six bytes or more: room for as many as the span can hold
-    // (bounded by the bytes received), so the list does not grow by copying.
-    region.actions.reserve(span.end.saturating_sub(span.start) / 6);
+    // A write's answer takes six bytes or more: room for as many as the span can hold,
+    // so the list does not grow by copying; at most 4,096 up front (an answer is 56
+    // bytes here: a span of other fields must not reserve nine times its size).
+    region.actions.reserve((span.end.saturating_sub(span.start) / 6).min(MAX_ANSWERS_RESERVED));
     let mut fields = Fields::new(message, span);
     while let Some(field) = fields.next_field() {
         match field? {
