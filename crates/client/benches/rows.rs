@@ -116,7 +116,7 @@ fn native_decode(block: Bytes, cells: usize) -> Vec<RowResult> {
         .map(|_| {
             let mut row = Vec::with_capacity(cells);
             row.extend(reader.by_ref().take(cells).map(|c| c.expect("a valid cell")));
-            RowResult { cells: row, partial: false, stale: false }
+            RowResult { cells: row.into(), partial: false, stale: false }
         })
         .collect()
 }

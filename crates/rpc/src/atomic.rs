@@ -286,7 +286,11 @@ fn any_result(server: &str, result: &pb::Result, reader: &mut CellCursor) -> Res
     }
     let cells =
         decode_cell_block(block.freeze(), CellCodec::KeyValue).map_err(|e| protocol(format!("an inline cell: {e}")))?;
-    Ok(RowResult { cells, partial: result.partial.unwrap_or(false), stale: result.stale.unwrap_or(false) })
+    Ok(RowResult {
+        cells: cells.into(),
+        partial: result.partial.unwrap_or(false),
+        stale: result.stale.unwrap_or(false),
+    })
 }
 
 #[cfg(test)]

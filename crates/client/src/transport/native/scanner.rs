@@ -17,12 +17,12 @@ pub(super) fn reply_bytes(rows: &[RowResult]) -> usize {
 
 /// A reply's piece of a row, for the regrouper.
 fn to_piece(result: RowResult) -> Piece<basalt_rpc::Cell> {
-    Piece { key: result.row_bytes(), cells: result.cells, partial: result.partial, stale: result.stale }
+    Piece { key: result.row_bytes(), cells: result.cells.into_vec(), partial: result.partial, stale: result.stale }
 }
 
 /// A regrouped item as the reply type.
 fn from_piece(piece: Piece<basalt_rpc::Cell>) -> RowResult {
-    RowResult { cells: piece.cells, partial: piece.partial, stale: piece.stale }
+    RowResult { cells: piece.cells.into(), partial: piece.partial, stale: piece.stale }
 }
 
 /// A native scanner: pages across regions, reopening itself when needed.
