@@ -97,9 +97,7 @@ impl PagePlan {
             }
         }
     }
-}
 
-impl PagePlan {
     /// This plan with pages growing to `bytes` (a transport's own target).
     pub(crate) const fn target(self, bytes: usize) -> PagePlan {
         PagePlan { target_bytes: bytes, ..self }
