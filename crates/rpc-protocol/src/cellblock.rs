@@ -102,12 +102,15 @@ pub struct Cell {
     /// The KeyValue, from its key length to its last byte (the block's 4-byte cell
     /// length excluded). Every offset below has been checked against it.
     key_value: Bytes,
-    row_len: usize,
-    family_len: usize,
-    qualifier_len: usize,
-    value_len: usize,
-    tags_len: usize,
+    // The parts' lengths in the narrowest types HBase's limits allow (a row at most
+    // 32,767 bytes, a family 127, tags 65,535, a key or value under 2 GiB): a cell
+    // takes 56 bytes, and a page of them touches less memory.
     timestamp: i64,
+    qualifier_len: u32,
+    value_len: u32,
+    row_len: u16,
+    tags_len: u16,
+    family_len: u8,
     cell_type: CellType,
 }
 
@@ -115,19 +118,19 @@ impl Cell {
     const ROW_START: usize = 4 + 4 + 2;
 
     fn family_start(&self) -> usize {
-        Self::ROW_START + self.row_len + 1
+        Self::ROW_START + usize::from(self.row_len) + 1
     }
 
     fn qualifier_start(&self) -> usize {
-        self.family_start() + self.family_len
+        self.family_start() + usize::from(self.family_len)
     }
 
     fn value_start(&self) -> usize {
-        self.qualifier_start() + self.qualifier_len + 8 + 1
+        self.qualifier_start() + self.qualifier_len as usize + 8 + 1
     }
 
     fn tags_start(&self) -> usize {
-        self.value_start() + self.value_len + 2
+        self.value_start() + self.value_len as usize + 2
     }
 
     fn part(&self, start: usize, len: usize) -> &[u8] {
@@ -146,47 +149,47 @@ impl Cell {
 
     /// The row key.
     pub fn row(&self) -> &[u8] {
-        self.part(Self::ROW_START, self.row_len)
+        self.part(Self::ROW_START, self.row_len.into())
     }
 
     /// The column family.
     pub fn family(&self) -> &[u8] {
-        self.part(self.family_start(), self.family_len)
+        self.part(self.family_start(), self.family_len.into())
     }
 
     /// The column qualifier (may be empty).
     pub fn qualifier(&self) -> &[u8] {
-        self.part(self.qualifier_start(), self.qualifier_len)
+        self.part(self.qualifier_start(), self.qualifier_len as usize)
     }
 
     /// The value.
     pub fn value(&self) -> &[u8] {
-        self.part(self.value_start(), self.value_len)
+        self.part(self.value_start(), self.value_len as usize)
     }
 
     /// The tags (empty unless the codec carries tags and the cell has some).
     pub fn tags(&self) -> &[u8] {
-        self.part(self.tags_start(), self.tags_len)
+        self.part(self.tags_start(), self.tags_len.into())
     }
 
     /// The row key, sharing the block's memory.
     pub fn row_bytes(&self) -> Bytes {
-        self.part_bytes(Self::ROW_START, self.row_len)
+        self.part_bytes(Self::ROW_START, self.row_len.into())
     }
 
     /// The column family, sharing the block's memory.
     pub fn family_bytes(&self) -> Bytes {
-        self.part_bytes(self.family_start(), self.family_len)
+        self.part_bytes(self.family_start(), self.family_len.into())
     }
 
     /// The column qualifier, sharing the block's memory.
     pub fn qualifier_bytes(&self) -> Bytes {
-        self.part_bytes(self.qualifier_start(), self.qualifier_len)
+        self.part_bytes(self.qualifier_start(), self.qualifier_len as usize)
     }
 
     /// The value, sharing the block's memory.
     pub fn value_bytes(&self) -> Bytes {
-        self.part_bytes(self.value_start(), self.value_len)
+        self.part_bytes(self.value_start(), self.value_len as usize)
     }
 
     /// The version's timestamp.
@@ -269,12 +272,13 @@ impl Cell {
         };
         Ok(Cell {
             key_value,
-            row_len: row_len as usize,
-            family_len: family_len as usize,
-            qualifier_len: qualifier_len as usize,
-            value_len: value_len as usize,
-            tags_len: tags_len as usize,
+            // Each bounded above (checked against HBase's limits and the block's size).
             timestamp,
+            qualifier_len: qualifier_len as u32,
+            value_len: value_len as u32,
+            row_len: row_len as u16,
+            tags_len: tags_len as u16,
+            family_len: family_len as u8,
             cell_type,
         })
     }

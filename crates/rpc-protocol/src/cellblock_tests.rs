@@ -40,6 +40,32 @@ fn reads_a_hand_made_cell() {
 }
 
 #[test]
+fn parts_at_their_largest_read_back_whole() {
+    // Each part at the most its length field allows (the qualifier and value past
+    // 65,535 bytes): the cell's narrow length fields hold them.
+    let (row, family, qualifier) = (vec![b'r'; 32_767], vec![b'f'; 127], vec![b'q'; 70_000]);
+    let (value, tags) = (vec![b'v'; 1 << 20], vec![b't'; 65_535]);
+    let parts = CellParts {
+        row: &row,
+        family: &family,
+        qualifier: &qualifier,
+        timestamp: i64::MAX,
+        cell_type: CellType::DeleteFamilyVersion,
+        value: &value,
+        tags: &tags,
+    };
+    let mut out = BytesMut::new();
+    encode_cell(CellCodec::KeyValueWithTags, &parts, &mut out).unwrap();
+    let cells = decode_cell_block(out.freeze(), CellCodec::KeyValueWithTags).unwrap();
+    let cell = &cells[0];
+    assert_eq!((cell.row(), cell.family(), cell.qualifier()), (&row[..], &family[..], &qualifier[..]));
+    assert_eq!((cell.value(), cell.tags()), (&value[..], &tags[..]));
+    assert_eq!((cell.timestamp(), cell.cell_type()), (i64::MAX, CellType::DeleteFamilyVersion));
+    assert_eq!(cell.value_bytes().len(), value.len());
+    assert!(std::mem::size_of::<Cell>() <= 56, "a cell takes {} bytes", std::mem::size_of::<Cell>());
+}
+
+#[test]
 fn encoder_writes_the_same_bytes_as_the_hand_made_cell() {
     let mut out = BytesMut::new();
     encode_cell(
