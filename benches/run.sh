@@ -49,6 +49,8 @@
 # Scan::parallel_regions(8), e.g. BASALT_BENCH_SCAN=parallel:8 benches/run.sh --only scan --peers java
 # BASALT_BENCH_BATCH_ROWS=N sets Basalt's rows per batched write call (Table::with_batch_rows;
 # default DEFAULT_BATCH_ROWS), e.g. BASALT_BENCH_BATCH_ROWS=4000 benches/run.sh --only write
+# BASALT_BENCH_NATIVE_WRITE_CONCURRENCY=N sets the native route's batch calls in flight
+# (Table::with_write_concurrency; the gateway route keeps its default).
 # Every result row also carries the servers' CPU seconds (HBase, each gateway; from
 # /proc, by the launcher's pid files) and the load average; the report shows them with
 # each phase's wall time.

@@ -120,6 +120,9 @@ struct Worker {
     client: Client,
     schema: Schema,
     salts: u32,
+    /// Batch calls in flight at once for writes (`None`: the library's default); set
+    /// from BASALT_BENCH_NATIVE_WRITE_CONCURRENCY for the native route only.
+    write_concurrency: Option<usize>,
 }
 
 impl Worker {
@@ -143,6 +146,9 @@ impl Worker {
                 // otherwise), to measure that setting.
                 if let Some(n) = std::env::var("BASALT_BENCH_BATCH_ROWS").ok().and_then(|v| v.parse().ok()) {
                     table = table.with_batch_rows(n);
+                }
+                if let Some(n) = self.write_concurrency {
+                    table = table.with_write_concurrency(n);
                 }
                 let schema = &self.schema;
                 let outcome = measured(async {
@@ -300,7 +306,13 @@ fn serve(addr: String, salts: u32, native: Vec<String>) -> Result<(), BoxError> 
     }
     let transport = if native.is_empty() { "basalt" } else { "basalt-native" };
     let client = if native.is_empty() { builder } else { builder.native(native) }.build()?;
-    let worker = Worker { client, schema: schema(salts)?, salts };
+    // BASALT_BENCH_NATIVE_WRITE_CONCURRENCY=N: native batch calls in flight at once
+    // (the library's default otherwise), to measure that setting beside the gateway's.
+    let write_concurrency = std::env::var("BASALT_BENCH_NATIVE_WRITE_CONCURRENCY")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .filter(|_| transport == "basalt-native");
+    let worker = Worker { client, schema: schema(salts)?, salts, write_concurrency };
     // The schema and the formula the peers use must agree on every key.
     for i in [0, 1, 99, 12_345] {
         let key = worker.schema.encode(&[Value::UInt(i % DAYS), Value::UInt(seq(i))])?;
