@@ -22,7 +22,7 @@ use basalt_rpc_protocol::cellblock::Cell;
 use basalt_rpc_protocol::exception::{RemoteExceptionKind, ScannerAdvice};
 
 use crate::builder::RpcClient;
-use crate::cells::{scan_results, RowResult};
+use crate::cells::{scan_results, RowCells, RowResult};
 use crate::error::RpcError;
 use crate::lease::{self, Lease};
 use crate::pb;
@@ -64,7 +64,7 @@ pub struct Scanner {
     spec: ScanSpec,
     position: Position,
     open: Option<OpenScanner>,
-    partial: crate::cells::RowCells,
+    partial: RowCells,
     /// Batch mode: the row whose pieces are being delivered, and the last of its cells
     /// delivered.
     in_row: Option<(Bytes, Cell)>,
@@ -122,7 +122,7 @@ pub(crate) fn new_scanner(client: &RpcClient, table: &str, spec: ScanSpec) -> Sc
         position: Position { row: spec.start.clone(), inclusive: spec.include_start || spec.start.is_empty() },
         spec,
         open: None,
-        partial: crate::cells::RowCells::new(),
+        partial: RowCells::new(),
         in_row: None,
         skip: None,
         last_piece_row: None,
