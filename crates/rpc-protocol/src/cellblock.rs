@@ -95,16 +95,13 @@ impl CellType {
     }
 }
 
-/// One cell of a block: a view over its KeyValue bytes, which it shares with the block
-/// (cloning a `Cell` or taking one of its parts as [`Bytes`] copies nothing).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cell {
-    /// The KeyValue, from its key length to its last byte (the block's 4-byte cell
-    /// length excluded). Every offset below has been checked against it.
-    key_value: Bytes,
-    // The parts' lengths in the narrowest types HBase's limits allow (a row at most
-    // 32,767 bytes, a family 127, tags 65,535, a key or value under 2 GiB): a cell
-    // takes 56 bytes, and a page of them touches less memory.
+/// Where a KeyValue's parts lie: the lengths [`CellLayout::parse`] checked, kept in the
+/// narrowest types HBase's limits allow (a row at most 32,767 bytes, a family 127, tags
+/// 65,535, a key or value under 2 GiB), so a cell's record stays small and a page of
+/// them touches less memory. Offsets are into the KeyValue (from its key length on, the
+/// block's 4-byte cell length excluded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellLayout {
     timestamp: i64,
     qualifier_len: u32,
     value_len: u32,
@@ -114,7 +111,7 @@ pub struct Cell {
     cell_type: CellType,
 }
 
-impl Cell {
+impl CellLayout {
     const ROW_START: usize = 4 + 4 + 2;
 
     fn family_start(&self) -> usize {
@@ -133,63 +130,35 @@ impl Cell {
         self.value_start() + self.value_len as usize + 2
     }
 
-    fn part(&self, start: usize, len: usize) -> &[u8] {
-        // The ranges were checked when the cell was parsed; `get` keeps that promise
-        // visible without a panic path.
-        self.key_value.get(start..start + len).unwrap_or_default()
+    /// The KeyValue's length: its lengths, key, value and (when present) tags.
+    pub fn key_value_len(&self) -> usize {
+        let tags = if self.tags_len == 0 { 0 } else { 2 + usize::from(self.tags_len) };
+        self.value_start() + self.value_len as usize + tags
     }
 
-    fn part_bytes(&self, start: usize, len: usize) -> Bytes {
-        if start + len <= self.key_value.len() {
-            self.key_value.slice(start..start + len)
-        } else {
-            Bytes::new()
-        }
+    /// The row key's range in the KeyValue.
+    pub fn row_range(&self) -> std::ops::Range<usize> {
+        Self::ROW_START..Self::ROW_START + usize::from(self.row_len)
     }
 
-    /// The row key.
-    pub fn row(&self) -> &[u8] {
-        self.part(Self::ROW_START, self.row_len.into())
+    /// The family's range in the KeyValue.
+    pub fn family_range(&self) -> std::ops::Range<usize> {
+        self.family_start()..self.family_start() + usize::from(self.family_len)
     }
 
-    /// The column family.
-    pub fn family(&self) -> &[u8] {
-        self.part(self.family_start(), self.family_len.into())
+    /// The qualifier's range in the KeyValue.
+    pub fn qualifier_range(&self) -> std::ops::Range<usize> {
+        self.qualifier_start()..self.qualifier_start() + self.qualifier_len as usize
     }
 
-    /// The column qualifier (may be empty).
-    pub fn qualifier(&self) -> &[u8] {
-        self.part(self.qualifier_start(), self.qualifier_len as usize)
+    /// The value's range in the KeyValue.
+    pub fn value_range(&self) -> std::ops::Range<usize> {
+        self.value_start()..self.value_start() + self.value_len as usize
     }
 
-    /// The value.
-    pub fn value(&self) -> &[u8] {
-        self.part(self.value_start(), self.value_len as usize)
-    }
-
-    /// The tags (empty unless the codec carries tags and the cell has some).
-    pub fn tags(&self) -> &[u8] {
-        self.part(self.tags_start(), self.tags_len.into())
-    }
-
-    /// The row key, sharing the block's memory.
-    pub fn row_bytes(&self) -> Bytes {
-        self.part_bytes(Self::ROW_START, self.row_len.into())
-    }
-
-    /// The column family, sharing the block's memory.
-    pub fn family_bytes(&self) -> Bytes {
-        self.part_bytes(self.family_start(), self.family_len.into())
-    }
-
-    /// The column qualifier, sharing the block's memory.
-    pub fn qualifier_bytes(&self) -> Bytes {
-        self.part_bytes(self.qualifier_start(), self.qualifier_len as usize)
-    }
-
-    /// The value, sharing the block's memory.
-    pub fn value_bytes(&self) -> Bytes {
-        self.part_bytes(self.value_start(), self.value_len as usize)
+    /// The tags' range in the KeyValue (empty without tags).
+    pub fn tags_range(&self) -> std::ops::Range<usize> {
+        self.tags_start()..self.tags_start() + usize::from(self.tags_len)
     }
 
     /// The version's timestamp.
@@ -202,16 +171,11 @@ impl Cell {
         self.cell_type
     }
 
-    /// The KeyValue's bytes as they were in the block (without the cell's 4-byte length).
-    pub fn key_value(&self) -> &Bytes {
-        &self.key_value
-    }
-
-    /// Parses one KeyValue (without its 4-byte cell length). `index` names the cell in
-    /// errors.
-    pub fn parse(key_value: Bytes, codec: CellCodec, index: usize) -> Result<Cell, CellBlockError> {
+    /// Checks one KeyValue (without its 4-byte cell length) and says where its parts
+    /// lie. `index` names the cell in errors.
+    pub fn parse(key_value: &[u8], codec: CellCodec, index: usize) -> Result<CellLayout, CellBlockError> {
         let total = key_value.len() as u64;
-        let mut reader = &key_value[..];
+        let mut reader = key_value;
         let truncated = |part: &'static str, needed: u64, remaining: usize| CellBlockError::Truncated {
             index,
             part,
@@ -270,8 +234,7 @@ impl Cell {
                 tags_len
             }
         };
-        Ok(Cell {
-            key_value,
+        Ok(CellLayout {
             // Each bounded above (checked against HBase's limits and the block's size).
             timestamp,
             qualifier_len: qualifier_len as u32,
@@ -281,6 +244,110 @@ impl Cell {
             family_len: family_len as u8,
             cell_type,
         })
+    }
+}
+
+/// `range` of `bytes`, or empty if it does not fit (a layout is only ever applied to
+/// the KeyValue it was parsed from; `get` keeps that promise visible without a panic
+/// path).
+pub(crate) fn part_of(bytes: &[u8], range: std::ops::Range<usize>) -> &[u8] {
+    bytes.get(range).unwrap_or_default()
+}
+
+/// One cell of a block: a view over its KeyValue bytes, which it shares with the block
+/// (cloning a `Cell` or taking one of its parts as [`Bytes`] copies nothing).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    /// The KeyValue, from its key length to its last byte (the block's 4-byte cell
+    /// length excluded). Every range of the layout has been checked against it.
+    key_value: Bytes,
+    layout: CellLayout,
+}
+
+impl Cell {
+    /// A cell of a KeyValue whose layout was parsed from those same bytes.
+    pub(crate) fn from_layout(key_value: Bytes, layout: CellLayout) -> Cell {
+        Cell { key_value, layout }
+    }
+
+    fn part_bytes(&self, range: std::ops::Range<usize>) -> Bytes {
+        if range.is_empty() || range.end > self.key_value.len() {
+            Bytes::new()
+        } else {
+            self.key_value.slice(range)
+        }
+    }
+
+    /// The row key.
+    pub fn row(&self) -> &[u8] {
+        part_of(&self.key_value, self.layout.row_range())
+    }
+
+    /// The column family.
+    pub fn family(&self) -> &[u8] {
+        part_of(&self.key_value, self.layout.family_range())
+    }
+
+    /// The column qualifier (may be empty).
+    pub fn qualifier(&self) -> &[u8] {
+        part_of(&self.key_value, self.layout.qualifier_range())
+    }
+
+    /// The value.
+    pub fn value(&self) -> &[u8] {
+        part_of(&self.key_value, self.layout.value_range())
+    }
+
+    /// The tags (empty unless the codec carries tags and the cell has some).
+    pub fn tags(&self) -> &[u8] {
+        part_of(&self.key_value, self.layout.tags_range())
+    }
+
+    /// The row key, sharing the block's memory.
+    pub fn row_bytes(&self) -> Bytes {
+        self.part_bytes(self.layout.row_range())
+    }
+
+    /// The column family, sharing the block's memory.
+    pub fn family_bytes(&self) -> Bytes {
+        self.part_bytes(self.layout.family_range())
+    }
+
+    /// The column qualifier, sharing the block's memory.
+    pub fn qualifier_bytes(&self) -> Bytes {
+        self.part_bytes(self.layout.qualifier_range())
+    }
+
+    /// The value, sharing the block's memory.
+    pub fn value_bytes(&self) -> Bytes {
+        self.part_bytes(self.layout.value_range())
+    }
+
+    /// The version's timestamp.
+    pub fn timestamp(&self) -> i64 {
+        self.layout.timestamp
+    }
+
+    /// Put, or one of the delete markers.
+    pub fn cell_type(&self) -> CellType {
+        self.layout.cell_type
+    }
+
+    /// The KeyValue's bytes as they were in the block (without the cell's 4-byte length).
+    pub fn key_value(&self) -> &Bytes {
+        &self.key_value
+    }
+
+    /// Where the cell's parts lie in its KeyValue.
+    pub fn layout(&self) -> CellLayout {
+        self.layout
+    }
+
+    /// Parses one KeyValue (without its 4-byte cell length). `index` names the cell in
+    /// errors.
+    pub fn parse(key_value: Bytes, codec: CellCodec, index: usize) -> Result<Cell, CellBlockError> {
+        let layout = CellLayout::parse(&key_value, codec, index)?;
+        Ok(Cell { key_value, layout })
     }
 }
 

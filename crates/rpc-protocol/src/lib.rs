@@ -8,6 +8,7 @@
 //! - [`reply`]: the bytes it reads ([`reply::ReplyDecoder`] yields whole
 //!   [`reply::Reply`]s as bytes arrive, sharing the read buffer);
 //! - [`cellblock`]: cells in the KeyValue codec, read as views over the block;
+//! - [`block_rows`]: a scan reply's complete rows laid flat over its cell block;
 //! - [`exception`]: a failed call's exception mapped to what the client should do;
 //! - [`meta`]: `hbase:meta` rows and the keys of region lookups;
 //! - [`multi`]: a batch's `MultiRequest` written straight into one buffer;
@@ -18,6 +19,7 @@
 //! Every decoder bounds each length by the bytes that remain and reports bad input with
 //! a typed error ([`FrameError`], [`CellBlockError`], [`MetaError`]); none panics.
 
+pub mod block_rows;
 pub mod call;
 pub mod cellblock;
 mod error;
