@@ -29,7 +29,7 @@ use std::io::{BufRead, Write};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use basalt::{Bytes, Client, ColumnFamily, Comparator, CompareOp, Filter, Get, Put, Scan, TableDescriptor};
+use basalt::{Bytes, Client, ColumnFamily, Comparator, CompareOp, Filter, Get, Put, Row, Scan, TableDescriptor};
 use basalt_rowkey::{FieldType, Query, Salt, Schema, Value};
 use futures::TryStreamExt;
 use md5::{Digest, Md5};
@@ -57,41 +57,12 @@ fn full_scan() -> Scan {
     }
 }
 
-/// The row keys a workload returned, in order, kept for the digest: each key copied
-/// into one growing buffer. The Java worker keeps a copy of each key too
-/// (`Result.getRow`), in a `byte[]` its allocator hands out by bumping a pointer; one
-/// buffer is that here, where an allocation per key (`malloc` and the first touch of
-/// fresh heap pages) cost the worker about a tenth of a native scan's client CPU.
-/// Copies, so that the keys kept until the run ends do not hold on to every reply they
-/// were read from.
-#[derive(Default)]
-struct KeptKeys {
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl KeptKeys {
-    fn push(&mut self, key: &[u8]) {
-        self.bytes.extend_from_slice(key);
-        self.ends.push(self.bytes.len());
-    }
-
-    fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    fn get(&self, index: usize) -> Option<&[u8]> {
-        let start = match index.checked_sub(1) {
-            Some(before) => *self.ends.get(before)?,
-            None => 0,
-        };
-        self.bytes.get(start..*self.ends.get(index)?)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts.zip(self.ends.iter().copied()).map(|(start, end)| self.bytes.get(start..end).unwrap_or_default())
-    }
+/// The key design every client writes: `salt(seq % S) day(2) seq(20)`, all decimal.
+/// A row's key as the digest keeps it: a copy, as the Java worker keeps one
+/// (`Result.getRow` copies the key), so that the keys kept until the run ends do not
+/// hold on to every reply they were read from.
+fn kept_key(row: &Row) -> Bytes {
+    Bytes::copy_from_slice(row.key())
 }
 
 fn schema(salts: u32) -> Result<Schema, BoxError> {
@@ -106,14 +77,14 @@ struct Outcome {
     rows: u64,
     wall: Duration,
     cpu: f64,
-    keys: KeptKeys,
+    keys: Vec<Bytes>,
     latencies: Vec<Duration>,
 }
 
 impl Outcome {
     fn json(&self) -> String {
         let mut md5 = Md5::new();
-        for key in self.keys.iter() {
+        for key in &self.keys {
             md5.update(key);
             md5.update(b"\n");
         }
@@ -137,7 +108,7 @@ impl Outcome {
 /// Runs `work` between two readings of the clock and of the process's CPU time.
 async fn measured<F>(work: F) -> Result<Outcome, BoxError>
 where
-    F: std::future::Future<Output = Result<(KeptKeys, Vec<Duration>), BoxError>>,
+    F: std::future::Future<Output = Result<(Vec<Bytes>, Vec<Duration>), BoxError>>,
 {
     let (cpu0, started) = (cpu_seconds()?, Instant::now());
     let (keys, latencies) = work.await?;
@@ -188,12 +159,11 @@ impl Worker {
                         })
                         .collect::<Result<Vec<Put>, BoxError>>()?;
                     table.put_many(puts).await?;
-                    Ok((KeptKeys::default(), Vec::new()))
+                    Ok((Vec::new(), Vec::new()))
                 })
                 .await?;
                 // The keys written, in the order written, for the digest (off the clock).
-                let mut keys = KeptKeys::default();
-                (0..rows).for_each(|i| keys.push(&row_key(i, self.salts)));
+                let keys = (0..rows).map(|i| Bytes::from(row_key(i, self.salts))).collect();
                 Ok(Some(Outcome { rows, keys, ..outcome }))
             }
             Some(kind @ ("scan" | "scan_ahead")) => {
@@ -205,9 +175,9 @@ impl Worker {
                 Ok(Some(
                     measured(async {
                         let mut stream = table.scan(scan)?;
-                        let mut keys = KeptKeys::default();
+                        let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
-                            keys.push(row.key());
+                            keys.push(kept_key(&row));
                         }
                         // To the worker's log: how the scan went (pages, recoveries).
                         let stats = stream.stats();
@@ -231,9 +201,9 @@ impl Worker {
                 Ok(Some(
                     measured(async {
                         let mut stream = table.scan(Scan::new().filter(nothing))?;
-                        let mut keys = KeptKeys::default();
+                        let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
-                            keys.push(row.key());
+                            keys.push(kept_key(&row));
                         }
                         Ok((keys, Vec::new()))
                     })
@@ -249,9 +219,9 @@ impl Worker {
                 Ok(Some(
                     measured(async {
                         let mut stream = salted.scan(query).template(Scan::new().caching(PAGE)).stream().await?;
-                        let mut keys = KeptKeys::default();
+                        let mut keys = Vec::new();
                         while let Some(row) = stream.try_next().await? {
-                            keys.push(row.row.key());
+                            keys.push(kept_key(&row.row));
                         }
                         Ok((keys, Vec::new()))
                     })
@@ -279,32 +249,29 @@ impl Worker {
         name: &str,
         tasks: usize,
         wanted: Arc<[Bytes]>,
-    ) -> Result<(KeptKeys, Vec<Duration>), BoxError> {
+    ) -> Result<(Vec<Bytes>, Vec<Duration>), BoxError> {
         let mut handles = Vec::new();
         for k in 0..tasks {
             let (table, wanted) = (self.client.table(name)?, wanted.clone());
             handles.push(tokio::spawn(async move {
-                let (mut got, mut latencies) = (KeptKeys::default(), Vec::with_capacity(wanted.len() / tasks + 1));
+                let mut got = Vec::with_capacity(wanted.len() / tasks + 1);
                 for key in wanted.iter().skip(k).step_by(tasks) {
                     let started = Instant::now();
                     let row = table.get(Get::new(key.clone())).await?;
-                    got.push(row.key());
-                    latencies.push(started.elapsed());
+                    got.push((kept_key(&row), started.elapsed()));
                 }
-                Ok::<_, BoxError>((got, latencies))
+                Ok::<_, BoxError>(got)
             }));
         }
         let mut per_task = Vec::new();
         for handle in handles {
-            per_task.push(handle.await??);
+            per_task.push(handle.await??.into_iter());
         }
-        let (mut keys, mut latencies) = (KeptKeys::default(), Vec::with_capacity(wanted.len()));
+        let (mut keys, mut latencies) = (Vec::with_capacity(wanted.len()), Vec::with_capacity(wanted.len()));
         for i in 0..wanted.len() {
-            let (task_keys, task_latencies) = &per_task[i % tasks];
-            let answer = task_keys.get(i / tasks).zip(task_latencies.get(i / tasks));
-            let (key, latency) = answer.ok_or("a task answered too few gets")?;
+            let (key, latency) = per_task[i % tasks].next().ok_or("a task answered too few gets")?;
             keys.push(key);
-            latencies.push(*latency);
+            latencies.push(latency);
         }
         Ok((keys, latencies))
     }
