@@ -172,6 +172,23 @@ impl BlockRows {
         self.cell_records(row).first().map_or(&[][..], |record| self.view(record).row())
     }
 
+    /// Row `row`'s key sharing the block's memory (empty beyond the last row).
+    pub fn row_key_bytes(&self, row: usize) -> Bytes {
+        let Some(record) = self.cell_records(row).first() else { return Bytes::new() };
+        let range = record.layout.row_range();
+        let (start, end) = (record.start as usize + range.start, record.start as usize + range.end);
+        match end <= self.block.len() && start < end {
+            true => self.block.slice(start..end),
+            false => Bytes::new(),
+        }
+    }
+
+    /// Row `row`'s size in the block: its cells with their 4-byte lengths (0 beyond the
+    /// last row).
+    pub fn wire_len(&self, row: usize) -> usize {
+        self.cell_records(row).iter().map(|record| record.layout.key_value_len() + 4).sum()
+    }
+
     /// Number of cells of row `row` (0 beyond the last row).
     pub fn cell_count(&self, row: usize) -> usize {
         self.cell_records(row).len()

@@ -44,6 +44,11 @@ fn rows_view_the_block_in_the_announced_groups() {
     assert!(rows.cell(0, 2).is_none() && rows.cell(9, 0).is_none());
     // The views point into the block, and the cells as `Cell`s equal the reader's.
     assert!(block.as_ptr_range().contains(&rows.row_key(1).as_ptr()));
+    let key = rows.row_key_bytes(1);
+    assert_eq!((&key[..], key.as_ptr()), (&b"r2"[..], rows.row_key(1).as_ptr()));
+    assert!(rows.row_key_bytes(3).is_empty());
+    // The rows' sizes add up to the block's (the empty result has none).
+    assert_eq!((0..4).map(|row| rows.wire_len(row)).sum::<usize>(), block.len());
     let read = decode_cell_block(block, CellCodec::KeyValue).unwrap();
     let all: Vec<Cell> = (0..rows.len()).flat_map(|row| rows.cells(row).collect::<Vec<_>>()).collect();
     assert_eq!(all, read);

@@ -1,6 +1,7 @@
 //! Rows of cells from a reply: each [`Cell`] is the protocol crate's view over the
 //! reply's cell block (row, family, qualifier and value are slices of it, not copies).
 
+use basalt_rpc_protocol::block_rows::BlockRows;
 use basalt_rpc_protocol::cellblock::{Cell, CellBlockReader, CellCodec};
 use basalt_rpc_protocol::CellBlockError;
 use bytes::Bytes;
@@ -45,6 +46,57 @@ impl RowResult {
     /// The newest value of `family:qualifier`, if present.
     pub fn value(&self, family: &[u8], qualifier: &[u8]) -> Option<&[u8]> {
         self.cells.iter().find(|c| c.family() == family && c.qualifier() == qualifier).map(Cell::value)
+    }
+}
+
+/// A page of a scan: its rows laid flat over the reply's cell block (the usual case:
+/// every row of the reply complete), or rows of cells (a row joined from pieces of
+/// several replies, a scan in pieces, a replica's answer).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScanPage {
+    /// Complete rows viewing one reply's cell block.
+    Block(BlockRows),
+    /// Rows (or pieces of rows) as lists of cells.
+    Results(Vec<RowResult>),
+}
+
+impl ScanPage {
+    /// Number of rows (or pieces).
+    pub fn len(&self) -> usize {
+        match self {
+            ScanPage::Block(rows) => rows.len(),
+            ScanPage::Results(results) => results.len(),
+        }
+    }
+
+    /// Whether the page holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The page as rows of cells (each cell shares the reply's block).
+    pub fn into_results(self) -> Vec<RowResult> {
+        match self {
+            ScanPage::Block(rows) => (0..rows.len())
+                .map(|row| RowResult { cells: rows.cells(row).collect(), partial: false, stale: rows.stale() })
+                .collect(),
+            ScanPage::Results(results) => results,
+        }
+    }
+
+    /// Whether the page's last row came from a secondary replica.
+    pub(crate) fn last_is_stale(&self) -> bool {
+        match self {
+            ScanPage::Block(rows) => !rows.is_empty() && rows.stale(),
+            ScanPage::Results(results) => results.last().is_some_and(|r| r.stale),
+        }
+    }
+
+    /// Adds a row at the end (a block page becomes rows of cells first).
+    pub(crate) fn push(&mut self, result: RowResult) {
+        let mut results = std::mem::replace(self, ScanPage::Results(Vec::new())).into_results();
+        results.push(result);
+        *self = ScanPage::Results(results);
     }
 }
 

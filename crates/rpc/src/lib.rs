@@ -57,6 +57,7 @@ pub use basalt_rpc_protocol::{call::Service, pb};
 
 pub use admin::RpcAdmin;
 pub use atomic::Condition;
+pub use basalt_rpc_protocol::block_rows::{BlockRows, CellView};
 pub use basalt_rpc_protocol::cellblock::{Cell, CellType};
 pub use basalt_rpc_protocol::exception::{MovedTo, RemoteException, RemoteExceptionKind};
 pub use basalt_security::{KerberosOptions, Qop, QopChoice, SecurityError, TlsOptions, KERBEROS_SUPPORTED};
@@ -65,7 +66,7 @@ pub use basalt_security::{KerberosOptions, Qop, QopChoice, SecurityError, TlsOpt
 pub use batch::bench_internals;
 pub use batch::{BatchAction, BatchResults};
 pub use builder::{RpcClient, RpcClientBuilder};
-pub use cells::{RowCells, RowResult};
+pub use cells::{RowCells, RowResult, ScanPage};
 pub use conn::{Connection, ConnectionOptions, Reply};
 pub use error::{RemoteError, RpcError};
 pub use mutation::{CellWriter, Check, Durability, Mutation, WriteCells, WriteKind};

@@ -22,7 +22,10 @@ use basalt_rpc_protocol::cellblock::Cell;
 use basalt_rpc_protocol::exception::{RemoteExceptionKind, ScannerAdvice};
 
 use crate::builder::RpcClient;
-use crate::cells::{scan_results, RowCells, RowResult};
+use basalt_rpc_protocol::block_rows::BlockRows;
+use basalt_rpc_protocol::cellblock::CellCodec;
+
+use crate::cells::{scan_results, RowCells, RowResult, ScanPage};
 use crate::error::RpcError;
 use crate::lease::{self, Lease};
 use crate::pb;
@@ -187,6 +190,13 @@ impl Scanner {
 
     /// The next page of complete rows; `None` when the scan is over.
     pub async fn next_page(&mut self) -> Result<Option<Vec<RowResult>>, RpcError> {
+        Ok(self.next_rows().await?.map(ScanPage::into_results))
+    }
+
+    /// The next page of complete rows as the reply brought them: laid flat over its cell
+    /// block when every row of the reply is whole (no list of cells per row), else as
+    /// rows of cells; `None` when the scan is over.
+    pub async fn next_rows(&mut self) -> Result<Option<ScanPage>, RpcError> {
         if let Err(error) = self.spec.check_read() {
             self.done = true;
             return Err(error);
@@ -260,16 +270,27 @@ impl Scanner {
                 self.fetch_ahead().await;
             }
             let rows = match answer {
-                Answer::Rows(rows) => rows,
-                Answer::Block(block) => match scan_results(&region.server, &response, &block) {
-                    Ok(rows) => rows,
-                    Err(error) => {
-                        self.recover(&region, error, &mut attempt, started).await?;
-                        continue;
-                    }
-                },
+                Answer::Block(block) if self.takes_whole_rows(&response) => {
+                    let stale = response.stale.unwrap_or(false);
+                    BlockRows::parse(block, CellCodec::KeyValue, &response.cells_per_result, stale)
+                        .map(ScanPage::Block)
+                        .map_err(|e| RpcError::Protocol { addr: region.server.clone(), reason: e.to_string() })
+                }
+                Answer::Block(block) => scan_results(&region.server, &response, &block).map(ScanPage::Results),
+                Answer::Rows(rows) => Ok(ScanPage::Results(rows)),
             };
-            if rows.is_empty() && !response.heartbeat_message.unwrap_or(false) {
+            let rows = match rows {
+                Ok(rows) => rows,
+                Err(error) => {
+                    self.recover(&region, error, &mut attempt, started).await?;
+                    continue;
+                }
+            };
+            let no_results = match &rows {
+                ScanPage::Block(_) => response.cells_per_result.is_empty(),
+                ScanPage::Results(results) => results.is_empty(),
+            };
+            if no_results && !response.heartbeat_message.unwrap_or(false) {
                 self.empty_replies += 1;
                 if let Some(limit) = &mut self.java_limit {
                     // The Java client reads an empty reply that is no heartbeat as the
@@ -277,7 +298,10 @@ impl Scanner {
                     limit.empty_reply();
                 }
             }
-            let page = self.assemble(rows);
+            let page = match rows {
+                ScanPage::Block(rows) => ScanPage::Block(self.accept_whole_rows(rows)),
+                ScanPage::Results(rows) => ScanPage::Results(self.assemble(rows)),
+            };
             if let Some(limit) = &mut self.java_limit {
                 limit.end_of_reply();
             }
@@ -412,6 +436,25 @@ impl Scanner {
         }
     }
 
+    /// Whether a reply's rows can be taken as they are, laid flat over its block: rows
+    /// are delivered whole (no `batch`, no partial results allowed), no row is waiting
+    /// for more pieces, and the reply holds no piece of a row.
+    fn takes_whole_rows(&self, response: &pb::ScanResponse) -> bool {
+        !self.spec.in_pieces() && self.partial.is_empty() && !response.partial_flag_per_result.contains(&true)
+    }
+
+    /// A reply's whole rows: applies the limit and moves the resume point past them.
+    fn accept_whole_rows(&mut self, mut rows: BlockRows) -> BlockRows {
+        if let Some(limit) = self.spec.limit.filter(|l| *l > 0) {
+            rows.truncate(usize::try_from(limit.saturating_sub(self.returned)).unwrap_or(usize::MAX));
+        }
+        if let Some(last) = rows.len().checked_sub(1) {
+            self.position = Position { row: rows.row_key_bytes(last), inclusive: false };
+        }
+        self.returned += rows.len() as u64;
+        rows
+    }
+
     /// Joins partial pieces; returns the complete rows, moving the resume point past
     /// them and applying the limit.
     fn assemble(&mut self, rows: Vec<RowResult>) -> Vec<RowResult> {
@@ -452,7 +495,7 @@ impl Scanner {
 
     /// Delivers the cells of a row still in pieces as a complete row (its region ended),
     /// within the limit, moving the resume point past it.
-    fn complete_pending(&mut self, page: &mut Vec<RowResult>) {
+    fn complete_pending(&mut self, page: &mut ScanPage) {
         if self.partial.is_empty() {
             return;
         }
@@ -461,7 +504,7 @@ impl Scanner {
         if room == Some(0) {
             return;
         }
-        let row = RowResult { cells, partial: false, stale: page.last().is_some_and(|r| r.stale) };
+        let row = RowResult { cells, partial: false, stale: page.last_is_stale() };
         self.position = Position { row: row.row_bytes(), inclusive: false };
         self.returned += 1;
         page.push(row);

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use basalt_rpc::RowResult;
+use basalt_rpc::{BlockRows, RowResult};
 use bytes::Bytes;
 
 use crate::row::{CellType, PageCell, Row, RowSource};
@@ -50,6 +50,53 @@ impl RowSource for NativePage {
             cell_type: CellType::from_code(c.cell_type().code()),
         })
     }
+}
+
+/// A scan reply's whole rows laid flat over its cell block: keys and cells are read
+/// from the block through a small record per cell (nothing per row but its span).
+struct NativeBlockPage(BlockRows);
+
+impl RowSource for NativeBlockPage {
+    fn row_count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn key(&self, row: usize) -> (&Bytes, &[u8]) {
+        (self.0.block(), self.0.row_key(row))
+    }
+
+    fn partial(&self, _row: usize) -> bool {
+        // A block page holds whole rows only.
+        false
+    }
+
+    fn stale(&self, row: usize) -> bool {
+        row < self.0.len() && self.0.stale()
+    }
+
+    fn cell_count(&self, row: usize) -> usize {
+        self.0.cell_count(row)
+    }
+
+    fn cell(&self, row: usize, cell: usize) -> Option<PageCell<'_>> {
+        let c = self.0.cell(row, cell)?;
+        Some(PageCell {
+            buf: self.0.block(),
+            family: c.family(),
+            qualifier: c.qualifier(),
+            value: c.value(),
+            timestamp: c.timestamp(),
+            cell_type: CellType::from_code(c.cell_type().code()),
+        })
+    }
+}
+
+/// A scan reply's whole rows as rows sharing its block (one page for all of them), each
+/// with its size on the wire.
+pub(crate) fn block_rows(rows: BlockRows) -> impl ExactSizeIterator<Item = (Row, usize)> {
+    let page = Arc::new(NativeBlockPage(rows));
+    let source: Arc<dyn RowSource> = page.clone();
+    (0..page.0.len()).map(move |i| (Row::from_page(&source, i), page.0.wire_len(i)))
 }
 
 /// A reply's results as rows sharing the reply (one page for all of them).
@@ -122,5 +169,35 @@ mod tests {
         assert_eq!(rows[0], by_hand.with_partial(true));
         assert_eq!(rows[1], Row::new("r2", [Cell::new("d", "b", "", 7).with_type(CellType::DeleteColumn)]));
         assert_eq!(to_row(RowResult::default()), Row::default());
+    }
+
+    #[test]
+    fn block_pages_give_the_same_rows_as_cell_lists() {
+        use basalt_rpc::CellType as Wire;
+        let block = block(&[
+            ("r1", "a", "new", 2, Wire::Put),
+            ("r1", "a", "old", 1, Wire::Put),
+            ("r2", "b", "", 7, Wire::DeleteColumn),
+        ]);
+        for stale in [false, true] {
+            let flat = BlockRows::parse(block.clone(), CellCodec::KeyValue, &[2, 0, 1], stale).unwrap();
+            let (flat, sizes): (Vec<Row>, Vec<usize>) = block_rows(flat).unzip();
+            let mut cells = CellBlockReader::new(block.clone(), CellCodec::KeyValue).map(Result::unwrap);
+            let listed: Vec<Row> = rows(vec![
+                RowResult { cells: cells.by_ref().take(2).collect(), partial: false, stale },
+                RowResult { cells: cells.collect(), partial: false, stale },
+            ])
+            .collect();
+            assert_eq!(flat, listed);
+            assert_eq!(flat.iter().map(Row::is_stale).collect::<Vec<_>>(), [stale, stale]);
+            assert!(flat.iter().all(|row| !row.is_partial()));
+            // The sizes on the wire add up to the block's.
+            assert_eq!(sizes.iter().sum::<usize>(), block.len());
+            // Keys and parts point into the block.
+            let inside = |s: &[u8]| block.as_ptr_range().contains(&s.as_ptr());
+            let first = flat[0].cells().next().unwrap();
+            assert!(inside(flat[1].key()) && inside(&flat[1].key_bytes()) && inside(&first.value_bytes()));
+            assert_eq!(flat[0].versions(b"d", b"a").len(), 2);
+        }
     }
 }

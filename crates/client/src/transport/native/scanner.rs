@@ -4,15 +4,41 @@ use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 
-use basalt_rpc::{RowResult, RpcError};
+use basalt_rpc::{RowResult, RpcError, ScanPage};
 
 use super::errors::attempt_error;
 use crate::request::{BatchRegrouper, Piece};
+use crate::row::Row;
 use crate::transport::{AttemptError, AttemptFuture, MoreRows, Operation, Page, ScanRequest, Scanner};
 
-/// The size of a page's cells on the wire (key-values and their length prefixes).
-pub(super) fn reply_bytes(rows: &[RowResult]) -> usize {
-    rows.iter().flat_map(|r| r.cells.iter()).map(|c| c.key_value().len() + 4).sum()
+/// The size of a row's cells on the wire (key-values and their length prefixes).
+fn wire_len(row: &RowResult) -> usize {
+    row.cells.iter().map(|c| c.key_value().len() + 4).sum()
+}
+
+/// A reply's rows, each with its size on the wire.
+fn sized_rows(page: ScanPage) -> Vec<(Row, usize)> {
+    match page {
+        ScanPage::Block(rows) => super::rows::block_rows(rows).collect(),
+        ScanPage::Results(results) => {
+            let sizes: Vec<usize> = results.iter().map(wire_len).collect();
+            super::rows::rows(results).zip(sizes).collect()
+        }
+    }
+}
+
+/// A whole reply as a page's rows, and its size on the wire.
+fn whole_reply(page: ScanPage) -> (Vec<Row>, usize) {
+    match page {
+        ScanPage::Block(rows) => {
+            let bytes = rows.block().len();
+            (super::rows::block_rows(rows).map(|(row, _)| row).collect(), bytes)
+        }
+        ScanPage::Results(results) => {
+            let bytes = results.iter().map(wire_len).sum();
+            (super::rows::rows(results).collect(), bytes)
+        }
+    }
 }
 
 /// A reply's piece of a row, for the regrouper.
@@ -33,8 +59,9 @@ pub(super) struct NativeScanner {
     /// client asks), the Java client's default for a limit with `batch` (where the
     /// replies' ends decide the answer), else the page size the core asks for.
     caching: Option<u32>,
-    /// Rows read beyond the last page asked for: the next page starts with them.
-    ahead: VecDeque<RowResult>,
+    /// Rows read beyond the last page asked for (with their sizes on the wire): the
+    /// next page starts with them.
+    ahead: VecDeque<(Row, usize)>,
     /// An error met after some rows of a page were read: reported after them.
     pending: Option<RpcError>,
     /// Batched scans: the server's pieces (cut by `batch` and by size) regrouped into
@@ -62,12 +89,14 @@ impl NativeScanner {
         }
     }
 
-    /// A reply's results as the items the scan hands out (regrouped when batched).
-    /// Cells still held back when the scan ends are dropped, as Java's client drops
-    /// them: it closes at the limit or after the last region without handing out its
-    /// `BatchScanResultCache`'s partial results (`ClientScanner.loadCache`).
-    fn items(&mut self, results: Vec<RowResult>, empty_reply_before: bool) -> Vec<RowResult> {
-        let Some(regrouper) = &mut self.regrouper else { return results };
+    /// A reply's results as the items the scan hands out (regrouped when batched), each
+    /// with its size on the wire. Cells still held back when the scan ends are dropped,
+    /// as Java's client drops them: it closes at the limit or after the last region
+    /// without handing out its `BatchScanResultCache`'s partial results
+    /// (`ClientScanner.loadCache`).
+    fn items(&mut self, page: ScanPage, empty_reply_before: bool) -> Vec<(Row, usize)> {
+        let Some(regrouper) = &mut self.regrouper else { return sized_rows(page) };
+        let results = page.into_results();
         let mut items = Vec::with_capacity(results.len());
         if empty_reply_before {
             regrouper.empty_reply(&mut items);
@@ -75,7 +104,7 @@ impl NativeScanner {
         for result in results {
             regrouper.push(to_piece(result), &mut items);
         }
-        items.into_iter().map(from_piece).collect()
+        sized_rows(ScanPage::Results(items.into_iter().map(from_piece).collect()))
     }
 
     /// Up to `rows` rows; a page continues into the next region when the current one
@@ -86,7 +115,11 @@ impl NativeScanner {
     /// page wait for the next one.
     pub(super) async fn page(&mut self, op: Operation, rows: u32) -> Result<Page, AttemptError> {
         let wanted = rows.max(1) as usize;
-        let mut page: Vec<RowResult> = self.ahead.drain(..self.ahead.len().min(wanted)).collect();
+        let (mut page, mut reply_bytes) = (Vec::with_capacity(wanted.min(self.ahead.len())), 0);
+        for (row, size) in self.ahead.drain(..self.ahead.len().min(wanted)) {
+            page.push(row);
+            reply_bytes += size;
+        }
         if page.is_empty() {
             if let Some(error) = self.pending.take() {
                 return Err(attempt_error(op, Some(&self.table), &error));
@@ -95,33 +128,18 @@ impl NativeScanner {
         while page.len() < wanted && self.pending.is_none() && !self.scanner.is_finished() {
             self.scanner.set_rows_per_page(self.caching.unwrap_or(rows).max(1));
             let empty_replies = self.scanner.empty_replies();
-            let next = self.scanner.next_page().await;
+            let next = self.scanner.next_rows().await;
             // An empty reply (no heartbeat) during the call came before its rows.
             let empty_reply_before = self.scanner.empty_replies() > empty_replies;
-            match next {
+            let more = match next {
                 // The usual case: a reply that fills (at most) a page of its own is the
                 // page, without moving its rows one by one.
                 Ok(Some(more)) if page.is_empty() && self.regrouper.is_none() && more.len() <= wanted => {
-                    page = more;
+                    (page, reply_bytes) = whole_reply(more);
+                    continue;
                 }
-                Ok(Some(more)) => {
-                    for row in self.items(more, empty_reply_before) {
-                        if page.len() < wanted {
-                            page.push(row);
-                        } else {
-                            self.ahead.push_back(row);
-                        }
-                    }
-                }
-                Ok(None) => {
-                    for row in self.items(Vec::new(), empty_reply_before) {
-                        match page.len() < wanted {
-                            true => page.push(row),
-                            false => self.ahead.push_back(row),
-                        }
-                    }
-                    break;
-                }
+                Ok(Some(more)) => Some(more),
+                Ok(None) => None,
                 Err(error) => {
                     if page.is_empty() {
                         return Err(attempt_error(op, Some(&self.table), &error));
@@ -131,12 +149,24 @@ impl NativeScanner {
                     self.pending = Some(error);
                     break;
                 }
+            };
+            let ended = more.is_none();
+            let items = self.items(more.unwrap_or(ScanPage::Results(Vec::new())), empty_reply_before);
+            for (row, size) in items {
+                if page.len() < wanted {
+                    page.push(row);
+                    reply_bytes += size;
+                } else {
+                    self.ahead.push_back((row, size));
+                }
+            }
+            if ended {
+                break;
             }
         }
         let finished = self.ahead.is_empty() && self.scanner.is_finished() && self.pending.is_none();
         let more = if finished { MoreRows::No } else { MoreRows::Yes };
-        let reply_bytes = reply_bytes(&page);
-        Ok(Page { rows: super::rows::rows(page).collect(), reply_bytes, more, source: self.table.clone() })
+        Ok(Page { rows: page, reply_bytes, more, source: self.table.clone() })
     }
 }
 
