@@ -87,6 +87,7 @@ fn counts_that_do_not_match_the_block_are_refused() {
 #[test]
 fn a_record_per_cell_stays_small() {
     assert!(std::mem::size_of::<CellAt>() <= 32, "a cell record takes {} bytes", std::mem::size_of::<CellAt>());
+    assert!(std::mem::size_of::<RowAt>() <= 12, "a row record takes {} bytes", std::mem::size_of::<RowAt>());
 }
 
 proptest! {
@@ -104,6 +105,10 @@ proptest! {
             if let Ok(rows) = BlockRows::parse(candidate.clone(), CellCodec::KeyValue, &counts, false) {
                 let read = decode_cell_block(candidate, CellCodec::KeyValue).unwrap();
                 let all: Vec<Cell> = (0..rows.len()).flat_map(|row| rows.cells(row).collect::<Vec<_>>()).collect();
+                for row in 0..rows.len() {
+                    let first = rows.cells(row).next().unwrap();
+                    prop_assert_eq!(rows.row_key(row), first.row());
+                }
                 prop_assert_eq!(all, read);
             }
         }

@@ -18,13 +18,11 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures::{Stream, TryStreamExt};
 
-use basalt_rpc_protocol::cellblock::Cell;
+use basalt_rpc_protocol::block_rows::BlockRows;
+use basalt_rpc_protocol::cellblock::{Cell, CellCodec};
 use basalt_rpc_protocol::exception::{RemoteExceptionKind, ScannerAdvice};
 
 use crate::builder::RpcClient;
-use basalt_rpc_protocol::block_rows::BlockRows;
-use basalt_rpc_protocol::cellblock::CellCodec;
-
 use crate::cells::{scan_results, RowCells, RowResult, ScanPage};
 use crate::error::RpcError;
 use crate::lease::{self, Lease};

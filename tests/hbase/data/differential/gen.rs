@@ -660,9 +660,10 @@ fn add_extras(rng: &mut Rng, read: &mut Read) {
                 window(rng, &mut s.opts);
             }
             s.allow_partial = rng.chance(15);
-            // Mostly with partial results (where the size cuts rows), sometimes alone
-            // (where only a limit of 0 or batch sees it).
-            if rng.chance(if s.allow_partial { 70 } else { 12 }) {
+            // Mostly with partial results (where the size cuts rows), often alone: the
+            // client then joins the pieces of a row, and replies of whole rows and
+            // replies of pieces alternate (read by two different paths natively).
+            if rng.chance(if s.allow_partial { 70 } else { 30 }) {
                 s.max_result_size = Some(*rng.pick(&RESULT_SIZES));
             }
         }
@@ -696,6 +697,20 @@ pub fn large_partial_reads(rng: &mut Rng) -> Vec<(String, Read)> {
         }
         scan.raw = rng.chance(30);
         out.push((format!("large rows with partial results {i}"), Read::Scan(scan)));
+    }
+    // The same rows cut by size without partial results: the client joins each row's
+    // pieces, and replies of pieces alternate with replies of whole rows.
+    for (i, size) in [None, Some(300_000), Some(50_000), Some(1)].into_iter().enumerate() {
+        let mut scan = scan(b"~", b"~9");
+        scan.max_result_size = size;
+        scan.reversed = rng.chance(40);
+        if rng.chance(30) {
+            scan.limit = Some(1 + rng.below(2) as u64);
+        }
+        if rng.chance(40) {
+            scan.caching = Some(1 + rng.below(3) as u32);
+        }
+        out.push((format!("large rows joined by the client {i}"), Read::Scan(scan)));
     }
     out
 }

@@ -91,12 +91,9 @@ impl RowSource for NativeBlockPage {
     }
 }
 
-/// A scan reply's whole rows as rows sharing its block (one page for all of them), each
-/// with its size on the wire.
-pub(crate) fn block_rows(rows: BlockRows) -> impl ExactSizeIterator<Item = (Row, usize)> {
-    let page = Arc::new(NativeBlockPage(rows));
-    let source: Arc<dyn RowSource> = page.clone();
-    (0..page.0.len()).map(move |i| (Row::from_page(&source, i), page.0.wire_len(i)))
+/// A scan reply's whole rows as rows sharing its block (one page for all of them).
+pub(crate) fn block_rows(rows: BlockRows) -> impl ExactSizeIterator<Item = Row> {
+    Row::of_page(Arc::new(NativeBlockPage(rows)))
 }
 
 /// A reply's results as rows sharing the reply (one page for all of them).
@@ -181,7 +178,8 @@ mod tests {
         ]);
         for stale in [false, true] {
             let flat = BlockRows::parse(block.clone(), CellCodec::KeyValue, &[2, 0, 1], stale).unwrap();
-            let (flat, sizes): (Vec<Row>, Vec<usize>) = block_rows(flat).unzip();
+            let sizes: Vec<usize> = (0..flat.len()).map(|row| flat.wire_len(row)).collect();
+            let flat: Vec<Row> = block_rows(flat).collect();
             let mut cells = CellBlockReader::new(block.clone(), CellCodec::KeyValue).map(Result::unwrap);
             let listed: Vec<Row> = rows(vec![
                 RowResult { cells: cells.by_ref().take(2).collect(), partial: false, stale },

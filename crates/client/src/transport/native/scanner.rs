@@ -16,10 +16,14 @@ fn wire_len(row: &RowResult) -> usize {
     row.cells.iter().map(|c| c.key_value().len() + 4).sum()
 }
 
-/// A reply's rows, each with its size on the wire.
+/// A reply's rows, each with its size on the wire (for rows laid flat over a block, an
+/// even share of the block: what page sizing needs, without reading every cell again).
 fn sized_rows(page: ScanPage) -> Vec<(Row, usize)> {
     match page {
-        ScanPage::Block(rows) => super::rows::block_rows(rows).collect(),
+        ScanPage::Block(rows) => {
+            let share = rows.block().len() / rows.len().max(1);
+            super::rows::block_rows(rows).map(|row| (row, share)).collect()
+        }
         ScanPage::Results(results) => {
             let sizes: Vec<usize> = results.iter().map(wire_len).collect();
             super::rows::rows(results).zip(sizes).collect()
@@ -32,7 +36,7 @@ fn whole_reply(page: ScanPage) -> (Vec<Row>, usize) {
     match page {
         ScanPage::Block(rows) => {
             let bytes = rows.block().len();
-            (super::rows::block_rows(rows).map(|(row, _)| row).collect(), bytes)
+            (super::rows::block_rows(rows).collect(), bytes)
         }
         ScanPage::Results(results) => {
             let bytes = results.iter().map(wire_len).sum();
