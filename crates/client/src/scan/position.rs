@@ -90,8 +90,12 @@ impl RowLimit {
         true
     }
 
-    /// How many of `rows` (a prefix) pass.
+    /// How many of `rows` (a prefix) pass. Without a limit every row passes, and no
+    /// row's key needs reading.
     pub(crate) fn admit_page(&mut self, rows: &[Row]) -> usize {
+        if self.remaining.is_none() {
+            return rows.len();
+        }
         rows.iter().take_while(|row| self.admit(row)).count()
     }
 
