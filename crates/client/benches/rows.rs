@@ -6,23 +6,26 @@
 //!   zero-copy `RowBatch`); `owned_cells` is an older `Row` (a `Vec` of cells of three
 //!   `Bytes` handles each, rebuilt here as it was);
 //! - the native transport's (`native_1000_rows_x*`): a KeyValue cell block read into
-//!   the rpc crate's results, then `view` (today's rows, viewing the cell block through
-//!   one page per reply) or `owned_cells` (the conversion the native transport made
-//!   before: three `Bytes` and a `Vec` per row, through `Row::new`).
+//!   the rpc crate's results, then `view` (rows viewing the cell block through one page
+//!   per reply, a list of cell views per row: what a scan reply of pieces of rows still
+//!   takes) or `owned_cells` (the conversion the native transport made before: three
+//!   `Bytes` and a `Vec` per row, through `Row::new`); and `flat` (what a scan reply of
+//!   whole rows takes now: the block read into a record per cell and per row,
+//!   `BlockRows`, and rows viewing it).
 //!
-//! Read the result as the ratio owned_cells / view of the same run.
+//! Read the result as the ratio owned_cells / view (and view / flat) of the same run.
 //!
 //! `cargo bench -p basalt-hbase --bench rows --features bench-internals`
 //!
 //! Allocations: with `ROWS_PROBE=<case>` (`thrift_view`, `thrift_owned`,
-//! `native_view`, `native_owned`, `native_decode`, `thrift_decode`) the binary runs
+//! `native_view`, `native_owned`, `native_flat`, `native_decode`, `thrift_decode`) the binary runs
 //! that case once on the 10-cell page and exits, for a heap profiler to count its
 //! allocations (e.g. valgrind's "total heap usage"); subtract the matching `*_decode`
 //! run to get the conversion's own.
 
 use basalt::{Bytes, Cell, CellType, Row};
 use basalt_chaos::{BinaryWriter, MessageType, TType};
-use basalt_rpc::RowResult;
+use basalt_rpc::{BlockRows, RowResult};
 use basalt_rpc_protocol::cellblock::{encode_cell, CellBlockReader, CellCodec, CellParts};
 use basalt_thrift::{decode_row_reply, Protocol, RowBatch};
 use bytes::BytesMut;
@@ -156,6 +159,10 @@ fn probe(case: &str) -> usize {
             read_all(&basalt::bench_internals::rows_from_results(native_decode(native, 10)).collect::<Vec<_>>())
         }
         "native_owned" => read_all(&native_decode(native, 10).into_iter().map(native_owned_row).collect::<Vec<_>>()),
+        "native_flat" => {
+            let flat = BlockRows::parse(native, CellCodec::KeyValue, &[10; ROWS], false).expect("a valid block");
+            read_all(&basalt::bench_internals::rows_from_block(flat).collect::<Vec<_>>())
+        }
         _ => 0,
     }
 }
@@ -220,6 +227,18 @@ fn bench(c: &mut Criterion) {
                 |block| {
                     let rows: Vec<Row> =
                         basalt::bench_internals::rows_from_results(native_decode(block, cells)).collect();
+                    read_all(&rows)
+                },
+                BatchSize::SmallInput,
+            )
+        });
+        let counts = vec![cells as u32; ROWS];
+        group.bench_function("flat", |b| {
+            b.iter_batched(
+                || block.clone(),
+                |block| {
+                    let flat = BlockRows::parse(block, CellCodec::KeyValue, &counts, false).expect("a valid block");
+                    let rows: Vec<Row> = basalt::bench_internals::rows_from_block(flat).collect();
                     read_all(&rows)
                 },
                 BatchSize::SmallInput,

@@ -390,6 +390,9 @@ pub mod bench_internals {
     /// The rows of a native reply's results, as a scan delivers them.
     pub use crate::transport::native::rows_from_results;
 
+    /// The rows of a native reply laid flat over its cell block, as a scan delivers them.
+    pub use crate::transport::native::rows_from_block;
+
     /// A salted scan's ordered merged stream over pages already fetched: `pages[i]`
     /// are the pages of `plan`'s range `i`.
     pub fn salted_stream_from_pages(

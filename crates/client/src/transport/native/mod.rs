@@ -543,3 +543,10 @@ impl Transport for NativeTransport {
 pub fn rows_from_results(results: Vec<RowResult>) -> impl ExactSizeIterator<Item = Row> {
     rows::rows(results)
 }
+
+/// A native reply's whole rows laid flat over its cell block, as the rows a scan
+/// delivers (the crate's benchmarks).
+#[cfg(feature = "bench-internals")]
+pub fn rows_from_block(rows: basalt_rpc::BlockRows) -> impl ExactSizeIterator<Item = Row> {
+    rows::block_rows(rows)
+}
