@@ -96,10 +96,14 @@ impl BlockRows {
         stale: bool,
     ) -> Result<BlockRows, CellBlockError> {
         let announced: u64 = cells_per_result.iter().map(|&n| u64::from(n)).sum();
+        if block.len() > u32::MAX as usize {
+            // Offsets are kept in 32 bits (a reply's frame is far smaller).
+            return Err(CellBlockError::Malformed { index: 0, reason: "a cell block of 4 GiB or more" });
+        }
         // Each cell takes at least 4 + 8 + 12 bytes: a count beyond what the block can
         // hold is refused before anything is allocated for it.
         let most = block.len() as u64 / (4 + 8 + 12);
-        if announced > most || block.len() > u32::MAX as usize {
+        if announced > most {
             let present = crate::cellblock::CellBlockReader::new(block, codec).count() as u64;
             return Err(CellBlockError::CellCountMismatch { announced, present });
         }
@@ -204,6 +208,16 @@ impl BlockRows {
             Some(range) if !range.is_empty() && range.end <= self.block.len() => self.block.slice(range),
             Some(_) | None => Bytes::new(),
         }
+    }
+
+    /// The bytes of the block the rows hold: up to the end of the last row's last cell
+    /// (less than the block after [`BlockRows::truncate`]).
+    pub fn kept_len(&self) -> usize {
+        let Some(last) = self.rows.last() else { return 0 };
+        let Some(cell) = (last.cells_end as usize).checked_sub(1).and_then(|i| self.cells.get(i)) else {
+            return 0;
+        };
+        (cell.start as usize + cell.layout.key_value_len()).min(self.block.len())
     }
 
     /// Row `row`'s size in the block: its cells with their 4-byte lengths (0 beyond the

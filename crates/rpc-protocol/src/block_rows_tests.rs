@@ -57,13 +57,43 @@ fn rows_view_the_block_in_the_announced_groups() {
 
 #[test]
 fn truncating_keeps_the_first_rows() {
-    let mut rows = BlockRows::parse(sample(), CellCodec::KeyValue, &[2, 1, 1], false).unwrap();
+    let block = sample();
+    let mut rows = BlockRows::parse(block.clone(), CellCodec::KeyValue, &[2, 1, 1], false).unwrap();
+    assert_eq!(rows.kept_len(), block.len());
     rows.truncate(1);
+    assert_eq!(rows.kept_len(), rows.wire_len(0));
     assert_eq!(rows.len(), 1);
     assert_eq!(rows.row_key(0), b"r1");
     assert_eq!(rows.cell_count(1), 0);
     rows.truncate(0);
     assert!(rows.is_empty());
+    assert_eq!(rows.kept_len(), 0);
+}
+
+#[test]
+fn a_zero_tags_length_is_part_of_the_cell() {
+    // `KeyValueWithTags` writes no tags length without tags, but one of 0 is valid.
+    let mut with_field = BytesMut::new();
+    let parts = CellParts {
+        row: b"r1",
+        family: b"d",
+        qualifier: b"q",
+        timestamp: 1,
+        cell_type: CellType::Put,
+        value: b"v",
+        tags: b"",
+    };
+    encode_cell(CellCodec::KeyValueWithTags, &parts, &mut with_field).unwrap();
+    let mut bytes = with_field.to_vec();
+    let total = u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) + 2;
+    bytes[..4].copy_from_slice(&total.to_be_bytes());
+    bytes.extend_from_slice(&[0, 0]);
+    let block = Bytes::from(bytes);
+    let rows = BlockRows::parse(block.clone(), CellCodec::KeyValueWithTags, &[1], false).unwrap();
+    let read = decode_cell_block(block.clone(), CellCodec::KeyValueWithTags).unwrap();
+    assert_eq!(rows.cells(0).collect::<Vec<_>>(), read);
+    assert_eq!(rows.cell(0, 0).unwrap().key_value(), &read[0].key_value()[..]);
+    assert_eq!((rows.wire_len(0), rows.kept_len()), (block.len(), block.len()));
 }
 
 #[test]

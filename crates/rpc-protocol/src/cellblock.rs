@@ -109,6 +109,9 @@ pub struct CellLayout {
     tags_len: u16,
     family_len: u8,
     cell_type: CellType,
+    /// The cell carries a tags length after its value (`KeyValueWithTags` writes one
+    /// only when there are tags, but a length of 0 is read as well).
+    has_tags_field: bool,
 }
 
 impl CellLayout {
@@ -132,7 +135,7 @@ impl CellLayout {
 
     /// The KeyValue's length: its lengths, key, value and (when present) tags.
     pub fn key_value_len(&self) -> usize {
-        let tags = if self.tags_len == 0 { 0 } else { 2 + usize::from(self.tags_len) };
+        let tags = if self.has_tags_field { 2 + usize::from(self.tags_len) } else { 0 };
         self.value_start() + self.value_len as usize + tags
     }
 
@@ -243,6 +246,7 @@ impl CellLayout {
             tags_len: tags_len as u16,
             family_len: family_len as u8,
             cell_type,
+            has_tags_field: rest != 0,
         })
     }
 }

@@ -192,8 +192,10 @@ impl Scanner {
     }
 
     /// The next page of complete rows as the reply brought them: laid flat over its cell
-    /// block when every row of the reply is whole (no list of cells per row), else as
-    /// rows of cells; `None` when the scan is over.
+    /// block when the scan delivers whole rows (no `batch`, no partial results), no row
+    /// is waiting for more pieces and the reply holds no piece of a row; else as rows
+    /// of cells (as a replica's answer to a hedged open always is). `None` when the
+    /// scan is over.
     pub async fn next_rows(&mut self) -> Result<Option<ScanPage>, RpcError> {
         if let Err(error) = self.spec.check_read() {
             self.done = true;
@@ -436,9 +438,13 @@ impl Scanner {
 
     /// Whether a reply's rows can be taken as they are, laid flat over its block: rows
     /// are delivered whole (no `batch`, no partial results allowed), no row is waiting
-    /// for more pieces, and the reply holds no piece of a row.
+    /// for more pieces, and the reply holds no piece of a row. A reply with cells in
+    /// the message itself is left to the rows-of-cells path, which refuses it.
     fn takes_whole_rows(&self, response: &pb::ScanResponse) -> bool {
-        !self.spec.in_pieces() && self.partial.is_empty() && !response.partial_flag_per_result.contains(&true)
+        !self.spec.in_pieces()
+            && self.partial.is_empty()
+            && !response.partial_flag_per_result.contains(&true)
+            && response.results.iter().all(|r| r.cell.is_empty())
     }
 
     /// A reply's whole rows: applies the limit and moves the resume point past them.

@@ -60,7 +60,8 @@ pub(crate) fn key_before(key: &[u8], max_len: usize) -> Option<Bytes> {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RowLimit {
     remaining: Option<u64>,
-    /// The key of the last item passed, and whether it was flagged partial.
+    /// The key of the last item passed, and whether it was flagged partial (kept only
+    /// with a limit: without one, nothing reads it).
     current: Option<(Bytes, bool)>,
     done: bool,
 }

@@ -17,11 +17,12 @@ fn wire_len(row: &RowResult) -> usize {
 }
 
 /// A reply's rows, each with its size on the wire (for rows laid flat over a block, an
-/// even share of the block: what page sizing needs, without reading every cell again).
+/// even share of the bytes they hold: what page sizing needs, without reading every
+/// cell again).
 fn sized_rows(page: ScanPage) -> Vec<(Row, usize)> {
     match page {
         ScanPage::Block(rows) => {
-            let share = rows.block().len() / rows.len().max(1);
+            let share = rows.kept_len() / rows.len().max(1);
             super::rows::block_rows(rows).map(|row| (row, share)).collect()
         }
         ScanPage::Results(results) => {
@@ -31,11 +32,11 @@ fn sized_rows(page: ScanPage) -> Vec<(Row, usize)> {
     }
 }
 
-/// A whole reply as a page's rows, and its size on the wire.
+/// A whole reply as a page's rows, and the size on the wire of the rows it holds.
 fn whole_reply(page: ScanPage) -> (Vec<Row>, usize) {
     match page {
         ScanPage::Block(rows) => {
-            let bytes = rows.block().len();
+            let bytes = rows.kept_len();
             (super::rows::block_rows(rows).collect(), bytes)
         }
         ScanPage::Results(results) => {
@@ -63,8 +64,8 @@ pub(super) struct NativeScanner {
     /// client asks), the Java client's default for a limit with `batch` (where the
     /// replies' ends decide the answer), else the page size the core asks for.
     caching: Option<u32>,
-    /// Rows read beyond the last page asked for (with their sizes on the wire): the
-    /// next page starts with them.
+    /// Rows read beyond the last page asked for (with their sizes on the wire, see
+    /// [`sized_rows`]): the next page starts with them.
     ahead: VecDeque<(Row, usize)>,
     /// An error met after some rows of a page were read: reported after them.
     pending: Option<RpcError>,
@@ -94,7 +95,7 @@ impl NativeScanner {
     }
 
     /// A reply's results as the items the scan hands out (regrouped when batched), each
-    /// with its size on the wire. Cells still held back when the scan ends are dropped,
+    /// with its size on the wire (see [`sized_rows`]). Cells still held back when the scan ends are dropped,
     /// as Java's client drops them: it closes at the limit or after the last region
     /// without handing out its `BatchScanResultCache`'s partial results
     /// (`ClientScanner.loadCache`).
