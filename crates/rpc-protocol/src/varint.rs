@@ -1,7 +1,7 @@
 //! Varint-delimited protobuf messages (Java's `writeDelimitedTo`), read from `Bytes`
 //! without copying and with every length bounded by what remains.
 
-use bytes::{Bytes, BytesMut};
+use bytes::{BufMut, Bytes, BytesMut};
 use prost::Message;
 
 use crate::error::FrameError;
@@ -64,31 +64,32 @@ pub(crate) fn put_delimited<M: Message>(message: &M, part: &'static str, out: &m
     message.encode_length_delimited(out).map_err(|error| FrameError::Protobuf { part, reason: error.to_string() })
 }
 
-/// Fills bytes already sized for what is written (`BytesMut::resize`), piece by piece:
-/// one size check for a whole record instead of one capacity check and one call per
-/// field. Writing more than was sized panics; the callers size from the same lengths.
-pub(crate) struct Filler<'a>(&'a mut [u8]);
+/// Appends a record whose size is known, piece by piece, after making room for all of
+/// it at once: no byte is written twice (a block of writes is mostly values copied
+/// once into it, and zeroing the room first would write every byte twice).
+pub(crate) struct Filler<'a> {
+    out: &'a mut BytesMut,
+    end: usize,
+}
 
 impl<'a> Filler<'a> {
-    /// Fills the bytes of `out` from `start` to its end.
-    pub(crate) fn at(out: &'a mut BytesMut, start: usize) -> Filler<'a> {
-        Filler(&mut out[start..])
+    /// Appends `len` bytes to `out` (room made now).
+    pub(crate) fn reserve(out: &'a mut BytesMut, len: usize) -> Filler<'a> {
+        out.reserve(len);
+        let end = out.len() + len;
+        Filler { out, end }
     }
 
     /// Copies `bytes`.
     #[inline]
     pub(crate) fn put(&mut self, bytes: &[u8]) {
-        let (head, rest) = std::mem::take(&mut self.0).split_at_mut(bytes.len());
-        head.copy_from_slice(bytes);
-        self.0 = rest;
+        self.out.extend_from_slice(bytes);
     }
 
     /// One byte.
     #[inline]
     pub(crate) fn byte(&mut self, byte: u8) {
-        let (first, rest) = std::mem::take(&mut self.0).split_first_mut().expect("a byte sized for");
-        *first = byte;
-        self.0 = rest;
+        self.out.put_u8(byte);
     }
 
     /// A varint, as protobuf writes it.
@@ -107,9 +108,9 @@ impl<'a> Filler<'a> {
         self.varint(u64::from(tag << 3 | wire_type as u32));
     }
 
-    /// Whether every sized byte was written.
+    /// Whether exactly the bytes announced were written.
     pub(crate) fn is_full(&self) -> bool {
-        self.0.is_empty()
+        self.out.len() == self.end
     }
 }
 
@@ -148,8 +149,7 @@ mod tests {
             prost::encoding::encode_key(tag, prost::encoding::WireType::Varint, &mut want);
             prost::encoding::encode_varint(value, &mut want);
             let mut out = BytesMut::new();
-            out.resize(want.len(), 0xee);
-            let mut filler = Filler::at(&mut out, 0);
+            let mut filler = Filler::reserve(&mut out, want.len());
             filler.key(tag, prost::encoding::WireType::Varint);
             filler.varint(value);
             prop_assert!(filler.is_full());

@@ -468,13 +468,15 @@ impl RpcClient {
     }
 
     /// Applies writes to `table` in batches as [`batch`](RpcClient::batch) does, each
-    /// encoded straight from the caller's data ([`WriteCells`]). Each write's outcome
-    /// is reported separately; the call itself fails only on invalid input.
+    /// encoded straight from the caller's data ([`WriteCells`]). Returns the writes that
+    /// failed, each with its index in `writes` and its error, in the order of the
+    /// indexes; every other write was applied. The call itself fails only on invalid
+    /// input.
     pub async fn write_batch<W: WriteCells>(
         &self,
         table: &str,
         writes: &[W],
-    ) -> Result<Vec<Result<(), RpcError>>, RpcError> {
+    ) -> Result<Vec<(usize, RpcError)>, RpcError> {
         batch::write_batch(self, table, writes).await
     }
 

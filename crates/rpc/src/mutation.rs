@@ -392,6 +392,7 @@ pub struct CellWriter<'a> {
 impl<'a> CellWriter<'a> {
     /// A writer of `kind`'s cells for `row`, appending to `block`; `timestamp` is the
     /// default of put cells.
+    #[inline]
     pub(crate) fn new(
         block: &'a mut BytesMut,
         row: &'a [u8],

@@ -179,12 +179,12 @@ fn resend_unstamped(mutations: Vec<basalt_rpc::Mutation>, resend: bool) -> Vec<b
 fn write_failures(
     op: Operation,
     table: &str,
-    outcomes: Vec<Result<(), RpcError>>,
+    writes: usize,
+    failed: Vec<(usize, RpcError)>,
 ) -> Result<Vec<WriteFailure>, AttemptError> {
-    let single = outcomes.len() == 1;
-    let mut failures: Vec<WriteFailure> = Vec::new();
-    for (index, outcome) in outcomes.into_iter().enumerate() {
-        let Err(error) = outcome else { continue };
+    let single = writes == 1;
+    let mut failures: Vec<WriteFailure> = Vec::with_capacity(failed.len());
+    for (index, error) in failed {
         if single {
             return Err(attempt_error(op, Some(table), &error));
         }
@@ -262,8 +262,9 @@ impl Transport for NativeTransport {
                 .map(|p| PutWrite::new(p, self.shared.settings.resend_unstamped_puts))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| invalid(op, e))?;
-            let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
-            write_failures(op, table, outcomes)
+            let count = writes.len();
+            let failed = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
+            write_failures(op, table, count, failed)
         })
     }
 
@@ -275,8 +276,9 @@ impl Transport for NativeTransport {
             for delete in deletes {
                 DeleteWrite::push(delete, &mut writes).map_err(|e| invalid(op, e))?;
             }
-            let outcomes = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
-            write_failures(op, table, outcomes)
+            let count = writes.len();
+            let failed = self.attempt(op, table, |c| async move { c.write_batch(table, &writes).await }).await?;
+            write_failures(op, table, count, failed)
         })
     }
 

@@ -8,10 +8,12 @@
 
 use std::time::Instant;
 
+mod call;
+
 use bytes::{Bytes, BytesMut};
 
 use crate::builder::RpcClient;
-use crate::cells::{row_result, CellCursor, RowResult};
+use crate::cells::{CellCursor, RowResult};
 use crate::read::Get;
 use basalt_rpc_protocol::exception::{RemoteException, RetryHint};
 
@@ -19,11 +21,10 @@ use crate::error::{RemoteError, RpcError};
 use crate::mutation::{write_action, Mutation, WriteCells, WriteKind};
 use crate::pb;
 use crate::region::RegionLocation;
-use crate::send_buffers::SendBuffers;
 use crate::validate::validate_row;
 use basalt_rpc_protocol::multi::MultiWriter;
-use basalt_rpc_protocol::multi_reply::{ActionAnswer, MultiReply};
-use basalt_rpc_protocol::FrameError;
+use basalt_rpc_protocol::multi_reply::ActionAnswer;
+use call::{multi_on_server, AnswerContext};
 
 /// One action of a batch.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,9 +38,12 @@ pub enum BatchAction {
 /// The outcome of each action of a batch, in the order given.
 pub type BatchResults = Vec<Result<RowResult, RpcError>>;
 
-/// What the batch needs of one action: its row, whether it may run twice, and its
-/// message (a write's cells go to the request's cell block).
+/// What the batch needs of one action: its row, whether it may run twice, its message
+/// (a write's cells go to the request's cell block), and what its answer gives back.
 trait Action: Sync {
+    /// What a successful action gives back: a row for a read (or an action of a mixed
+    /// batch), nothing for a caller's write.
+    type Answer: Send;
     fn row(&self) -> &Bytes;
     fn check(&self) -> Result<(), RpcError>;
     /// Whether it may be applied twice without changing the outcome.
@@ -58,9 +62,18 @@ trait Action: Sync {
         request: &mut MultiWriter,
         cells: &mut BytesMut,
     ) -> Result<(), RpcError>;
+    /// The action's outcome from its answer in the reply (result cells, if any, are
+    /// taken from `cells` in the order of the actions).
+    fn answer(
+        reply: &AnswerContext<'_>,
+        answer: &ActionAnswer,
+        cells: &mut CellCursor,
+    ) -> Result<Self::Answer, RpcError>;
 }
 
 impl Action for BatchAction {
+    type Answer = RowResult;
+
     fn row(&self) -> &Bytes {
         match self {
             BatchAction::Get(get) => get.row(),
@@ -119,12 +132,18 @@ impl Action for BatchAction {
             BatchAction::Mutate(mutation) => write_action(mutation, index, nonce, request, cells),
         }
     }
+
+    fn answer(reply: &AnswerContext<'_>, answer: &ActionAnswer, cells: &mut CellCursor) -> Result<RowResult, RpcError> {
+        reply.row(answer, cells)
+    }
 }
 
 /// A caller's write, as an action.
 struct Write<'a, W>(&'a W);
 
 impl<W: WriteCells> Action for Write<'_, W> {
+    type Answer = ();
+
     fn row(&self) -> &Bytes {
         self.0.row()
     }
@@ -156,6 +175,12 @@ impl<W: WriteCells> Action for Write<'_, W> {
         cells: &mut BytesMut,
     ) -> Result<(), RpcError> {
         write_action(self.0, index, nonce, request, cells)
+    }
+
+    /// Only whether the write failed: a caller's write gives nothing back (an
+    /// increment's or append's result, if the server sends one, is not read).
+    fn answer(reply: &AnswerContext<'_>, answer: &ActionAnswer, _cells: &mut CellCursor) -> Result<(), RpcError> {
+        reply.exception(answer)
     }
 }
 
@@ -248,7 +273,7 @@ impl Grouping {
 /// Reads several rows of `table` for [`RpcClient::multi_get`].
 pub(crate) async fn multi_get(client: &RpcClient, table: &str, gets: &[Get]) -> Result<Vec<RowResult>, RpcError> {
     let actions: Vec<BatchAction> = gets.iter().cloned().map(BatchAction::Get).collect();
-    run_batch(client, table, &actions).await?.into_iter().collect()
+    run_batch(client, table, &actions).await?.into_results().into_iter().collect()
 }
 
 /// Runs a batch of actions on `table` for [`RpcClient::batch`].
@@ -257,23 +282,66 @@ pub(crate) async fn run_actions(
     table: &str,
     actions: &[BatchAction],
 ) -> Result<BatchResults, RpcError> {
-    run_batch(client, table, actions).await
+    Ok(run_batch(client, table, actions).await?.into_results())
 }
 
-/// Applies the caller's writes to `table` for [`RpcClient::write_batch`].
+/// Applies the caller's writes to `table` for [`RpcClient::write_batch`]: the writes
+/// that failed, by index.
 pub(crate) async fn write_batch<W: WriteCells>(
     client: &RpcClient,
     table: &str,
     writes: &[W],
-) -> Result<Vec<Result<(), RpcError>>, RpcError> {
+) -> Result<Vec<(usize, RpcError)>, RpcError> {
     let actions: Vec<Write<'_, W>> = writes.iter().map(Write).collect();
-    let outcomes = run_batch(client, table, &actions).await?;
-    Ok(outcomes.into_iter().map(|outcome| outcome.map(|_| ())).collect())
+    Ok(run_batch(client, table, &actions).await?.into_failures())
+}
+
+/// Each action's outcome once a batch has settled it: an answer per action that
+/// succeeded, and the failures apart (rare, and an error is far larger than a write's
+/// empty answer).
+struct Settled<T> {
+    answers: Vec<Option<T>>,
+    failures: Vec<(usize, RpcError)>,
+}
+
+impl<T> Settled<T> {
+    /// An outcome per action, in the actions' order.
+    fn into_results(mut self) -> Vec<Result<T, RpcError>> {
+        self.failures.sort_by_key(|(index, _)| *index);
+        let mut failures = self.failures.into_iter().peekable();
+        let mut results = Vec::with_capacity(self.answers.len());
+        for (index, answer) in self.answers.into_iter().enumerate() {
+            let failure = failures.next_if(|(failed, _)| *failed == index).map(|(_, error)| error);
+            results.push(match (answer, failure) {
+                (_, Some(error)) => Err(error),
+                (Some(answer), None) => Ok(answer),
+                (None, None) => Err(never_sent()),
+            });
+        }
+        results
+    }
+
+    /// The actions that failed, by index (one that was never settled counts as failed).
+    fn into_failures(mut self) -> Vec<(usize, RpcError)> {
+        let answered = self.answers.iter().filter(|answer| answer.is_some()).count();
+        if answered + self.failures.len() < self.answers.len() {
+            let failed: std::collections::HashSet<usize> = self.failures.iter().map(|(index, _)| *index).collect();
+            let unsettled = (0..self.answers.len()).filter(|i| self.answers[*i].is_none() && !failed.contains(i));
+            let unsettled: Vec<(usize, RpcError)> = unsettled.map(|index| (index, never_sent())).collect();
+            self.failures.extend(unsettled);
+        }
+        self.failures.sort_by_key(|(index, _)| *index);
+        self.failures
+    }
+}
+
+fn never_sent() -> RpcError {
+    RpcError::InvalidArgument("an action was never sent".into())
 }
 
 /// Runs `actions` on `table`: one `Multi` call per region server per round, until each
 /// action has an outcome or the retry rule gives up.
-async fn run_batch<A: Action>(client: &RpcClient, table: &str, actions: &[A]) -> Result<BatchResults, RpcError> {
+async fn run_batch<A: Action>(client: &RpcClient, table: &str, actions: &[A]) -> Result<Settled<A::Answer>, RpcError> {
     if u32::try_from(actions.len()).is_err() {
         return Err(RpcError::InvalidArgument(format!("{} actions in one batch", actions.len())));
     }
@@ -301,7 +369,9 @@ async fn run_batch<A: Action>(client: &RpcClient, table: &str, actions: &[A]) ->
             None => action.is_idempotent(),
         })
         .collect();
-    let mut outcomes: Vec<Option<Result<RowResult, RpcError>>> = (0..actions.len()).map(|_| None).collect();
+    // Each action's answer once it succeeded; its error once it failed for good (an
+    // action waiting for another round has neither).
+    let mut settled = Settled { answers: (0..actions.len()).map(|_| None).collect(), failures: Vec::new() };
     // Per action: attempts made, and whether one may have run (its outcome is then
     // unknown whatever a later attempt says).
     let mut attempts = vec![0u32; actions.len()];
@@ -322,7 +392,7 @@ async fn run_batch<A: Action>(client: &RpcClient, table: &str, actions: &[A]) ->
                     Ok(region) => grouping.add(region),
                     Err(error) => {
                         let error = RpcError::after_attempts(attempts[index] + 1, error, ran[index], false);
-                        outcomes[index] = Some(Err(error));
+                        settled.failures.push((index, error));
                         continue;
                     }
                 },
@@ -336,20 +406,16 @@ async fn run_batch<A: Action>(client: &RpcClient, table: &str, actions: &[A]) ->
         // The actions that may be resent, each with its error; the round's pause
         // is the retry rule's answer for the error asking the longest wait.
         let mut retry: Vec<(usize, RpcError)> = Vec::new();
-        for answers in futures::future::join_all(calls).await {
-            for (index, outcome) in answers {
-                let error = match outcome {
-                    Ok(row) => {
-                        outcomes[index] = Some(Ok(row));
-                        continue;
-                    }
-                    Err(error) => error,
-                };
+        for outcomes in futures::future::join_all(calls).await {
+            for (index, answer) in outcomes.answered {
+                settled.answers[index] = Some(answer);
+            }
+            for (index, error) in outcomes.failed {
                 attempts[index] += 1;
                 if error.is_retryable() && (!error.may_have_run() || resendable[index]) {
                     retry.push((index, error));
                 } else {
-                    outcomes[index] = Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], false)));
+                    settled.failures.push((index, RpcError::after_attempts(attempts[index], error, ran[index], false)));
                 }
             }
         }
@@ -361,220 +427,19 @@ async fn run_batch<A: Action>(client: &RpcClient, table: &str, actions: &[A]) ->
             match pause {
                 Some(_) => {
                     ran[index] |= error.may_have_run();
-                    outcomes[index] = Some(Err(error));
                     waiting.push(index);
                 }
-                None => outcomes[index] = Some(Err(RpcError::after_attempts(attempts[index], error, ran[index], true))),
+                None => {
+                    let error = RpcError::after_attempts(attempts[index], error, ran[index], true);
+                    settled.failures.push((index, error));
+                }
             }
         }
         if let (Some(pause), false) = (pause, waiting.is_empty()) {
             tokio::time::sleep(pause).await;
         }
     }
-    Ok(outcomes
-        .into_iter()
-        .map(|outcome| outcome.unwrap_or_else(|| Err(RpcError::InvalidArgument("an action was never sent".into()))))
-        .collect())
-}
-
-/// One `Multi` call to `server` with an action list per region; the outcome of each
-/// action index. The writes' cells go in one cell block, in the actions' order.
-async fn multi_on_server<A: Action>(
-    client: &RpcClient,
-    server: String,
-    regions: Vec<RegionActions>,
-    actions: &[A],
-    nonces: &[Option<u64>],
-) -> Vec<(usize, Result<RowResult, RpcError>)> {
-    let mut outcomes = Vec::new();
-    let buffers = &client.inner.send_buffers;
-    let (request, cells, sent) = encode_multi(regions, actions, nonces, buffers, &mut outcomes);
-    if sent.is_empty() {
-        buffers.give_back(cells);
-        return outcomes;
-    }
-    let request = request.finish(Some(client.nonce_group()));
-    let all = |outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>, error: RpcError| {
-        outcomes.extend(sent.iter().flat_map(|(_, indexes)| indexes.iter().map(|&i| (i, Err(error.clone())))));
-    };
-    let reply = client.call_with_block(&server, "Multi", &request, cells.clone()).await;
-    // Sent (or failed): the blocks' buffers serve the next call once the connection has
-    // let go of them.
-    buffers.give_back(cells);
-    let reply = match reply {
-        Ok(reply) => reply,
-        Err(error) => {
-            for (region, _) in &sent {
-                client.on_error(region, &error);
-            }
-            all(&mut outcomes, error);
-            return outcomes;
-        }
-    };
-    drop(request);
-    let protocol = |reason: String| RpcError::Protocol { addr: server.clone(), reason };
-    // Read in place: a write's empty result is never decoded (see `multi_reply`).
-    let answers = match MultiReply::read(reply.param.clone()) {
-        Ok(answers) => answers,
-        Err(error) => {
-            all(&mut outcomes, protocol(format!("undecodable response: {error}")));
-            return outcomes;
-        }
-    };
-    if answers.regions.len() != sent.len() {
-        let reason = format!("{} region results for {} regions", answers.regions.len(), sent.len());
-        all(&mut outcomes, protocol(reason));
-        return outcomes;
-    }
-    let mut reader = CellCursor::new(reply.cell_block.clone());
-    outcomes.reserve(sent.iter().map(|(_, indexes)| indexes.len()).sum());
-    for ((region, indexes), answer) in sent.iter().zip(&answers.regions) {
-        let region_error = match answers.region_exception(answer) {
-            Ok(None) => None,
-            Ok(Some(exception)) => {
-                let error = remote_error(&server, &exception);
-                client.on_error(region, &error);
-                Some(error)
-            }
-            Err(error) => Some(protocol(format!("undecodable region exception: {error}"))),
-        };
-        if let Some(error) = region_error {
-            outcomes.extend(indexes.iter().map(|&i| (i, Err(error.clone()))));
-            continue;
-        }
-        let mut answered = vec![false; indexes.len()];
-        for item in &answer.actions {
-            // The region's indexes are ascending (`run_batch` sorts them).
-            let Some(position) = item.index.and_then(|i| indexes.binary_search(&(i as usize)).ok()) else {
-                continue;
-            };
-            if std::mem::replace(&mut answered[position], true) {
-                continue;
-            }
-            let outcome = action_outcome(client, &server, region, &answers, item, &mut reader);
-            outcomes.push((indexes[position], outcome));
-        }
-        for (position, done) in answered.into_iter().enumerate() {
-            if !done {
-                let reason = "the server did not answer this action".to_owned();
-                outcomes.push((indexes[position], Err(RpcError::Protocol { addr: server.clone(), reason })));
-            }
-        }
-    }
-    outcomes
-}
-
-/// One action's outcome from its answer: its exception, or its result (a write's empty
-/// result is not decoded), its cells taken from the reply's cell block.
-fn action_outcome(
-    client: &RpcClient,
-    server: &str,
-    region: &RegionLocation,
-    reply: &MultiReply,
-    answer: &ActionAnswer,
-    reader: &mut CellCursor,
-) -> Result<RowResult, RpcError> {
-    let protocol = |what: &str, error: FrameError| RpcError::Protocol {
-        addr: server.to_owned(),
-        reason: format!("undecodable action {what}: {error}"),
-    };
-    if answer.has_exception() {
-        if let Some(exception) = reply.action_exception(answer).map_err(|e| protocol("exception", e))? {
-            let error = remote_error(server, &exception);
-            client.on_error(region, &error);
-            return Err(error);
-        }
-    }
-    if !answer.has_result_fields() {
-        // No result, or a write's empty one: no cells.
-        return Ok(RowResult::default());
-    }
-    match reply.result(answer).map_err(|e| protocol("result", e))? {
-        Some(result) => row_result(server, &result, reader),
-        None => Ok(RowResult::default()),
-    }
-}
-
-/// The `Multi` request of one server's regions, its cell block (one piece per region),
-/// and the actions it holds per region (an action refused by its encoder gets its
-/// outcome in `outcomes` instead; a region left without actions is left out).
-///
-/// The actions are encoded in the caller's order, each region's into a part of its own
-/// (the caller's rows are read in the order they lie in memory, which the hardware
-/// prefetches; rows spread over many regions would otherwise be read in strides). The
-/// request then lists the regions' actions region by region, and the cell block is the
-/// regions' pieces in the same order, sent one after the other without being joined.
-fn encode_multi<A: Action>(
-    regions: Vec<RegionActions>,
-    actions: &[A],
-    nonces: &[Option<u64>],
-    buffers: &SendBuffers,
-    outcomes: &mut Vec<(usize, Result<RowResult, RpcError>)>,
-) -> (MultiWriter, Vec<Bytes>, Vec<RegionActions>) {
-    let mut parts: Vec<(MultiWriter, BytesMut, Vec<usize>)> = regions
-        .iter()
-        .map(|(region, indexes)| {
-            // A write's action takes its row and some twenty bytes more.
-            let actions_len = indexes.iter().map(|&i| actions[i].row().len() + 20).sum();
-            let mut request = MultiWriter::with_capacity(actions_len);
-            request.region(&region.region_name);
-            let hint = indexes.iter().map(|&i| actions[i].cells_len_hint()).sum();
-            (request, buffers.take(hint), Vec::with_capacity(indexes.len()))
-        })
-        .collect();
-    for (index, part) in callers_order(&regions) {
-        let (request, cells, kept) = &mut parts[part];
-        // `run_batch` checked that every index fits in a u32.
-        match actions[index].encode(index as u32, nonces[index], request, cells) {
-            Ok(()) => kept.push(index),
-            // Refused before anything was sent.
-            Err(error) => outcomes.push((index, Err(error))),
-        }
-    }
-    let mut request = MultiWriter::new();
-    request.reserve(parts.iter().map(|(part, _, _)| part.len() + 64).sum());
-    let mut cells = Vec::with_capacity(parts.len());
-    let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
-    for ((region, _), (part, block, kept)) in regions.into_iter().zip(parts) {
-        // A region whose every action was refused is left out of the request.
-        if kept.is_empty() {
-            buffers.keep(block);
-            continue;
-        }
-        request.append(part);
-        match block.is_empty() {
-            true => buffers.keep(block),
-            false => cells.push(block.freeze()),
-        }
-        sent.push((region, kept));
-    }
-    (request, cells, sent)
-}
-
-/// Every `(action index, region)` of `regions` (each region's indexes ascending), in
-/// the order of the indexes. Indexes that fill much of their span are placed in a
-/// table (no sort); sparse ones are sorted.
-fn callers_order(regions: &[RegionActions]) -> Vec<(usize, usize)> {
-    let all = || regions.iter().enumerate().flat_map(|(part, (_, indexes))| indexes.iter().map(move |&i| (i, part)));
-    let count: usize = regions.iter().map(|(_, indexes)| indexes.len()).sum();
-    let (low, high) = all().fold((usize::MAX, 0), |(low, high), (i, _)| (low.min(i), high.max(i)));
-    if count == 0 {
-        return Vec::new();
-    }
-    let span = high - low + 1;
-    if span <= count.saturating_mul(4) {
-        // Region of each index in the span, plus one (0: none of these regions').
-        let mut table = vec![0usize; span];
-        for (i, part) in all() {
-            table[i - low] = part + 1;
-        }
-        let placed = table.iter().enumerate().filter(|(_, part)| **part > 0);
-        placed.map(|(offset, part)| (low + offset, part - 1)).collect()
-    } else {
-        let mut order: Vec<(usize, usize)> = all().collect();
-        order.sort_unstable();
-        order
-    }
+    Ok(settled)
 }
 
 /// The wait a failed action asks for, ordered by length: the round's pause follows the
@@ -619,52 +484,6 @@ mod tests {
     use super::*;
 
     use crate::region::test_region as region;
-
-    #[test]
-    fn actions_encoded_in_the_callers_order_are_sent_region_by_region() {
-        use prost::Message;
-        let put = |row: &str, value: &str| {
-            BatchAction::Mutate(Mutation::put(row.to_owned()).column("f", "q", value.to_owned()))
-        };
-        // Rows alternate between two regions; action 2 is refused (no family).
-        let actions = vec![
-            put("a1", "v0"),
-            put("m1", "v1"),
-            BatchAction::Mutate(Mutation::put("a2").column("", "q", "x")),
-            put("m2", "v3"),
-            put("a3", "v4"),
-        ];
-        let regions = vec![(region("", "m", "s1:1"), vec![0, 2, 4]), (region("m", "", "s1:1"), vec![1, 3])];
-        let mut outcomes = Vec::new();
-        let buffers = SendBuffers::default();
-        let (request, cells, sent) = encode_multi(regions, &actions, &[None; 5], &buffers, &mut outcomes);
-        assert_eq!(outcomes.len(), 1);
-        assert_eq!(outcomes[0].0, 2);
-        let kept: Vec<Vec<usize>> = sent.iter().map(|(_, indexes)| indexes.clone()).collect();
-        assert_eq!(kept, vec![vec![0, 4], vec![1, 3]]);
-        let request = pb::MultiRequest::decode(request.finish(None).0).unwrap();
-        let indexes: Vec<Vec<u32>> =
-            request.region_action.iter().map(|r| r.action.iter().map(|a| a.index.unwrap()).collect()).collect();
-        assert_eq!(indexes, vec![vec![0, 4], vec![1, 3]]);
-        assert_eq!(cells.len(), 2, "one piece per region");
-        let values: Vec<Vec<u8>> =
-            CellCursor::new(cells.concat().into()).take(4).unwrap().iter().map(|cell| cell.value().to_vec()).collect();
-        assert_eq!(values, vec![b"v0".to_vec(), b"v4".to_vec(), b"v1".to_vec(), b"v3".to_vec()]);
-    }
-
-    #[test]
-    fn actions_are_taken_in_the_callers_order_dense_or_sparse() {
-        let regions = |lists: &[&[usize]]| -> Vec<RegionActions> {
-            lists.iter().map(|indexes| (region("", "", "s1:1"), indexes.to_vec())).collect()
-        };
-        // Dense: a table, no sort.
-        let dense = regions(&[&[0, 3, 4], &[1, 2, 5]]);
-        assert_eq!(callers_order(&dense), vec![(0, 0), (1, 1), (2, 1), (3, 0), (4, 0), (5, 1)]);
-        // Sparse: sorted.
-        let sparse = regions(&[&[7, 100_000], &[3]]);
-        assert_eq!(callers_order(&sparse), vec![(3, 1), (7, 0), (100_000, 0)]);
-        assert!(callers_order(&regions(&[&[], &[]])).is_empty());
-    }
 
     #[test]
     fn key_prefixes_order_keys_as_their_bytes_do() {
