@@ -189,6 +189,28 @@ pub fn encode_call_head<M: Message>(
     put_delimited(request, "request", out)
 }
 
+/// Appends a call's length, header and the request's length prefix, for a request of
+/// `request_len` bytes already encoded: the caller sends them next, then the
+/// `cell_block_len` bytes of its cell block (for example as separate buffers of one
+/// vectored write).
+pub fn encode_call_prefix(
+    head: &CallHead<'_>,
+    request_len: usize,
+    cell_block_len: usize,
+    out: &mut BytesMut,
+) -> Result<(), FrameError> {
+    let cell_block_len_u32 = u32::try_from(cell_block_len).map_err(|_| too_large(cell_block_len as u64))?;
+    let header = head.request_header(cell_block_len_u32);
+    let request_prefix = prost::length_delimiter_len(request_len);
+    let total = delimited_len(&header) as u64 + (request_prefix + request_len) as u64 + cell_block_len as u64;
+    let total_i32 = java_len(total)?;
+    out.reserve(4 + delimited_len(&header) + request_prefix);
+    out.put_i32(total_i32);
+    put_delimited(&header, "request header", out)?;
+    prost::encoding::encode_varint(request_len as u64, out);
+    Ok(())
+}
+
 fn java_len(length: u64) -> Result<i32, FrameError> {
     i32::try_from(length).map_err(|_| too_large(length))
 }
@@ -263,6 +285,22 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn a_prefix_and_the_encoded_request_are_the_call_head(
+            call_id in any::<u32>(),
+            value in proptest::collection::vec(any::<u8>(), 0..400),
+            cell_block_len in 0usize..100_000,
+        ) {
+            let head = CallHead { call_id, method_name: "Multi", priority: None, timeout_ms: Some(1) };
+            let request = pb::NameBytesPair { name: "n".into(), value: Some(value.into()) };
+            let mut whole = BytesMut::new();
+            encode_call_head(&head, &request, cell_block_len, &mut whole).unwrap();
+            let mut prefix = BytesMut::new();
+            encode_call_prefix(&head, request.encoded_len(), cell_block_len, &mut prefix).unwrap();
+            prefix.extend_from_slice(&request.encode_to_vec());
+            prop_assert_eq!(prefix, whole);
+        }
+
         #[test]
         fn call_frames_round_trip(
             call_id in any::<u32>(),

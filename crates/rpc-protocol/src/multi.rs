@@ -121,7 +121,14 @@ impl MultiWriter {
     /// An empty request with room for `actions` bytes of actions (in its regions'
     /// action lists: a batch knows roughly what its writes take).
     pub fn with_capacity(actions: usize) -> MultiWriter {
-        MultiWriter { actions: BytesMut::with_capacity(actions), ..MultiWriter::default() }
+        MultiWriter::with_buffer(BytesMut::with_capacity(actions))
+    }
+
+    /// An empty request whose actions are written into `buffer` (emptied first): a
+    /// buffer kept from an earlier request.
+    pub fn with_buffer(mut buffer: BytesMut) -> MultiWriter {
+        buffer.clear();
+        MultiWriter { actions: buffer, ..MultiWriter::default() }
     }
 
     /// The bytes written so far, the open region's actions included (what
@@ -210,16 +217,49 @@ impl MultiWriter {
     }
 }
 
+/// The request written by `parts` one after the other, with `nonce_group` when given,
+/// as pieces to send in order: what [`MultiWriter::finish`] gives for the same regions
+/// once [`append`](MultiWriter::append)ed, but each part's open region sent from the
+/// buffer its actions were written into (a batch's actions are not copied again).
+pub fn multi_in_pieces(parts: Vec<MultiWriter>, nonce_group: Option<u64>) -> Vec<Bytes> {
+    let mut pieces = Vec::with_capacity(parts.len() * 2 + 1);
+    for mut part in parts {
+        if !part.out.is_empty() {
+            pieces.push(std::mem::take(&mut part.out).freeze());
+        }
+        if part.open && !part.actions.is_empty() {
+            let mut head = BytesMut::new();
+            write_region_head(&mut head, &part.region_name, part.actions.len());
+            pieces.push(head.freeze());
+            pieces.push(part.actions.freeze());
+        }
+    }
+    if let Some(group) = nonce_group {
+        let mut field = BytesMut::new();
+        encode_key(tag::MULTI_NONCE_GROUP, WireType::Varint, &mut field);
+        encode_varint(group, &mut field);
+        pieces.push(field.freeze());
+    }
+    pieces
+}
+
 /// One region's action list, as a `RegionAction` of the request (nothing for a region
 /// without actions).
 fn write_region(out: &mut BytesMut, region_name: &[u8], actions: &[u8]) {
     if actions.is_empty() {
         return;
     }
+    write_region_head(out, region_name, actions.len());
+    out.put_slice(actions);
+}
+
+/// What precedes a region's `actions_len` bytes of actions in the request: the
+/// `RegionAction` field's key and length, and the region's name.
+fn write_region_head(out: &mut BytesMut, region_name: &[u8], actions_len: usize) {
     let kind = enum_value(pb::region_specifier::RegionSpecifierType::RegionName as i32);
     let specifier_len =
         varint_field_len(tag::SPECIFIER_TYPE, kind) + bytes_field_len(tag::SPECIFIER_VALUE, region_name.len());
-    let region_len = bytes_field_len(tag::REGION_ACTION_REGION, specifier_len) + actions.len();
+    let region_len = bytes_field_len(tag::REGION_ACTION_REGION, specifier_len) + actions_len;
     out.reserve(bytes_field_len(tag::MULTI_REGION_ACTION, region_len));
     encode_key(tag::MULTI_REGION_ACTION, WireType::LengthDelimited, out);
     encode_varint(region_len as u64, out);
@@ -230,7 +270,6 @@ fn write_region(out: &mut BytesMut, region_name: &[u8], actions: &[u8]) {
     encode_key(tag::SPECIFIER_VALUE, WireType::LengthDelimited, out);
     encode_varint(region_name.len() as u64, out);
     out.put_slice(region_name);
-    out.put_slice(actions);
 }
 
 /// A message already encoded: sent as its bytes by anything that takes a

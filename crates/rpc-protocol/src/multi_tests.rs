@@ -59,6 +59,25 @@ fn with_writer(regions: &[TestRegion<'_>], nonce_group: Option<u64>) -> Vec<u8> 
     writer.finish(nonce_group).encode_to_vec()
 }
 
+/// Each region written by a writer of its own, the request sent in pieces.
+fn in_pieces(regions: &[TestRegion<'_>], nonce_group: Option<u64>) -> Vec<u8> {
+    let parts = regions
+        .iter()
+        .map(|(name, actions)| {
+            let mut writer = MultiWriter::with_buffer(BytesMut::from(&b"left over"[..]));
+            writer.region(name);
+            for (index, head) in actions {
+                match head {
+                    Some(head) => writer.mutation(*index, head),
+                    None => writer.get(*index, &get(*index)),
+                }
+            }
+            writer
+        })
+        .collect();
+    multi_in_pieces(parts, nonce_group).concat()
+}
+
 #[test]
 fn writes_what_prost_writes() {
     let put = MutationHead {
@@ -84,6 +103,9 @@ fn writes_what_prost_writes() {
     ];
     for group in [None, Some(0), Some(u64::MAX)] {
         assert_eq!(with_writer(&regions, group), with_prost(&regions, group));
+    }
+    for group in [None, Some(5)] {
+        assert_eq!(in_pieces(&regions, group), with_prost(&regions, group));
     }
     let decoded = pb::MultiRequest::decode(&with_writer(&regions, Some(5))[..]).unwrap();
     assert_eq!(decoded.region_action.len(), 2);

@@ -299,6 +299,24 @@ impl RpcClient {
         result
     }
 
+    /// [`call_with_block`](RpcClient::call_with_block) with the request already
+    /// encoded, in pieces (see [`Connection::call_in_pieces`]).
+    pub(crate) async fn call_in_pieces(
+        &self,
+        server: &str,
+        method: &'static str,
+        request: Vec<Bytes>,
+        pieces: Vec<Bytes>,
+    ) -> Result<Reply, RpcError> {
+        let (number, conn) = self.inner.pool.get(server, Service::Client).await?;
+        let result = conn.call_in_pieces(method, request, pieces, self.rpc_timeout).await;
+        if let Err(RpcError::Timeout { .. }) = &result {
+            // As in `call_with_block`: later calls get a new connection.
+            self.inner.pool.discard(server, Service::Client, number).await;
+        }
+        result
+    }
+
     /// Updates the region cache after a failed call to `region`.
     pub(crate) fn on_error(&self, region: &RegionLocation, error: &RpcError) {
         match error {

@@ -16,6 +16,7 @@
 //! timeout, and a failure is an [`RpcError::Security`], which is not retried.
 
 use std::collections::HashMap;
+use std::io::IoSlice;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,7 +26,7 @@ use basalt_rpc_protocol::cellblock::CellCodec;
 use basalt_rpc_protocol::reply::{Reply as ReplyFrame, ReplyDecoder};
 use bytes::{Bytes, BytesMut};
 use prost::Message;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
@@ -79,9 +80,10 @@ impl Reply {
 
 type Waiter = oneshot::Sender<Result<Reply, RpcError>>;
 
-/// One request as the writer sends it: the length, header and message, then the cell
-/// block in the pieces the caller built (not copied into the frame; a batch's block is
-/// most of its bytes).
+/// One request as the writer sends it: the length, header and message (or only the
+/// message's length, when the caller encoded the message in pieces), then the pieces
+/// the caller built (the message's, then the cell block's; not copied into the frame: a
+/// batch's block is most of its bytes).
 struct Frame {
     head: Bytes,
     block: Vec<Bytes>,
@@ -278,6 +280,39 @@ impl Connection {
         pieces: Vec<Bytes>,
         timeout: Duration,
     ) -> Result<Reply, RpcError> {
+        let block_len = pieces.iter().map(Bytes::len).sum();
+        let head = |head: &CallHead<'_>, out: &mut BytesMut| call::encode_call_head(head, param, block_len, out);
+        self.send_and_wait(method, head, pieces, timeout).await
+    }
+
+    /// [`call_with_block`](Connection::call_with_block) with the request already
+    /// encoded, in `request` pieces sent one after the other (a batch's regions'
+    /// actions, each written apart, are not joined), then the cell block's `pieces`.
+    pub async fn call_in_pieces(
+        &self,
+        method: &'static str,
+        request: Vec<Bytes>,
+        pieces: Vec<Bytes>,
+        timeout: Duration,
+    ) -> Result<Reply, RpcError> {
+        let request_len = request.iter().map(Bytes::len).sum();
+        let block_len = pieces.iter().map(Bytes::len).sum();
+        let head =
+            |head: &CallHead<'_>, out: &mut BytesMut| call::encode_call_prefix(head, request_len, block_len, out);
+        let mut all = request;
+        all.extend(pieces);
+        self.send_and_wait(method, head, all, timeout).await
+    }
+
+    /// Sends a frame whose head `encode_head` writes, followed by `pieces`, and waits
+    /// for its reply.
+    async fn send_and_wait(
+        &self,
+        method: &'static str,
+        encode_head: impl FnOnce(&CallHead<'_>, &mut BytesMut) -> Result<(), basalt_rpc_protocol::FrameError>,
+        pieces: Vec<Bytes>,
+        timeout: Duration,
+    ) -> Result<Reply, RpcError> {
         let shared = &self.inner.shared;
         // Call ids are u32 on the wire but the server reads them as int; stay positive.
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed) & 0x7fff_ffff;
@@ -292,8 +327,7 @@ impl Connection {
         let timeout_ms = u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX);
         let head = CallHead { call_id: id, method_name: method, priority: None, timeout_ms: Some(timeout_ms) };
         let mut bytes = BytesMut::new();
-        let block_len = pieces.iter().map(Bytes::len).sum();
-        call::encode_call_head(&head, param, block_len, &mut bytes)
+        encode_head(&head, &mut bytes)
             .map_err(|e| RpcError::InvalidArgument(format!("a request that cannot be framed: {e}")))?;
         let frame = Frame { head: bytes.freeze(), block: pieces };
         let queued = shared.queued.fetch_add(frame.len(), Ordering::AcqRel);
@@ -349,31 +383,41 @@ pub(crate) fn one_piece(cell_block: Option<&Bytes>) -> Vec<Bytes> {
     cell_block.filter(|b| !b.is_empty()).map(|b| vec![b.clone()]).unwrap_or_default()
 }
 
-/// Writes one frame: its head, then its cell block's pieces (a large piece bypasses
-/// the buffer).
-async fn write_frame<W: AsyncWrite + Unpin>(out: &mut BufWriter<W>, frame: &Frame) -> std::io::Result<()> {
-    out.write_all(&frame.head).await?;
-    for piece in &frame.block {
-        out.write_all(piece).await?;
+/// Frames the writer sends in one vectored write at most (each is a head and its cell
+/// block's pieces; the system takes at most 1,024 buffers per write).
+const MAX_FRAMES_PER_WRITE: usize = 64;
+
+/// Sends `frames` whole, in order, each piece straight from its buffer (no copy into a
+/// staging buffer: a batch's cell block is most of its bytes).
+async fn write_frames<W: AsyncWrite + Unpin>(out: &mut W, frames: &[Frame]) -> std::io::Result<()> {
+    let pieces = frames.iter().flat_map(|frame| std::iter::once(&frame.head).chain(&frame.block));
+    let mut slices: Vec<IoSlice<'_>> =
+        pieces.filter(|piece| !piece.is_empty()).map(|piece| IoSlice::new(piece)).collect();
+    let mut rest = &mut slices[..];
+    while !rest.is_empty() {
+        let written = out.write_vectored(rest).await?;
+        if written == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut rest, written);
     }
     Ok(())
 }
 
-async fn write_loop<W: AsyncWrite + Unpin>(write_half: W, mut rx: mpsc::UnboundedReceiver<Frame>, shared: Arc<Shared>) {
-    let mut out = BufWriter::with_capacity(64 << 10, write_half);
+async fn write_loop<W: AsyncWrite + Unpin>(mut out: W, mut rx: mpsc::UnboundedReceiver<Frame>, shared: Arc<Shared>) {
+    let mut frames = Vec::new();
     while let Some(frame) = rx.recv().await {
-        let mut result = write_frame(&mut out, &frame).await;
-        shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
-        // Gather whatever else is queued into the same flush.
-        while result.is_ok() {
+        frames.push(frame);
+        // Gather whatever else is queued into the same write.
+        while frames.len() < MAX_FRAMES_PER_WRITE {
             match rx.try_recv() {
-                Ok(frame) => {
-                    result = write_frame(&mut out, &frame).await;
-                    shared.queued.fetch_sub(frame.len(), Ordering::AcqRel);
-                }
+                Ok(frame) => frames.push(frame),
                 Err(_) => break,
             }
         }
+        let result = write_frames(&mut out, &frames).await;
+        let written: usize = frames.drain(..).map(|frame| frame.len()).sum();
+        shared.queued.fetch_sub(written, Ordering::AcqRel);
         if let Err(e) = result.and(out.flush().await) {
             shared.fail(format!("write failed: {e}"));
             return;

@@ -19,6 +19,9 @@ const MAX_KEPT_BYTES: usize = 32 << 20;
 /// A buffer larger than this is not kept (one unusually large batch must not pin its
 /// memory for the client's lifetime).
 const MAX_BUFFER_BYTES: usize = 4 << 20;
+/// Nor one smaller than this (a request's few bytes of framing between its regions: a
+/// later call taking it would only have to grow it).
+const MIN_BUFFER_BYTES: usize = 1 << 10;
 
 /// The buffers a client's batch calls share.
 #[derive(Debug, Default)]
@@ -67,7 +70,7 @@ impl SendBuffers {
     pub(crate) fn keep(&self, mut buffer: BytesMut) {
         let Ok(mut kept) = self.kept.lock() else { return };
         let capacity = buffer.capacity();
-        if capacity == 0
+        if capacity < MIN_BUFFER_BYTES
             || kept.buffers.len() >= MAX_KEPT
             || capacity > MAX_BUFFER_BYTES
             || kept.bytes.saturating_add(capacity) > MAX_KEPT_BYTES
@@ -87,8 +90,8 @@ mod tests {
     #[test]
     fn a_sent_buffer_is_used_again_once_no_one_holds_it() {
         let buffers = SendBuffers::default();
-        let mut first = buffers.take(1000);
-        first.extend_from_slice(&[7; 1000]);
+        let mut first = buffers.take(4000);
+        first.extend_from_slice(&[7; 4000]);
         let address = first.as_ptr();
         let sent = first.freeze();
         let still_held = sent.slice(10..20);
@@ -99,7 +102,7 @@ mod tests {
         buffers.give_back(vec![sent]);
         let again = buffers.take(500);
         assert_eq!(again.as_ptr(), address);
-        assert!(again.is_empty() && again.capacity() >= 1000);
+        assert!(again.is_empty() && again.capacity() >= 4000);
     }
 
     #[test]
@@ -108,7 +111,10 @@ mod tests {
         let large = BytesMut::with_capacity(MAX_BUFFER_BYTES + 1);
         buffers.give_back(vec![large.freeze()]);
         assert_eq!(buffers.kept.lock().unwrap().buffers.len(), 0, "an over-large buffer is dropped");
-        let many: Vec<Bytes> = (0..MAX_KEPT + 10).map(|_| BytesMut::with_capacity(64).freeze()).collect();
+        let small = BytesMut::with_capacity(MIN_BUFFER_BYTES - 1);
+        buffers.give_back(vec![small.freeze()]);
+        assert_eq!(buffers.kept.lock().unwrap().buffers.len(), 0, "a small buffer is dropped");
+        let many: Vec<Bytes> = (0..MAX_KEPT + 10).map(|_| BytesMut::with_capacity(MIN_BUFFER_BYTES).freeze()).collect();
         buffers.give_back(many);
         assert_eq!(buffers.kept.lock().unwrap().buffers.len(), MAX_KEPT);
         let big: Vec<Bytes> = (0..20).map(|_| BytesMut::with_capacity(MAX_BUFFER_BYTES).freeze()).collect();

@@ -15,7 +15,7 @@ use crate::cells::{row_result, CellCursor, RowResult};
 use crate::error::RpcError;
 use crate::region::RegionLocation;
 use crate::send_buffers::SendBuffers;
-use basalt_rpc_protocol::multi::MultiWriter;
+use basalt_rpc_protocol::multi::{multi_in_pieces, MultiWriter};
 use basalt_rpc_protocol::multi_reply::{ActionAnswer, MultiReply};
 use basalt_rpc_protocol::FrameError;
 
@@ -49,15 +49,16 @@ pub(super) async fn multi_on_server<A: Action>(
 ) -> CallOutcomes<A::Answer> {
     let mut outcomes = CallOutcomes::new();
     let buffers = &client.inner.send_buffers;
-    let (request, cells, sent) = encode_multi(regions, actions, nonces, buffers, &mut outcomes.failed);
+    let (parts, cells, sent) = encode_multi(regions, actions, nonces, buffers, &mut outcomes.failed);
     if sent.is_empty() {
         buffers.give_back(cells);
         return outcomes;
     }
-    let request = request.finish(Some(client.nonce_group()));
-    let reply = client.call_with_block(&server, "Multi", &request, cells.clone()).await;
-    // Sent (or failed): the blocks' buffers serve the next call once the connection has
-    // let go of them.
+    let request = multi_in_pieces(parts, Some(client.nonce_group()));
+    let reply = client.call_in_pieces(&server, "Multi", request.clone(), cells.clone()).await;
+    // Sent (or failed): the buffers of the regions' actions and cells serve the next
+    // call once the connection has let go of them.
+    buffers.give_back(request);
     buffers.give_back(cells);
     let reply = match reply {
         Ok(reply) => reply,
@@ -69,7 +70,6 @@ pub(super) async fn multi_on_server<A: Action>(
             return outcomes;
         }
     };
-    drop(request);
     let protocol = |reason: String| RpcError::Protocol { addr: server.clone(), reason };
     // Read in place: a write's empty result is never decoded (see `multi_reply`).
     let answers = match MultiReply::read(reply.param.clone()) {
@@ -177,34 +177,43 @@ impl AnswerContext<'_> {
     }
 }
 
-/// The `Multi` request of one server's regions, its cell block (one piece per region),
-/// and the actions it holds per region (an action refused by its encoder is listed in
-/// `refused` instead; a region left without actions is left out).
+/// The `Multi` request of one server's regions (a writer per region, sent in pieces:
+/// [`multi_in_pieces`]), its cell block (one piece per region), and the actions it
+/// holds per region (an action refused by its encoder is listed in `refused` instead;
+/// a region left without actions is left out).
 ///
 /// The actions are encoded in the caller's order, each region's into a part of its own
 /// (the caller's rows are read in the order they lie in memory, which the hardware
 /// prefetches; rows spread over many regions would otherwise be read in strides). The
 /// request then lists the regions' actions region by region, and the cell block is the
-/// regions' pieces in the same order, sent one after the other without being joined.
+/// regions' pieces in the same order, all sent one after the other without being
+/// joined. Both kinds of buffers come from the client's pool.
 pub(super) fn encode_multi<A: Action>(
     regions: Vec<RegionActions>,
     actions: &[A],
     nonces: &[Option<u64>],
     buffers: &SendBuffers,
     refused: &mut Vec<(usize, RpcError)>,
-) -> (MultiWriter, Vec<Bytes>, Vec<RegionActions>) {
+) -> (Vec<MultiWriter>, Vec<Bytes>, Vec<RegionActions>) {
+    let order = callers_order(&regions);
+    // Each region's room, summed in the caller's order too (a write's cells are first
+    // read here; in region order they would be read in strides).
+    let mut room = vec![(0usize, 0usize); regions.len()];
+    for &(index, part) in &order {
+        // A write's action takes its row and some twenty bytes more.
+        room[part].0 += actions[index].row().len() + 20;
+        room[part].1 += actions[index].cells_len_hint();
+    }
     let mut parts: Vec<(MultiWriter, BytesMut, Vec<usize>)> = regions
         .iter()
-        .map(|(region, indexes)| {
-            // A write's action takes its row and some twenty bytes more.
-            let actions_len = indexes.iter().map(|&i| actions[i].row().len() + 20).sum();
-            let mut request = MultiWriter::with_capacity(actions_len);
+        .zip(room)
+        .map(|((region, indexes), (actions_len, cells_len))| {
+            let mut request = MultiWriter::with_buffer(buffers.take(actions_len));
             request.region(&region.region_name);
-            let hint = indexes.iter().map(|&i| actions[i].cells_len_hint()).sum();
-            (request, buffers.take(hint), Vec::with_capacity(indexes.len()))
+            (request, buffers.take(cells_len), Vec::with_capacity(indexes.len()))
         })
         .collect();
-    for (index, part) in callers_order(&regions) {
+    for (index, part) in order {
         let (request, cells, kept) = &mut parts[part];
         // `run_batch` checked that every index fits in a u32.
         match actions[index].encode(index as u32, nonces[index], request, cells) {
@@ -213,8 +222,7 @@ pub(super) fn encode_multi<A: Action>(
             Err(error) => refused.push((index, error)),
         }
     }
-    let mut request = MultiWriter::new();
-    request.reserve(parts.iter().map(|(part, _, _)| part.len() + 64).sum());
+    let mut request = Vec::with_capacity(parts.len());
     let mut cells = Vec::with_capacity(parts.len());
     let mut sent: Vec<RegionActions> = Vec::with_capacity(regions.len());
     for ((region, _), (part, block, kept)) in regions.into_iter().zip(parts) {
@@ -223,7 +231,7 @@ pub(super) fn encode_multi<A: Action>(
             buffers.keep(block);
             continue;
         }
-        request.append(part);
+        request.push(part);
         match block.is_empty() {
             true => buffers.keep(block),
             false => cells.push(block.freeze()),
@@ -290,7 +298,7 @@ mod tests {
         assert_eq!(refused[0].0, 2);
         let kept: Vec<Vec<usize>> = sent.iter().map(|(_, indexes)| indexes.clone()).collect();
         assert_eq!(kept, vec![vec![0, 4], vec![1, 3]]);
-        let request = pb::MultiRequest::decode(request.finish(None).0).unwrap();
+        let request = pb::MultiRequest::decode(&multi_in_pieces(request, None).concat()[..]).unwrap();
         let indexes: Vec<Vec<u32>> =
             request.region_action.iter().map(|r| r.action.iter().map(|a| a.index.unwrap()).collect()).collect();
         assert_eq!(indexes, vec![vec![0, 4], vec![1, 3]]);
