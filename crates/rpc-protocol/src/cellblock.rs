@@ -455,8 +455,10 @@ pub fn encode_cell(codec: CellCodec, cell: &CellParts<'_>, out: &mut BytesMut) -
     if total > limit {
         return Err(too_long("cell", total as usize, limit));
     }
-    // Room made once, then each field copied once: a block holds thousands of cells.
-    let mut fill = Filler::reserve(out, 4 + total as usize);
+    // One resize, then the fields copied in place: a block holds thousands of cells.
+    let start = out.len();
+    out.resize(start + 4 + total as usize, 0);
+    let mut fill = Filler::at(out, start);
     fill.put(&(total as u32).to_be_bytes());
     fill.put(&(key_len as u32).to_be_bytes());
     fill.put(&(cell.value.len() as u32).to_be_bytes());

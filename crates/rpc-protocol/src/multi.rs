@@ -156,13 +156,15 @@ impl MultiWriter {
         self.open = true;
     }
 
-    /// Adds a write to the open region: sized once, room made once, each byte written
-    /// once (a batch writes thousands).
+    /// Adds a write to the open region: sized once, then written in place (a batch
+    /// writes thousands).
     pub fn mutation(&mut self, index: u32, mutation: &MutationHead<'_>) {
         let body_len = mutation.encoded_len();
         let action_len =
             varint_field_len(tag::ACTION_INDEX, u64::from(index)) + bytes_field_len(tag::ACTION_MUTATION, body_len);
-        let mut out = Filler::reserve(&mut self.actions, bytes_field_len(tag::REGION_ACTION_ACTION, action_len));
+        let start = self.actions.len();
+        self.actions.resize(start + bytes_field_len(tag::REGION_ACTION_ACTION, action_len), 0);
+        let mut out = Filler::at(&mut self.actions, start);
         out.key(tag::REGION_ACTION_ACTION, WireType::LengthDelimited);
         out.varint(action_len as u64);
         out.key(tag::ACTION_INDEX, WireType::Varint);

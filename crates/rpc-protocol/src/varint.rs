@@ -1,7 +1,7 @@
 //! Varint-delimited protobuf messages (Java's `writeDelimitedTo`), read from `Bytes`
 //! without copying and with every length bounded by what remains.
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::{Bytes, BytesMut};
 use prost::Message;
 
 use crate::error::FrameError;
@@ -64,32 +64,31 @@ pub(crate) fn put_delimited<M: Message>(message: &M, part: &'static str, out: &m
     message.encode_length_delimited(out).map_err(|error| FrameError::Protobuf { part, reason: error.to_string() })
 }
 
-/// Appends a record whose size is known, piece by piece, after making room for all of
-/// it at once: no byte is written twice (a block of writes is mostly values copied
-/// once into it, and zeroing the room first would write every byte twice).
-pub(crate) struct Filler<'a> {
-    out: &'a mut BytesMut,
-    end: usize,
-}
+/// Fills bytes already sized for what is written (`BytesMut::resize`), piece by piece:
+/// one size check for a whole record instead of one capacity check and one call per
+/// field. Writing more than was sized panics; the callers size from the same lengths.
+pub(crate) struct Filler<'a>(&'a mut [u8]);
 
 impl<'a> Filler<'a> {
-    /// Appends `len` bytes to `out` (room made now).
-    pub(crate) fn reserve(out: &'a mut BytesMut, len: usize) -> Filler<'a> {
-        out.reserve(len);
-        let end = out.len() + len;
-        Filler { out, end }
+    /// Fills the bytes of `out` from `start` to its end.
+    pub(crate) fn at(out: &'a mut BytesMut, start: usize) -> Filler<'a> {
+        Filler(&mut out[start..])
     }
 
     /// Copies `bytes`.
     #[inline]
     pub(crate) fn put(&mut self, bytes: &[u8]) {
-        self.out.extend_from_slice(bytes);
+        let (head, rest) = std::mem::take(&mut self.0).split_at_mut(bytes.len());
+        head.copy_from_slice(bytes);
+        self.0 = rest;
     }
 
     /// One byte.
     #[inline]
     pub(crate) fn byte(&mut self, byte: u8) {
-        self.out.put_u8(byte);
+        let (first, rest) = std::mem::take(&mut self.0).split_first_mut().expect("a byte sized for");
+        *first = byte;
+        self.0 = rest;
     }
 
     /// A varint, as protobuf writes it.
@@ -108,9 +107,9 @@ impl<'a> Filler<'a> {
         self.varint(u64::from(tag << 3 | wire_type as u32));
     }
 
-    /// Whether exactly the bytes announced were written.
+    /// Whether every sized byte was written.
     pub(crate) fn is_full(&self) -> bool {
-        self.out.len() == self.end
+        self.0.is_empty()
     }
 }
 
@@ -149,7 +148,8 @@ mod tests {
             prost::encoding::encode_key(tag, prost::encoding::WireType::Varint, &mut want);
             prost::encoding::encode_varint(value, &mut want);
             let mut out = BytesMut::new();
-            let mut filler = Filler::reserve(&mut out, want.len());
+            out.resize(want.len(), 0xee);
+            let mut filler = Filler::at(&mut out, 0);
             filler.key(tag, prost::encoding::WireType::Varint);
             filler.varint(value);
             prop_assert!(filler.is_full());

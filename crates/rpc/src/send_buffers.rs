@@ -43,7 +43,16 @@ impl SendBuffers {
             return BytesMut::new();
         }
         let kept = self.kept.lock().ok().and_then(|mut kept| {
-            let buffer = kept.buffers.pop()?;
+            // The smallest kept buffer that holds `len`, else the largest (a call's
+            // small buffers of actions and large ones of cells share the pool: taking
+            // any would grow one, copying it).
+            let fits = |b: &BytesMut| b.capacity() >= len;
+            let best = kept.buffers.iter().enumerate().filter(|(_, b)| fits(b)).min_by_key(|(_, b)| b.capacity());
+            let at = match best {
+                Some((at, _)) => at,
+                None => kept.buffers.iter().enumerate().max_by_key(|(_, b)| b.capacity())?.0,
+            };
+            let buffer = kept.buffers.swap_remove(at);
             kept.bytes = kept.bytes.saturating_sub(buffer.capacity());
             Some(buffer)
         });
@@ -103,6 +112,19 @@ mod tests {
         let again = buffers.take(500);
         assert_eq!(again.as_ptr(), address);
         assert!(again.is_empty() && again.capacity() >= 4000);
+    }
+
+    #[test]
+    fn a_buffer_is_taken_by_the_size_asked_for() {
+        let buffers = SendBuffers::default();
+        let sizes = [64 << 10, 4 << 10, 16 << 10];
+        buffers.give_back(sizes.iter().map(|&size| BytesMut::with_capacity(size).freeze()).collect());
+        // The smallest that holds it.
+        assert_eq!(buffers.take(3 << 10).capacity(), 4 << 10);
+        assert_eq!(buffers.take(5 << 10).capacity(), 16 << 10);
+        // None holds it: the largest, grown.
+        assert!(buffers.take(100 << 10).capacity() >= 100 << 10);
+        assert_eq!(buffers.kept.lock().unwrap().buffers.len(), 0);
     }
 
     #[test]
