@@ -391,8 +391,8 @@ const MAX_FRAMES_PER_WRITE: usize = 64;
 /// staging buffer: a batch's cell block is most of its bytes).
 async fn write_frames<W: AsyncWrite + Unpin>(out: &mut W, frames: &[Frame]) -> std::io::Result<()> {
     let pieces = frames.iter().flat_map(|frame| std::iter::once(&frame.head).chain(&frame.block));
-    let mut slices: Vec<IoSlice<'_>> =
-        pieces.filter(|piece| !piece.is_empty()).map(|piece| IoSlice::new(piece)).collect();
+    let mut slices: Vec<IoSlice<'_>> = Vec::with_capacity(frames.iter().map(|frame| 1 + frame.block.len()).sum());
+    slices.extend(pieces.filter(|piece| !piece.is_empty()).map(|piece| IoSlice::new(piece)));
     let mut rest = &mut slices[..];
     while !rest.is_empty() {
         let written = out.write_vectored(rest).await?;
