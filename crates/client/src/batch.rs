@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher, RandomState};
 use std::ops::Range;
 
 use bytes::Bytes;
@@ -46,7 +46,8 @@ pub(crate) fn plan<'a>(len: usize, size: usize, row: impl Fn(usize) -> &'a [u8])
     let mut chunks: Vec<Chunk> = Vec::with_capacity(len.div_ceil(size));
     let several = len > size;
     let hasher = RandomState::new();
-    let mut last_chunk: HashMap<u64, usize> = HashMap::with_capacity(if several { len } else { 0 });
+    let mut last_chunk: HashMap<u64, usize, BuildHasherDefault<AlreadyHashed>> =
+        HashMap::with_capacity_and_hasher(if several { len } else { 0 }, BuildHasherDefault::default());
     for (index, start) in (0..len).step_by(size).enumerate() {
         let items = start..(start + size).min(len);
         let mut after = Vec::new();
@@ -64,6 +65,28 @@ pub(crate) fn plan<'a>(len: usize, size: usize, row: impl Fn(usize) -> &'a [u8])
         chunks.push(Chunk { items, after });
     }
     chunks
+}
+
+/// The hasher of [`plan`]'s map, whose keys are already keyed hashes of rows: a key is
+/// its own hash (hashing it again cost as much as hashing the row).
+#[derive(Default)]
+struct AlreadyHashed(u64);
+
+impl Hasher for AlreadyHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached for `u64` keys; any other input is still mixed in.
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 /// An item of a chunk that HBase did not apply.
