@@ -129,7 +129,8 @@ pub(crate) struct BucketSource {
 impl BucketSource {
     /// The rows of `pieces`, in this order.
     pub(crate) fn new(pieces: Vec<RowStream>) -> BucketSource {
-        let mut rest = pieces.into_iter();
+        // The merge reads the buckets in turn: each row's key is loaded ahead.
+        let mut rest = pieces.into_iter().map(RowStream::prefetching_keys).collect::<Vec<_>>().into_iter();
         BucketSource { current: rest.next(), rest, count: 0, recorded: false }
     }
 

@@ -25,6 +25,9 @@ pub struct RowStream {
     current: VecDeque<Row>,
     stats: Arc<ScanStats>,
     done: bool,
+    /// Whether handing out a row starts loading the next one's key into the cache (see
+    /// [`RowStream::prefetching_keys`]).
+    prefetch_keys: bool,
 }
 
 impl std::fmt::Debug for RowStream {
@@ -50,13 +53,28 @@ impl RowStream {
                 Worker::spawn(attempts, table, scan, Some(gate), Arc::clone(&stats), plan)
             }
         };
-        Ok(RowStream { pages, current: VecDeque::new(), stats, done: false })
+        Ok(RowStream { pages, current: VecDeque::new(), stats, done: false, prefetch_keys: false })
     }
 
     /// A stream over pages already fetched (the crate's benchmarks).
     #[cfg(feature = "bench-internals")]
     pub(crate) fn from_pages(pages: mpsc::Receiver<Result<Vec<Row>>>) -> RowStream {
-        RowStream { pages, current: VecDeque::new(), stats: Arc::new(ScanStats::default()), done: false }
+        RowStream {
+            pages,
+            current: VecDeque::new(),
+            stats: Arc::new(ScanStats::default()),
+            done: false,
+            prefetch_keys: false,
+        }
+    }
+
+    /// This stream, starting to load the next row's key into the processor's cache
+    /// each time it hands out a row: for a consumer that reads many streams in turn (a
+    /// merged salted scan), whose next row of this one is read only after rows of the
+    /// others have pushed its page out of the cache.
+    pub(crate) fn prefetching_keys(mut self) -> RowStream {
+        self.prefetch_keys = true;
+        self
     }
 
     /// Live counters of this scan.
@@ -87,6 +105,11 @@ impl Stream for RowStream {
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         loop {
             if let Some(row) = self.current.pop_front() {
+                if self.prefetch_keys {
+                    if let Some(next) = self.current.front() {
+                        next.prefetch_key();
+                    }
+                }
                 return Poll::Ready(Some(Ok(row)));
             }
             if self.done {
