@@ -96,7 +96,11 @@ fn the_clients_core_names_no_transport_crate() {
 const SCAN_LAYOUT: &[(&str, &[&str])] = &[
     ("scan/spec.rs", &["error.rs", "filter/", "options.rs", "request/"]),
     ("scan/plan.rs", &[]),
-    ("scan/position.rs", &["scan/spec.rs", "error.rs", "filter/", "row.rs", "transport/mod.rs", "validate.rs"]),
+    ("scan/key_order.rs", &[]),
+    (
+        "scan/position.rs",
+        &["scan/key_order.rs", "scan/spec.rs", "error.rs", "filter/", "row.rs", "transport/mod.rs", "validate.rs"],
+    ),
     ("scan/stats.rs", &[]),
     (
         "scan/worker.rs",

@@ -22,7 +22,8 @@
 //! |---|---|---|
 //! | `spec.rs` | [`Scan`], [`ScanPaging`], [`ScanMode`], validation (no I/O) | `error`, `filter`, `options` |
 //! | `plan.rs` | the one table of page plans, the page sizer, the paging constants | nothing |
-//! | `position.rs` | position, limit, page checks, the request at the position (no I/O) | `spec`, `error`, `filter`, `row`, `transport`, `validate` |
+//! | `key_order.rs` | row keys compared eight bytes at a time | nothing |
+//! | `position.rs` | position, limit, page checks, the request at the position (no I/O) | `key_order`, `spec`, `error`, `filter`, `row`, `transport`, `validate` |
 //! | `stats.rs` | [`ScanStats`] | nothing |
 //! | `worker.rs` | the task of one range: pages, reopens, retries | `plan`, `position`, `spec`, `stats`, `attempt`, `error`, `metrics`, `operation`, `row`, `transport` |
 //! | `regions.rs` | [`cut_at_regions`], region pieces, the parallel coordinator | `plan`, `position`, `spec`, `stats`, `worker`, `attempt`, `error`, `operation`, `region`, `row`, `transport` |
@@ -31,6 +32,7 @@
 //! The import-graph test (`import_graph.rs`) holds the engine to this table, and the
 //! crate to no import cycle.
 
+mod key_order;
 #[cfg(test)]
 mod metrics_tests;
 mod plan;

@@ -5,6 +5,7 @@
 use basalt_rowkey::ScanRange;
 use bytes::Bytes;
 
+use super::key_order::compare;
 use super::spec::Scan;
 use crate::error::Result;
 use crate::filter::Filter;
@@ -378,7 +379,7 @@ impl Tracker {
         let show = |k: &[u8]| format!("{:?}", String::from_utf8_lossy(&k[..k.len().min(64)]));
         if let Some((pk, _)) = partial {
             let pk: &[u8] = pk;
-            let backwards = if self.reversed { key > pk } else { key < pk };
+            let backwards = if self.reversed { compare(key, pk).is_gt() } else { compare(key, pk).is_lt() };
             if backwards {
                 return Err(Rejected(format!("row {} out of order after {}", show(key), show(pk))));
             }
@@ -386,26 +387,26 @@ impl Tracker {
         if self.reversed {
             // After a returned row, the range ends (exclusively) at that row.
             let upper = last.unwrap_or(upper);
-            if !upper.is_empty() && key == upper {
+            if !upper.is_empty() && compare(key, upper).is_eq() {
                 return Ok(false); // HBase's reversed start is inclusive
             }
-            if !upper.is_empty() && key > upper {
+            if !upper.is_empty() && compare(key, upper).is_gt() {
                 return Err(Rejected(format!("row {} at or after {} in a reversed scan", show(key), show(upper))));
             }
-            if !lower.is_empty() && key < lower {
+            if !lower.is_empty() && compare(key, lower).is_lt() {
                 return Err(Rejected(format!("row {} below the range start {}", show(key), show(lower))));
             }
         } else {
             // After a returned row, the range starts just after it: at `last 00`.
             let before = match last {
-                Some(last) => key <= last,
-                None => !lower.is_empty() && key < lower,
+                Some(last) => compare(key, last).is_le(),
+                None => !lower.is_empty() && compare(key, lower).is_lt(),
             };
             if before {
                 let at = last.unwrap_or(lower);
                 return Err(Rejected(format!("row {} before the scan's position {}", show(key), show(at))));
             }
-            if !upper.is_empty() && key >= upper {
+            if !upper.is_empty() && compare(key, upper).is_ge() {
                 return Err(Rejected(format!("row {} at or after the range stop {}", show(key), show(upper))));
             }
         }
