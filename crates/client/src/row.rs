@@ -158,9 +158,8 @@ impl Row {
     }
 
     /// Asks the processor to start loading the row's key into its cache (a hint:
-    /// nothing else happens). A stream calls it for the row after the one it hands
-    /// out, so that a consumer interleaving many streams (a merged scan) finds the
-    /// key there.
+    /// nothing else happens): a page's check calls it a few rows ahead, a merged
+    /// scan's bucket for the row after the one it hands out.
     #[inline]
     pub(crate) fn prefetch_key(&self) {
         if let Repr::Page { page, index, .. } = &self.repr {

@@ -24,7 +24,18 @@ pub(crate) fn compare(a: &[u8], b: &[u8]) -> Ordering {
             (Some(_), None) | (None, Some(_)) | (None, None) => break,
         }
     }
+    if x.len() < 8 && y.len() < 8 {
+        // The tails as zero-padded words: a shorter tail that is a prefix of the longer
+        // pads to at most the longer's word, so equal words leave the lengths to decide.
+        return padded(x).cmp(&padded(y)).then(x.len().cmp(&y.len()));
+    }
     x.cmp(y)
+}
+
+/// Up to eight bytes as a big-endian word, zeros after them.
+#[inline]
+fn padded(bytes: &[u8]) -> u64 {
+    bytes.iter().take(8).enumerate().fold(0u64, |word, (i, &b)| word | u64::from(b) << (56 - 8 * i))
 }
 
 #[cfg(test)]

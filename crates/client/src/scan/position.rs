@@ -171,6 +171,10 @@ impl PageLast {
     }
 }
 
+/// How many rows ahead of the one checked a page's check loads keys (a cache miss takes
+/// about as long as checking four rows).
+const KEYS_AHEAD: usize = 4;
+
 /// What is left of an item of the row in progress after a reopen.
 enum Unseen {
     /// Cells not returned before (all of the item, or its tail).
@@ -301,13 +305,18 @@ impl Tracker {
 
     /// Checks a page and returns the rows to deliver; the position and limit move only
     /// if the whole page is sound.
-    pub(crate) fn accept(&mut self, results: impl ExactSizeIterator<Item = Row>) -> Result<Vec<Row>, Rejected> {
+    pub(crate) fn accept(&mut self, mut results: std::vec::IntoIter<Row>) -> Result<Vec<Row>, Rejected> {
         let mut next = self.clone();
         let mut rows: Vec<Row> = Vec::with_capacity(results.len());
         // The page's last complete row: its key, or which of `rows` it is (its key is
         // taken once, at the end, not for every row).
         let mut last_complete: Option<PageLast> = None;
-        for row in results {
+        while let Some(row) = results.next() {
+            // A key checked a few rows from now starts loading: the page was parsed
+            // long enough ago for the cache to have let its rows go.
+            if let Some(ahead) = results.as_slice().get(KEYS_AHEAD) {
+                ahead.prefetch_key();
+            }
             if next.done {
                 break;
             }
