@@ -5,7 +5,8 @@
 
 use std::cmp::Ordering;
 
-/// Words compared before the rest goes to the slices' own comparison.
+/// Words compared before the rest is: as padded words when both tails are short, else
+/// by the slices' own comparison.
 const WORDS: usize = 4;
 
 /// `a` against `b` in byte order.

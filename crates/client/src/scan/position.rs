@@ -172,8 +172,8 @@ impl PageLast {
 }
 
 /// How many rows ahead of the one checked a page's check loads keys (a cache miss takes
-/// about as long as checking four rows).
-const KEYS_AHEAD: usize = 4;
+/// about as long as checking a few rows).
+const KEYS_AHEAD: usize = 5;
 
 /// What is left of an item of the row in progress after a reopen.
 enum Unseen {
@@ -314,7 +314,7 @@ impl Tracker {
         while let Some(row) = results.next() {
             // A key checked a few rows from now starts loading: the page was parsed
             // long enough ago for the cache to have let its rows go.
-            if let Some(ahead) = results.as_slice().get(KEYS_AHEAD) {
+            if let Some(ahead) = results.as_slice().get(KEYS_AHEAD - 1) {
                 ahead.prefetch_key();
             }
             if next.done {
